@@ -1,0 +1,77 @@
+// Summaries of a profile: what `nsys stats` reports, as plain structs.
+// Pure functions: profile in, findings out. No I/O, no CUPTI.
+#ifndef CUSCOPE_LIB_ANALYSIS_SUMMARY_H_
+#define CUSCOPE_LIB_ANALYSIS_SUMMARY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/model/profile.h"
+
+namespace cuscope::analysis {
+
+// Statistics of a set of durations, in nanoseconds.
+struct DurationStats {
+  uint64_t count = 0;
+  uint64_t total_ns = 0;
+  double avg_ns = 0;
+  double median_ns = 0;
+  uint64_t min_ns = 0;
+  uint64_t max_ns = 0;
+  double stddev_ns = 0;  // sample standard deviation (n-1), 0 for one value
+};
+// Takes the durations by value (it sorts them).
+DurationStats ComputeStats(std::vector<uint64_t> durations_ns);
+
+// One row of the GPU kernel summary (nsys stats' cuda_gpu_kern_sum).
+struct KernelSummaryRow {
+  std::string name;        // demangled
+  double time_percent = 0;  // of the total kernel time
+  DurationStats stats;
+  uint64_t measured_launches = 0;  // launches slowed by counters, left out of stats
+};
+
+// One row of the CUDA API summary (cuda_api_sum).
+struct ApiSummaryRow {
+  std::string name;
+  double time_percent = 0;
+  DurationStats stats;
+};
+
+// One row of the memory-operation summary (cuda_gpu_mem_time_sum + mem_size_sum).
+struct MemorySummaryRow {
+  std::string operation;  // "[CUDA memcpy HtoD pageable]", "[CUDA memset]", ...
+  double time_percent = 0;
+  DurationStats stats;
+  uint64_t total_bytes = 0;
+  double bandwidth_gbps = 0;  // total bytes / total time, GB/s (1e9)
+};
+
+struct DeviceBusy {
+  uint32_t device_id = 0;
+  std::string device_name;
+  uint64_t busy_ns = 0;    // union of kernel, memcpy and memset intervals
+  uint64_t kernel_ns = 0;  // union of kernel intervals
+  double busy_percent = 0;  // of wall time
+};
+
+struct Summary {
+  uint64_t wall_ns = 0;  // span of all records (or the run's start..end when known)
+  std::vector<KernelSummaryRow> kernels;  // ranked by total time, descending
+  std::vector<ApiSummaryRow> api;         // ranked by total time, descending
+  std::vector<MemorySummaryRow> memory;   // ranked by total time, descending
+  std::vector<DeviceBusy> devices;
+  uint64_t kernel_count = 0, memcpy_count = 0, memset_count = 0, api_count = 0,
+           sync_count = 0, range_count = 0;
+  uint64_t dropped_records = 0;
+};
+
+Summary Summarize(const model::Profile& profile);
+
+// Union length of [start, end) intervals (need not be sorted).
+uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals);
+
+}  // namespace cuscope::analysis
+
+#endif  // CUSCOPE_LIB_ANALYSIS_SUMMARY_H_

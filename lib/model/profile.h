@@ -1,0 +1,225 @@
+// The profile: what one run of a program under cuscope recorded, as plain data.
+//
+// No CUPTI types and no output formats live here. lib/collect converts CUPTI
+// records into these structs; lib/model/store.h saves and loads them (SQLite);
+// lib/analysis computes findings from them; lib/report writes them out.
+//
+// Times are nanoseconds on CUPTI's clock (the same clock for GPU and API records).
+// Strings (kernel names, API names, NVTX names and domains) are interned in
+// Profile::strings and referenced by StringId; id 0 is the empty string.
+#ifndef CUSCOPE_LIB_MODEL_PROFILE_H_
+#define CUSCOPE_LIB_MODEL_PROFILE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace cuscope::model {
+
+using StringId = uint32_t;
+inline constexpr StringId kEmptyString = 0;
+
+// Interned strings. Ids are dense, in insertion order, stable for the table's life.
+class StringTable {
+ public:
+  StringTable();
+  StringId Intern(std::string_view s);
+  const std::string& Get(StringId id) const;  // "" for an id out of range
+  size_t size() const { return strings_.size(); }
+  // For loaders: appends s with the next id without deduplicating lookups of it
+  // being required to be unique (a file written by us has unique strings).
+  void AppendUnchecked(std::string s);
+  void Clear();
+
+ private:
+  std::vector<std::string> strings_;
+  absl::flat_hash_map<std::string, StringId> index_;
+};
+
+struct Dim3 {
+  uint32_t x = 0, y = 0, z = 0;
+  uint64_t volume() const { return uint64_t{x} * y * z; }
+  bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
+};
+
+// One GPU as the profiled process saw it.
+struct DeviceInfo {
+  uint32_t id = 0;
+  std::string name;
+  std::string uuid;  // hex
+  int compute_major = 0, compute_minor = 0;
+  int sm_count = 0;
+  int64_t global_memory_bytes = 0;
+  int64_t global_memory_bandwidth_kbps = 0;  // as CUPTI reports it (KB/s)
+  int64_t l2_cache_bytes = 0;
+  int max_threads_per_block = 0;
+  int max_warps_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int max_registers_per_sm = 0;
+  int max_registers_per_block = 0;
+  int max_shared_memory_per_sm = 0;
+  int max_shared_memory_per_block = 0;
+  int warp_size = 0;
+  int64_t core_clock_khz = 0;
+  bool operator==(const DeviceInfo& o) const;
+};
+
+// What describes the run as a whole.
+struct RunInfo {
+  std::string command_line;
+  int64_t pid = 0;
+  int64_t start_unix_ns = 0;   // wall clock when collection started
+  int64_t end_unix_ns = 0;     // wall clock when collection ended (0 while running)
+  uint64_t start_ns = 0;       // CUPTI clock when collection started
+  uint64_t end_ns = 0;         // CUPTI clock when collection ended
+  std::string cuscope_version;
+  std::string hostname;
+  int rank = -1;               // RANK from the environment, -1 if unset
+  uint64_t dropped_records = 0;     // records CUPTI dropped (buffer pool exhausted)
+  uint64_t buffers_refused = 0;     // buffer requests refused because of the pool cap
+  uint64_t internal_kernels = 0;    // CUPTI's own kernels, left out of `kernels`
+  std::string exit_reason;          // "exit", "signal 2", "stop", ... (empty while running)
+  std::map<std::string, std::string> extra;  // anything else, saved as key/value
+  bool operator==(const RunInfo& o) const;
+};
+
+// Flags on a kernel launch.
+enum KernelFlags : uint32_t {
+  kKernelNone = 0,
+  kKernelCountersMeasured = 1u << 0,  // serialized and slowed by counter collection
+};
+
+struct KernelRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, context_id = 0, stream_id = 0;
+  uint32_t correlation_id = 0;
+  StringId name = kEmptyString;          // demangled
+  StringId mangled_name = kEmptyString;  // as the compiler emitted it
+  Dim3 grid, block;
+  uint32_t registers_per_thread = 0;
+  uint32_t static_shared_bytes = 0, dynamic_shared_bytes = 0;
+  uint32_t graph_id = 0;       // 0 if not launched from a graph
+  uint64_t graph_node_id = 0;  // 0 if not launched from a graph
+  uint32_t flags = kKernelNone;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const KernelRecord& o) const;
+};
+
+enum class MemcpyKind : uint8_t {
+  kUnknown = 0, kHtoD, kDtoH, kHtoA, kAtoH, kAtoA, kAtoD, kDtoA, kDtoD, kHtoH, kPtoP
+};
+enum class MemoryKind : uint8_t {
+  kUnknown = 0, kPageable, kPinned, kDevice, kArray, kManaged, kDeviceStatic, kManagedStatic
+};
+const char* MemcpyKindName(MemcpyKind k);   // "HtoD", ...
+const char* MemoryKindName(MemoryKind k);   // "pageable", "pinned", ...
+
+struct MemcpyRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, context_id = 0, stream_id = 0;
+  uint32_t correlation_id = 0;
+  uint64_t bytes = 0;
+  MemcpyKind kind = MemcpyKind::kUnknown;
+  MemoryKind src_kind = MemoryKind::kUnknown, dst_kind = MemoryKind::kUnknown;
+  uint32_t src_device_id = 0, dst_device_id = 0;  // differ from device_id for peer copies
+  uint64_t graph_node_id = 0;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const MemcpyRecord& o) const;
+};
+
+struct MemsetRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, context_id = 0, stream_id = 0;
+  uint32_t correlation_id = 0;
+  uint64_t bytes = 0;
+  uint32_t value = 0;
+  MemoryKind memory_kind = MemoryKind::kUnknown;
+  uint64_t graph_node_id = 0;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const MemsetRecord& o) const;
+};
+
+enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1 };
+
+struct ApiRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  ApiDomain domain = ApiDomain::kRuntime;
+  uint32_t callback_id = 0;    // CUPTI's cbid within the domain
+  StringId name = kEmptyString;  // "cudaLaunchKernel", "cuMemcpyHtoD_v2", ...
+  uint32_t process_id = 0, thread_id = 0;
+  uint32_t correlation_id = 0;
+  int32_t return_value = 0;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const ApiRecord& o) const;
+};
+
+enum class SyncType : uint8_t {
+  kUnknown = 0, kEventSynchronize, kStreamWaitEvent, kStreamSynchronize, kContextSynchronize
+};
+const char* SyncTypeName(SyncType t);  // "cudaEventSynchronize", ...
+
+struct SyncRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  SyncType type = SyncType::kUnknown;
+  uint32_t context_id = 0, stream_id = 0;  // stream 0xffffffff when not applicable
+  uint32_t correlation_id = 0;
+  uint32_t process_id = 0, thread_id = 0;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const SyncRecord& o) const;
+};
+
+// Where a range came from. NVTX push/pop and start/end ranges and cuscope's own
+// scopes are one concept: a named span on a thread.
+enum class RangeSource : uint8_t { kNvtxPushPop = 0, kNvtxStartEnd, kNvtxMark, kScope };
+
+struct RangeRecord {
+  uint64_t start_ns = 0, end_ns = 0;  // equal for marks
+  StringId name = kEmptyString;
+  StringId domain = kEmptyString;  // "" for NVTX's default domain
+  RangeSource source = RangeSource::kNvtxPushPop;
+  uint32_t process_id = 0, thread_id = 0;
+  uint64_t id = 0;         // NVTX range id / cuscope scope id
+  uint32_t depth = 0;      // nesting depth on its thread at push time (0 = outermost)
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const RangeRecord& o) const;
+};
+
+// Time CUPTI itself spent (buffer flushes, instrumentation, ...).
+struct OverheadRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  StringId kind = kEmptyString;  // "CUPTI buffer flush", ...
+  uint32_t thread_id = 0;        // or object id
+  uint32_t correlation_id = 0;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const OverheadRecord& o) const;
+};
+
+// A whole profile, or (while collecting) a batch of new records that share the
+// collector's growing string table.
+struct Profile {
+  RunInfo run;
+  std::vector<DeviceInfo> devices;
+  StringTable strings;
+  std::vector<KernelRecord> kernels;
+  std::vector<MemcpyRecord> memcpys;
+  std::vector<MemsetRecord> memsets;
+  std::vector<ApiRecord> api_calls;
+  std::vector<SyncRecord> syncs;
+  std::vector<RangeRecord> ranges;
+  std::vector<OverheadRecord> overheads;
+
+  const std::string& str(StringId id) const { return strings.Get(id); }
+  size_t record_count() const;
+  // Clears the record vectors, keeping run info, devices and strings.
+  void ClearRecords();
+  // Earliest start and latest end over all records (0, 0 when there are none).
+  std::pair<uint64_t, uint64_t> TimeSpan() const;
+};
+
+}  // namespace cuscope::model
+
+#endif  // CUSCOPE_LIB_MODEL_PROFILE_H_

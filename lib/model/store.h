@@ -1,0 +1,59 @@
+// Saving and loading profiles: a SQLite database whose schema is documented in
+// docs/profile-format.md. The writer appends batches as they arrive, each in one
+// transaction, so a crash of the profiled program keeps what was already written.
+#ifndef CUSCOPE_LIB_MODEL_STORE_H_
+#define CUSCOPE_LIB_MODEL_STORE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lib/model/profile.h"
+
+struct sqlite3;
+
+namespace cuscope::model {
+
+// The schema version this build writes and reads. Bump it on any change of tables
+// or columns; LoadProfile refuses other versions with a clear error.
+inline constexpr int kSchemaVersion = 1;
+
+class ProfileWriter {
+ public:
+  // Creates (or truncates) the database at `path` and writes the schema.
+  static absl::StatusOr<std::unique_ptr<ProfileWriter>> Create(const std::string& path);
+  ~ProfileWriter();
+  ProfileWriter(const ProfileWriter&) = delete;
+  ProfileWriter& operator=(const ProfileWriter&) = delete;
+
+  // Replaces the run metadata (call at start and again at the end).
+  absl::Status WriteRunInfo(const RunInfo& run);
+  // Inserts or replaces devices by id.
+  absl::Status WriteDevices(const std::vector<DeviceInfo>& devices);
+  // Appends the records of `batch`, and the strings of batch.strings that this
+  // writer has not written yet (strings are append-only: the batch's table must be
+  // the same growing table on every call). One transaction.
+  absl::Status Append(const Profile& batch);
+  absl::Status Close();
+  const std::string& path() const { return path_; }
+
+ private:
+  ProfileWriter(sqlite3* db, std::string path);
+  struct Statements;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::unique_ptr<Statements> stmts_;
+  size_t strings_written_ = 0;
+};
+
+// Writes a whole profile (Create + WriteRunInfo + WriteDevices + Append + Close).
+absl::Status SaveProfile(const Profile& profile, const std::string& path);
+
+// Reads a profile back. A missing file, a file that is not a cuscope profile, or
+// one of another schema version gives an error naming the path and the problem.
+absl::StatusOr<Profile> LoadProfile(const std::string& path);
+
+}  // namespace cuscope::model
+
+#endif  // CUSCOPE_LIB_MODEL_STORE_H_
