@@ -1,0 +1,213 @@
+#include "lib/inject/config.h"
+
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace cuscope::config {
+namespace {
+
+constexpr const char* kTraceKindNames = "kernel, memcpy, memset, api, sync, nvtx, overhead";
+
+absl::Status Invalid(absl::string_view env, absl::string_view value, absl::string_view accepts) {
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s=\"%s\" is not valid; accepted: %s", env, absl::CHexEscape(value), accepts));
+}
+
+absl::StatusOr<bool> ParseBool(absl::string_view env, absl::string_view v) {
+  std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  return Invalid(env, v, "1, 0, true, false, yes, no, on, off");
+}
+
+absl::StatusOr<int> ParseInt(absl::string_view env, absl::string_view v, int lo, int hi) {
+  int n = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &n) || n < lo || n > hi) {
+    return Invalid(env, v, absl::StrFormat("an integer from %d to %d", lo, hi));
+  }
+  return n;
+}
+
+absl::StatusOr<TraceKinds> ParseTraceKinds(absl::string_view env, absl::string_view v) {
+  TraceKinds k{false, false, false, false, false, false, false};
+  std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
+  if (s == "all") return TraceKinds{};
+  if (s.empty()) return Invalid(env, v, absl::StrCat("all, or a comma list of ", kTraceKindNames));
+  for (absl::string_view part : absl::StrSplit(s, ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (part == "kernel") k.kernel = true;
+    else if (part == "memcpy") k.memcpy = true;
+    else if (part == "memset") k.memset = true;
+    else if (part == "api") k.api = true;
+    else if (part == "sync") k.sync = true;
+    else if (part == "nvtx") k.nvtx = true;
+    else if (part == "overhead") k.overhead = true;
+    else if (part == "memory") k.memcpy = k.memset = true;
+    else
+      return Invalid(env, v,
+                     absl::StrCat("all, or a comma list of ", kTraceKindNames, ", memory"));
+  }
+  return k;
+}
+
+}  // namespace
+
+const std::vector<SettingInfo>& Settings() {
+  static const std::vector<SettingInfo>* settings = new std::vector<SettingInfo>{
+      {"CUSCOPE_ENABLE", "enable", "1", "1 or 0",
+       "Set to 0 to load cuscope without profiling."},
+      {"CUSCOPE_OUTPUT", "output", "cuscope-%p.sqlite", "a file path; %p becomes the pid",
+       "Where the profile (SQLite) is written. A child process of the profiled program "
+       "writes <stem>.<pid>.sqlite beside it."},
+      {"CUSCOPE_TRACE", "trace", "all",
+       "all, or a comma list of kernel, memcpy, memset, memory, api, sync, nvtx, overhead",
+       "Which activity kinds to record."},
+      {"CUSCOPE_API", "api", "default", "default, all or none",
+       "Which CUDA runtime and driver API calls to record: default records launches, "
+       "copies, memsets, allocations and synchronizations; all records every call."},
+      {"CUSCOPE_REPORT", "report", "text", "text or none",
+       "What to print on stderr when the program ends."},
+      {"CUSCOPE_REPORT_TOP", "top", "10", "an integer from 0 to 1000000 (0 = all rows)",
+       "Rows per table in the report printed at the end."},
+      {"CUSCOPE_BUFFER_SIZE", "buffer_size", "8M", "bytes, with an optional K, M or G suffix, "
+       "from 64K to 1G", "Size of one activity buffer."},
+      {"CUSCOPE_MAX_BUFFERS", "max_buffers", "64", "an integer from 2 to 65536",
+       "Cap on activity buffers held at once; past it, records are dropped and counted."},
+      {"CUSCOPE_FLUSH_PERIOD_MS", "flush_period_ms", "1000",
+       "an integer from 0 to 3600000 (0 = only when buffers fill)",
+       "How often buffered records are written to the profile, so a crash keeps them."},
+      {"CUSCOPE_VERBOSE", "verbose", "0", "1 or 0", "Print what cuscope does on stderr."},
+  };
+  return *settings;
+}
+
+absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
+  std::string s = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(text));
+  uint64_t mult = 1;
+  if (!s.empty()) {
+    char c = s.back();
+    if (c == 'B') { s.pop_back(); c = s.empty() ? 0 : s.back(); }
+    if (c == 'K') mult = 1ull << 10;
+    else if (c == 'M') mult = 1ull << 20;
+    else if (c == 'G') mult = 1ull << 30;
+    if (mult != 1) s.pop_back();
+  }
+  uint64_t n = 0;
+  if (s.empty() || !absl::SimpleAtoi(s, &n) || n > (uint64_t{1} << 40) / mult) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", text, "\" is not a byte count"));
+  }
+  return n * mult;
+}
+
+absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
+  const char* name = nullptr;
+  for (const auto& s : Settings()) {
+    if (env == s.env) name = s.env;
+  }
+  if (name == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown setting ", env));
+  std::string key(env), val(value);
+  auto result = ConfigFromEnv([&](const char* k) -> const char* {
+    return key == k ? val.c_str() : nullptr;
+  });
+  return result.status();
+}
+
+absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
+  Config c;
+  auto get = [&](const char* name, absl::string_view* out) {
+    const char* v = getenv(name);
+    if (v == nullptr) return false;
+    *out = v;
+    return true;
+  };
+  absl::string_view v;
+  if (get("CUSCOPE_ENABLE", &v)) {
+    auto b = ParseBool("CUSCOPE_ENABLE", v);
+    if (!b.ok()) return b.status();
+    c.enabled = *b;
+  }
+  if (get("CUSCOPE_OUTPUT", &v)) {
+    if (absl::StripAsciiWhitespace(v).empty()) {
+      return Invalid("CUSCOPE_OUTPUT", v, "a file path; %p becomes the pid");
+    }
+    c.output = std::string(v);
+  }
+  if (get("CUSCOPE_TRACE", &v)) {
+    auto k = ParseTraceKinds("CUSCOPE_TRACE", v);
+    if (!k.ok()) return k.status();
+    c.trace = *k;
+  }
+  if (get("CUSCOPE_API", &v)) {
+    std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
+    if (s == "default") c.api = ApiMode::kDefault;
+    else if (s == "all") c.api = ApiMode::kAll;
+    else if (s == "none") c.api = ApiMode::kNone;
+    else return Invalid("CUSCOPE_API", v, "default, all or none");
+  }
+  if (get("CUSCOPE_REPORT", &v)) {
+    std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
+    if (s == "text") c.report = ReportMode::kText;
+    else if (s == "none") c.report = ReportMode::kNone;
+    else return Invalid("CUSCOPE_REPORT", v, "text or none");
+  }
+  if (get("CUSCOPE_REPORT_TOP", &v)) {
+    auto n = ParseInt("CUSCOPE_REPORT_TOP", v, 0, 1000000);
+    if (!n.ok()) return n.status();
+    c.report_top = *n;
+  }
+  if (get("CUSCOPE_BUFFER_SIZE", &v)) {
+    auto n = ParseBytes(v);
+    if (!n.ok() || *n < (64u << 10) || *n > (1u << 30)) {
+      return Invalid("CUSCOPE_BUFFER_SIZE", v,
+                     "bytes, with an optional K, M or G suffix, from 64K to 1G");
+    }
+    c.buffer_bytes = *n;
+  }
+  if (get("CUSCOPE_MAX_BUFFERS", &v)) {
+    auto n = ParseInt("CUSCOPE_MAX_BUFFERS", v, 2, 65536);
+    if (!n.ok()) return n.status();
+    c.max_buffers = *n;
+  }
+  if (get("CUSCOPE_FLUSH_PERIOD_MS", &v)) {
+    auto n = ParseInt("CUSCOPE_FLUSH_PERIOD_MS", v, 0, 3600000);
+    if (!n.ok()) return n.status();
+    c.flush_period_ms = *n;
+  }
+  if (get("CUSCOPE_VERBOSE", &v)) {
+    auto b = ParseBool("CUSCOPE_VERBOSE", v);
+    if (!b.ok()) return b.status();
+    c.verbose = *b;
+  }
+  return c;
+}
+
+std::string ResolveOutputPath(const std::string& output, int64_t pid, int64_t owner_pid) {
+  std::string path = output.empty() ? std::string("cuscope-%p.sqlite") : output;
+  bool has_pid = path.find("%p") != std::string::npos;
+  std::string pid_text = absl::StrCat(pid);
+  for (size_t at = path.find("%p"); at != std::string::npos; at = path.find("%p", at)) {
+    path.replace(at, 2, pid_text);
+    at += pid_text.size();
+  }
+  if (!has_pid && owner_pid > 0 && owner_pid != pid) {
+    // A child of the profiled program: never overwrite the owner's file.
+    size_t slash = path.rfind('/');
+    size_t dot = path.rfind('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+      path += absl::StrCat(".", pid);
+    } else {
+      path.insert(dot, absl::StrCat(".", pid));
+    }
+  }
+  return path;
+}
+
+}  // namespace cuscope::config

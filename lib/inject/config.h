@@ -1,0 +1,77 @@
+// Settings of a profiling session, from the environment (CUSCOPE_*) or from the
+// `cuscope` command's flags. One table describes every setting, so the injected
+// library, the command's --help and docs/configuration.md agree.
+#ifndef CUSCOPE_LIB_INJECT_CONFIG_H_
+#define CUSCOPE_LIB_INJECT_CONFIG_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace cuscope::config {
+
+enum class ApiMode { kNone, kDefault, kAll };
+enum class ReportMode { kNone, kText };
+
+// Which activity kinds to record.
+struct TraceKinds {
+  bool kernel = true;
+  bool memcpy = true;
+  bool memset = true;
+  bool api = true;
+  bool sync = true;
+  bool nvtx = true;
+  bool overhead = true;
+};
+
+struct Config {
+  bool enabled = true;
+  std::string output;                   // as given (may hold %p); empty = default
+  TraceKinds trace;
+  ApiMode api = ApiMode::kDefault;
+  ReportMode report = ReportMode::kText;
+  int report_top = 10;
+  uint64_t buffer_bytes = 8ull << 20;
+  int max_buffers = 64;
+  int flush_period_ms = 1000;
+  bool verbose = false;
+};
+
+// One setting: its environment variable, the `cuscope run` flag that sets it, its
+// default as text, what it accepts, and what it does.
+struct SettingInfo {
+  const char* env;
+  const char* flag;
+  const char* default_value;
+  const char* accepts;
+  const char* help;
+};
+const std::vector<SettingInfo>& Settings();
+
+using GetEnv = std::function<const char*(const char*)>;
+
+// Reads every CUSCOPE_* variable through `getenv`. An invalid value gives
+// InvalidArgument with one line naming the variable, the value and what is accepted.
+absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv);
+
+// Checks one value for the setting whose variable is `env` (used by the command to
+// validate flags before it starts the program). Same messages as ConfigFromEnv.
+absl::Status ValidateSetting(absl::string_view env, absl::string_view value);
+
+// Where the profile goes for process `pid`: CUSCOPE_OUTPUT with "%p" replaced by the
+// pid; "cuscope-<pid>.sqlite" when empty. When `owner_pid` (CUSCOPE_OWNER_PID) is
+// set and differs from pid, a child process of the profiled program writes beside
+// the owner's file: "<stem>.<pid>.sqlite".
+std::string ResolveOutputPath(const std::string& output, int64_t pid, int64_t owner_pid);
+
+// Parses "8M", "512K", "1G", "4096" into bytes.
+absl::StatusOr<uint64_t> ParseBytes(absl::string_view text);
+
+}  // namespace cuscope::config
+
+#endif  // CUSCOPE_LIB_INJECT_CONFIG_H_

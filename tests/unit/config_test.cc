@@ -1,0 +1,127 @@
+#include "lib/inject/config.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace cuscope::config {
+namespace {
+
+absl::StatusOr<Config> FromMap(const std::map<std::string, std::string>& env) {
+  return ConfigFromEnv([&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(Config, DefaultsWhenNothingIsSet) {
+  auto c = FromMap({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->enabled);
+  EXPECT_EQ(c->api, ApiMode::kDefault);
+  EXPECT_EQ(c->report, ReportMode::kText);
+  EXPECT_EQ(c->report_top, 10);
+  EXPECT_EQ(c->buffer_bytes, 8u << 20);
+  EXPECT_EQ(c->max_buffers, 64);
+  EXPECT_TRUE(c->trace.kernel && c->trace.memcpy && c->trace.nvtx && c->trace.api);
+}
+
+TEST(Config, ParsesEveryValue) {
+  auto c = FromMap({{"CUSCOPE_ENABLE", "yes"},
+                    {"CUSCOPE_OUTPUT", "out/%p.sqlite"},
+                    {"CUSCOPE_TRACE", "kernel, memory"},
+                    {"CUSCOPE_API", "ALL"},
+                    {"CUSCOPE_REPORT", "none"},
+                    {"CUSCOPE_REPORT_TOP", "0"},
+                    {"CUSCOPE_BUFFER_SIZE", "512K"},
+                    {"CUSCOPE_MAX_BUFFERS", "8"},
+                    {"CUSCOPE_FLUSH_PERIOD_MS", "250"},
+                    {"CUSCOPE_VERBOSE", "on"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->output, "out/%p.sqlite");
+  EXPECT_TRUE(c->trace.kernel && c->trace.memcpy && c->trace.memset);
+  EXPECT_FALSE(c->trace.api || c->trace.nvtx || c->trace.sync || c->trace.overhead);
+  EXPECT_EQ(c->api, ApiMode::kAll);
+  EXPECT_EQ(c->report, ReportMode::kNone);
+  EXPECT_EQ(c->report_top, 0);
+  EXPECT_EQ(c->buffer_bytes, 512u << 10);
+  EXPECT_EQ(c->max_buffers, 8);
+  EXPECT_EQ(c->flush_period_ms, 250);
+  EXPECT_TRUE(c->verbose);
+  EXPECT_FALSE(FromMap({{"CUSCOPE_ENABLE", "0"}})->enabled);
+}
+
+TEST(Config, BadValuesNameTheVariableAndWhatIsAccepted) {
+  struct Case {
+    const char* env;
+    const char* value;
+    const char* accepted;
+  } cases[] = {
+      {"CUSCOPE_ENABLE", "maybe", "accepted: 1, 0, true, false"},
+      {"CUSCOPE_OUTPUT", "  ", "accepted: a file path"},
+      {"CUSCOPE_TRACE", "kernel,gpu", "accepted: all, or a comma list of kernel"},
+      {"CUSCOPE_TRACE", "", "accepted: all, or a comma list"},
+      {"CUSCOPE_API", "some", "accepted: default, all or none"},
+      {"CUSCOPE_REPORT", "html", "accepted: text or none"},
+      {"CUSCOPE_REPORT_TOP", "-1", "accepted: an integer from 0 to 1000000"},
+      {"CUSCOPE_REPORT_TOP", "ten", "accepted: an integer from 0 to 1000000"},
+      {"CUSCOPE_BUFFER_SIZE", "1K", "from 64K to 1G"},
+      {"CUSCOPE_BUFFER_SIZE", "2G", "from 64K to 1G"},
+      {"CUSCOPE_BUFFER_SIZE", "8X", "from 64K to 1G"},
+      {"CUSCOPE_MAX_BUFFERS", "1", "an integer from 2 to 65536"},
+      {"CUSCOPE_FLUSH_PERIOD_MS", "1e3", "an integer from 0 to 3600000"},
+      {"CUSCOPE_VERBOSE", "2", "accepted: 1, 0"},
+  };
+  for (const Case& c : cases) {
+    auto r = FromMap({{c.env, c.value}});
+    ASSERT_FALSE(r.ok()) << c.env << "=" << c.value;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    std::string msg(r.status().message());
+    EXPECT_NE(msg.find(std::string(c.env) + "=\"" + c.value + "\" is not valid"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find(c.accepted), std::string::npos) << msg;
+    EXPECT_FALSE(ValidateSetting(c.env, c.value).ok());
+  }
+  EXPECT_TRUE(ValidateSetting("CUSCOPE_API", "all").ok());
+  EXPECT_FALSE(ValidateSetting("CUSCOPE_NOPE", "1").ok());
+}
+
+TEST(Config, ParseBytes) {
+  EXPECT_EQ(*ParseBytes("4096"), 4096u);
+  EXPECT_EQ(*ParseBytes("8M"), 8u << 20);
+  EXPECT_EQ(*ParseBytes("8mb"), 8u << 20);
+  EXPECT_EQ(*ParseBytes("1G"), 1u << 30);
+  EXPECT_FALSE(ParseBytes("").ok());
+  EXPECT_FALSE(ParseBytes("M").ok());
+  EXPECT_FALSE(ParseBytes("-1").ok());
+  EXPECT_FALSE(ParseBytes("99999999999999G").ok());
+}
+
+TEST(Config, OutputPath) {
+  EXPECT_EQ(ResolveOutputPath("", 123, 0), "cuscope-123.sqlite");
+  EXPECT_EQ(ResolveOutputPath("run-%p.sqlite", 7, 0), "run-7.sqlite");
+  EXPECT_EQ(ResolveOutputPath("a/%p/%p.db", 7, 0), "a/7/7.db");
+  EXPECT_EQ(ResolveOutputPath("run.sqlite", 50, 50), "run.sqlite");
+  EXPECT_EQ(ResolveOutputPath("run.sqlite", 51, 50), "run.51.sqlite");
+  EXPECT_EQ(ResolveOutputPath("dir.v2/run", 51, 50), "dir.v2/run.51");
+  EXPECT_EQ(ResolveOutputPath("run-%p.sqlite", 51, 50), "run-51.sqlite");
+}
+
+TEST(Config, EverySettingIsDocumented) {
+  std::ifstream in(std::string(CUSCOPE_SOURCE_DIR) + "/docs/configuration.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string doc = ss.str();
+  ASSERT_FALSE(doc.empty());
+  for (const auto& s : Settings()) {
+    EXPECT_NE(doc.find(s.env), std::string::npos) << s.env;
+    EXPECT_NE(doc.find(std::string("--") + s.flag), std::string::npos) << s.flag;
+  }
+}
+
+}  // namespace
+}  // namespace cuscope::config
