@@ -1,0 +1,224 @@
+#include "lib/collect/activity.h"
+
+#include <cupti.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+
+namespace cuscope::collect {
+namespace {
+
+absl::Status CuptiError(const char* what, CUptiResult r) {
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  return absl::InternalError(absl::StrFormat("%s failed: %s", what, s ? s : "unknown error"));
+}
+
+constexpr const char* kDefaultRuntimePrefixes[] = {
+    "cudaLaunch", "cudaGraphLaunch", "cudaGraphUpload", "cudaMemcpy", "cudaMemset",
+    "cudaMalloc", "cudaFree", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+    "cudaEventSynchronize", "cudaStreamWaitEvent", "cudaThreadSynchronize",
+    "cudaProfilerStart", "cudaProfilerStop"};
+// Driver calls that programs make directly (Triton launches through cuLaunchKernel).
+constexpr const char* kDefaultDriverPrefixes[] = {
+    "cuLaunchKernel", "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuCtxSynchronize",
+    "cuStreamSynchronize", "cuEventSynchronize", "cuModuleLoad", "cuLibraryLoad"};
+
+}  // namespace
+
+bool IsDefaultRuntimeApi(const char* name) {
+  for (const char* p : kDefaultRuntimePrefixes) {
+    if (absl::StartsWith(name, p)) return true;
+  }
+  return false;
+}
+
+bool IsDefaultDriverApi(const char* name) {
+  for (const char* p : kDefaultDriverPrefixes) {
+    if (absl::StartsWith(name, p)) return true;
+  }
+  return false;
+}
+
+struct ActivityCollector::State {
+  config::Config config;
+  Sink sink;
+  absl::Mutex pool_mu;
+  std::vector<uint8_t*> free_buffers ABSL_GUARDED_BY(pool_mu);
+  uint64_t allocated ABSL_GUARDED_BY(pool_mu) = 0;
+  std::atomic<uint64_t> refused{0};
+  std::atomic<uint64_t> completed{0};
+
+  absl::Mutex mu;  // guards the batch, the converter and the sink
+  model::Profile batch ABSL_GUARDED_BY(mu);
+  std::unique_ptr<RecordConverter> converter ABSL_GUARDED_BY(mu);
+  std::vector<CUpti_ActivityKind> enabled;
+};
+
+namespace {
+// Never destroyed: CUPTI may call back on its own thread until the process ends.
+std::atomic<ActivityCollector::State*>& StatePtr() {
+  static std::atomic<ActivityCollector::State*> state{nullptr};
+  return state;
+}
+std::atomic<bool> g_running{false};
+}  // namespace
+
+void CUPTIAPI ActivityCollector::OnBufferRequested(uint8_t** buffer, size_t* size,
+                                                   size_t* max_records) {
+  *buffer = nullptr;
+  *size = 0;
+  *max_records = 0;
+  State* s = StatePtr().load();
+  if (s == nullptr) return;
+  absl::MutexLock lock(&s->pool_mu);
+  if (!s->free_buffers.empty()) {
+    *buffer = s->free_buffers.back();
+    s->free_buffers.pop_back();
+  } else if (s->allocated < static_cast<uint64_t>(s->config.max_buffers)) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, s->config.buffer_bytes));
+    if (*buffer != nullptr) ++s->allocated;
+  }
+  if (*buffer == nullptr) {
+    s->refused.fetch_add(1, std::memory_order_relaxed);
+    return;  // CUPTI drops the records and counts them.
+  }
+  *size = s->config.buffer_bytes;
+}
+
+void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t* buffer,
+                                                   size_t, size_t valid_size) {
+  State* s = StatePtr().load();
+  if (s == nullptr || buffer == nullptr) return;
+  {
+    absl::MutexLock lock(&s->mu);
+    if (s->converter != nullptr && valid_size > 0) {
+      s->converter->stats().devices_changed = false;
+      s->converter->AddBuffer(buffer, valid_size);
+      if (s->sink && s->batch.record_count() + (s->converter->stats().devices_changed ? 1 : 0)) {
+        s->sink(s->batch, s->converter->stats().devices_changed);
+      }
+      s->batch.ClearRecords();
+    }
+  }
+  s->completed.fetch_add(1, std::memory_order_relaxed);
+  absl::MutexLock lock(&s->pool_mu);
+  s->free_buffers.push_back(buffer);
+}
+
+absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
+  if (g_running.load()) return absl::FailedPreconditionError("the tracer is already running");
+  State* s = StatePtr().load();
+  if (s == nullptr) {
+    s = new State();
+    StatePtr().store(s);
+  }
+  s->config = config;
+  {
+    absl::MutexLock lock(&s->mu);
+    s->sink = std::move(sink);
+    s->batch = model::Profile();
+    s->converter = std::make_unique<RecordConverter>(&s->batch);
+  }
+  CUptiResult r = cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
+  if (r != CUPTI_SUCCESS) return CuptiError("cuptiActivityRegisterCallbacks", r);
+
+  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_DEVICE};
+  const config::TraceKinds& t = config.trace;
+  if (t.kernel) kinds.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (t.memcpy) kinds.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
+  if (t.memset) kinds.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
+  if (t.sync) kinds.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  if (t.nvtx) kinds.push_back(CUPTI_ACTIVITY_KIND_MARKER);
+  if (t.overhead) kinds.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
+  if (t.api && config.api == config::ApiMode::kAll) {
+    kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
+    kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+  s->enabled.clear();
+  for (CUpti_ActivityKind k : kinds) {
+    r = cuptiActivityEnable(k);
+    if (r != CUPTI_SUCCESS) {
+      for (CUpti_ActivityKind e : s->enabled) cuptiActivityDisable(e);
+      s->enabled.clear();
+      return CuptiError(absl::StrFormat("cuptiActivityEnable(kind %d)", k).c_str(), r);
+    }
+    s->enabled.push_back(k);
+  }
+  if (t.api && config.api == config::ApiMode::kDefault) {
+    // Only the calls that matter: enabling per call keeps the rest untraced.
+    for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
+          name != nullptr && IsDefaultRuntimeApi(name)) {
+        cuptiActivityEnableRuntimeApi(cbid, 1);
+      }
+    }
+    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
+          name != nullptr && IsDefaultDriverApi(name)) {
+        cuptiActivityEnableDriverApi(cbid, 1);
+      }
+    }
+  }
+  g_running.store(true);
+  return absl::OkStatus();
+}
+
+void ActivityCollector::Flush(bool forced) {
+  if (StatePtr().load() == nullptr) return;
+  cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void ActivityCollector::Stop(uint64_t end_ns) {
+  State* s = StatePtr().load();
+  if (s == nullptr || !g_running.exchange(false)) return;
+  for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
+  if (s->config.trace.api && s->config.api == config::ApiMode::kDefault) {
+    for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+      cuptiActivityEnableRuntimeApi(cbid, 0);
+    }
+    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+      cuptiActivityEnableDriverApi(cbid, 0);
+    }
+  }
+  s->enabled.clear();
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  absl::MutexLock lock(&s->mu);
+  if (s->converter != nullptr) {
+    s->converter->CloseOpenRanges(end_ns);
+    if (s->sink && s->batch.record_count() > 0) s->sink(s->batch, false);
+    s->batch.ClearRecords();
+  }
+}
+
+bool ActivityCollector::running() { return g_running.load(); }
+
+ActivityStats ActivityCollector::stats() {
+  ActivityStats out;
+  State* s = StatePtr().load();
+  if (s == nullptr) return out;
+  {
+    absl::MutexLock lock(&s->pool_mu);
+    out.buffers_allocated = s->allocated;
+  }
+  out.buffers_refused = s->refused.load();
+  out.buffers_completed = s->completed.load();
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
+    out.dropped_records = dropped;
+  }
+  absl::MutexLock lock(&s->mu);
+  if (s->converter != nullptr) {
+    out.internal_kernels = s->converter->stats().internal_kernels;
+    out.records = s->converter->stats().records;
+  }
+  return out;
+}
+
+}  // namespace cuscope::collect

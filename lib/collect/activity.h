@@ -1,0 +1,61 @@
+// The activity tracer: enables CUPTI activity kinds, hands CUPTI buffers from a
+// bounded pool, converts completed buffers into model records and passes each batch
+// to a sink (the profile writer).
+#ifndef CUSCOPE_LIB_COLLECT_ACTIVITY_H_
+#define CUSCOPE_LIB_COLLECT_ACTIVITY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "lib/collect/convert.h"
+#include "lib/inject/config.h"
+#include "lib/model/profile.h"
+
+namespace cuscope::collect {
+
+struct ActivityStats {
+  uint64_t buffers_allocated = 0;
+  uint64_t buffers_completed = 0;
+  uint64_t buffers_refused = 0;   // requests refused at the pool cap
+  uint64_t dropped_records = 0;   // as CUPTI counted them
+  uint64_t internal_kernels = 0;
+  uint64_t records = 0;
+};
+
+class ActivityCollector {
+ public:
+  // Called with each batch of new records (under the collector's lock); the batch's
+  // records are cleared after it returns, its strings and devices kept.
+  using Sink = std::function<void(const model::Profile& batch, bool devices_changed)>;
+
+  // Only one collector can be started at a time (CUPTI's callbacks are global).
+  static absl::Status Start(const config::Config& config, Sink sink);
+  // Flushes CUPTI's buffers into the sink. `forced` also flushes buffers in use.
+  static void Flush(bool forced);
+  // Flushes, disables every kind and closes ranges left open at `end_ns`.
+  static void Stop(uint64_t end_ns);
+  static bool running();
+  static ActivityStats stats();
+
+ struct State;  // defined in activity.cc
+
+ private:
+  static void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  static void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer,
+                                         size_t size, size_t valid_size);
+};
+
+// The CUDA API calls recorded by default (launches, copies, memsets, allocations,
+// synchronizations, graph launches), by name prefix.
+bool IsDefaultRuntimeApi(const char* name);
+bool IsDefaultDriverApi(const char* name);
+
+}  // namespace cuscope::collect
+
+#endif  // CUSCOPE_LIB_COLLECT_ACTIVITY_H_

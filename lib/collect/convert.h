@@ -1,0 +1,70 @@
+// CUPTI activity records -> model records. The only place that knows CUPTI's
+// record layouts. Fast: names are cached by CUPTI's (shared) name pointers.
+#ifndef CUSCOPE_LIB_COLLECT_CONVERT_H_
+#define CUSCOPE_LIB_COLLECT_CONVERT_H_
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "lib/model/profile.h"
+
+namespace cuscope::collect {
+
+struct ConvertStats {
+  uint64_t records = 0;
+  uint64_t internal_kernels = 0;  // CUPTI's own kernels (correlation id 0), left out
+  uint64_t unknown_records = 0;   // kinds we do not convert
+  uint64_t unmatched_range_ends = 0;
+  bool devices_changed = false;
+};
+
+class RecordConverter {
+ public:
+  // Appends to out's record vectors and interns names in out->strings; `out` must
+  // outlive the converter. Devices go to out->devices.
+  explicit RecordConverter(model::Profile* out) : out_(out) {}
+
+  void Add(const CUpti_Activity* record);
+  // Converts every record of a completed CUPTI buffer.
+  void AddBuffer(uint8_t* buffer, size_t valid_bytes);
+
+  void AddKernel(const CUpti_ActivityKernel10& k);
+  void AddMemcpy(const CUpti_ActivityMemcpy6& m);
+  void AddMemset(const CUpti_ActivityMemset4& m);
+  void AddApi(const CUpti_ActivityAPI& a, model::ApiDomain domain);
+  void AddSync(const CUpti_ActivitySynchronization2& s);
+  void AddMarker(const CUpti_ActivityMarker2& m);
+  void AddOverhead(const CUpti_ActivityOverhead3& o);
+  void AddDevice(const CUpti_ActivityDevice5& d);
+
+  // Ranges still open (started, not ended): closed at `end_ns` and appended.
+  void CloseOpenRanges(uint64_t end_ns);
+
+  ConvertStats& stats() { return stats_; }
+
+ private:
+  struct KernelName {
+    const char* cupti_name;
+    model::StringId name, mangled;
+  };
+  struct OpenRange {
+    model::RangeRecord record;
+    uint64_t thread_key;
+  };
+  model::StringId ApiName(model::ApiDomain domain, uint32_t cbid);
+  const KernelName& LookupKernelName(const char* name);
+
+  model::Profile* out_;
+  ConvertStats stats_;
+  absl::flat_hash_map<const char*, KernelName> kernel_names_;
+  absl::flat_hash_map<uint64_t, model::StringId> api_names_;   // domain << 32 | cbid
+  absl::flat_hash_map<uint32_t, OpenRange> open_ranges_;        // by NVTX id
+  absl::flat_hash_map<uint64_t, uint32_t> thread_depth_;        // pid << 32 | tid
+};
+
+}  // namespace cuscope::collect
+
+#endif  // CUSCOPE_LIB_COLLECT_CONVERT_H_
