@@ -1,0 +1,55 @@
+/* cuscope's C ABI: stable, for any language that can call C (Python's ctypes, ...).
+ *
+ * Every function is safe to call from any thread, and safe to call whether or not
+ * cuscope was also injected through CUDA_INJECTION64_PATH: there is one profiler
+ * per process. Functions that can fail return 0 on success and a negative code
+ * otherwise; cuscope_last_error() then gives one line saying why.
+ */
+#ifndef CUSCOPE_CUSCOPE_C_H_
+#define CUSCOPE_CUSCOPE_C_H_
+
+#include <stdint.h>
+
+#if defined(CUSCOPE_BUILDING_LIBRARY)
+#define CUSCOPE_API __attribute__((visibility("default")))
+#else
+#define CUSCOPE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  CUSCOPE_OK = 0,
+  CUSCOPE_ERROR_INVALID_SETTING = -1, /* a setting's value is not accepted */
+  CUSCOPE_ERROR_ALREADY_ACTIVE = -2,  /* a session runs already */
+  CUSCOPE_ERROR_NOT_ACTIVE = -3,      /* no session runs */
+  CUSCOPE_ERROR_CUPTI = -4,           /* CUPTI refused (no GPU, another profiler, ...) */
+  CUSCOPE_ERROR_OUTPUT = -5           /* the profile file cannot be written */
+};
+
+/* Starts a profiling session. `settings` is NULL or a list of NAME=VALUE pairs
+ * separated by ';' or newlines, with the names of the environment variables
+ * (CUSCOPE_OUTPUT=run.sqlite;CUSCOPE_API=all). Settings not given come from the
+ * environment, then from the defaults (docs/configuration.md). */
+CUSCOPE_API int cuscope_start(const char* settings);
+/* Stops the session: flushes every record, writes the profile, prints the report
+ * (unless CUSCOPE_REPORT=none) and lets CUDA run untraced again. */
+CUSCOPE_API int cuscope_stop(void);
+/* Writes the records buffered so far to the profile. */
+CUSCOPE_API int cuscope_flush(void);
+/* 1 while a session records, 0 otherwise. */
+CUSCOPE_API int cuscope_is_active(void);
+/* The path of the current (or last) session's profile; "" if none. */
+CUSCOPE_API const char* cuscope_output_path(void);
+/* The last error of the calling thread, "" if none. */
+CUSCOPE_API const char* cuscope_last_error(void);
+/* "MAJOR.MINOR.PATCH" */
+CUSCOPE_API const char* cuscope_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUSCOPE_CUSCOPE_C_H_ */

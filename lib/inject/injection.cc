@@ -1,0 +1,120 @@
+// The library's entry points: CUDA's injection hook, NVTX's injection hook, and the
+// C ABI. Everything else in libcuscope.so is hidden.
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "cuscope/cuscope_c.h"
+#include "cuscope/version.h"
+#include "lib/inject/session.h"
+
+#define CUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+thread_local std::string t_last_error;
+std::string g_output_path;
+
+int Fail(int code, const absl::Status& status) {
+  t_last_error = std::string(status.message());
+  return code;
+}
+
+int CodeOf(const absl::Status& st) {
+  switch (st.code()) {
+    case absl::StatusCode::kOk: return CUSCOPE_OK;
+    case absl::StatusCode::kInvalidArgument: return CUSCOPE_ERROR_INVALID_SETTING;
+    case absl::StatusCode::kAlreadyExists: return CUSCOPE_ERROR_ALREADY_ACTIVE;
+    case absl::StatusCode::kFailedPrecondition: return CUSCOPE_ERROR_NOT_ACTIVE;
+    case absl::StatusCode::kPermissionDenied: return CUSCOPE_ERROR_OUTPUT;
+    default: return CUSCOPE_ERROR_CUPTI;
+  }
+}
+
+}  // namespace
+
+// Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this
+// library. Never fails the host: a problem is one line on stderr.
+CUSCOPE_EXPORT int InitializeInjection(void) {
+  absl::Status st = cuscope::inject::StartFromEnvironment();
+  if (!st.ok() && st.code() != absl::StatusCode::kCancelled &&
+      st.code() != absl::StatusCode::kAlreadyExists) {
+    cuscope::inject::Warn(absl::StrCat(st.message(), "; the program runs without profiling"));
+  }
+  return 1;
+}
+
+// Called by NVTX on the first NVTX call when NVTX_INJECTION64_PATH names this
+// library: hands NVTX to CUPTI, which turns ranges into activity records.
+CUSCOPE_EXPORT int InitializeInjectionNvtx2(const void* get_export_table) {
+  using InitFn = int (*)(const void*);
+  void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
+  if (cupti == nullptr) cupti = dlopen("libcupti.so.13", RTLD_NOW);
+  InitFn init = cupti ? reinterpret_cast<InitFn>(dlsym(cupti, "InitializeInjectionNvtx2"))
+                      : nullptr;
+  if (init == nullptr) {
+    cuscope::inject::Warn("CUPTI's NVTX hook was not found; NVTX ranges are not recorded");
+    return 0;
+  }
+  return init(get_export_table);
+}
+
+CUSCOPE_EXPORT int cuscope_start(const char* settings) {
+  std::string text = settings ? settings : "";
+  std::vector<std::pair<std::string, std::string>> given;
+  for (absl::string_view line : absl::StrSplit(text, absl::ByAnyChar(";\n"))) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) continue;
+    size_t eq = line.find('=');
+    if (eq == absl::string_view::npos) {
+      return Fail(CUSCOPE_ERROR_INVALID_SETTING,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "setting \"", line, "\" is not NAME=VALUE (e.g. CUSCOPE_OUTPUT=run.sqlite)")));
+    }
+    std::string name(absl::StripAsciiWhitespace(line.substr(0, eq)));
+    std::string value(absl::StripAsciiWhitespace(line.substr(eq + 1)));
+    if (name != "CUSCOPE_OWNER_PID") {
+      absl::Status st = cuscope::config::ValidateSetting(name, value);
+      if (!st.ok()) return Fail(CUSCOPE_ERROR_INVALID_SETTING, st);
+    }
+    given.emplace_back(name, value);
+  }
+  absl::Status st = cuscope::inject::Start([&](const char* name) -> const char* {
+    for (const auto& [k, v] : given) {
+      if (k == name) return v.c_str();
+    }
+    return std::getenv(name);
+  });
+  if (!st.ok()) return Fail(CodeOf(st), st);
+  t_last_error.clear();
+  return CUSCOPE_OK;
+}
+
+CUSCOPE_EXPORT int cuscope_stop(void) {
+  absl::Status st = cuscope::inject::Stop("stop");
+  if (!st.ok()) return Fail(CodeOf(st), st);
+  return CUSCOPE_OK;
+}
+
+CUSCOPE_EXPORT int cuscope_flush(void) {
+  absl::Status st = cuscope::inject::Flush();
+  if (!st.ok()) return Fail(CodeOf(st), st);
+  return CUSCOPE_OK;
+}
+
+CUSCOPE_EXPORT int cuscope_is_active(void) { return cuscope::inject::Active() ? 1 : 0; }
+
+CUSCOPE_EXPORT const char* cuscope_output_path(void) {
+  g_output_path = cuscope::inject::OutputPath();
+  return g_output_path.c_str();
+}
+
+CUSCOPE_EXPORT const char* cuscope_last_error(void) { return t_last_error.c_str(); }
+
+CUSCOPE_EXPORT const char* cuscope_version(void) { return CUSCOPE_VERSION_STRING; }

@@ -1,0 +1,354 @@
+#include "lib/inject/session.h"
+
+#include <cupti.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "cuscope/version.h"
+#include "lib/collect/activity.h"
+#include "lib/model/store.h"
+#include "lib/report/report.h"
+
+namespace cuscope::inject {
+namespace {
+
+int64_t UnixNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t CuptiNowNs() {
+  uint64_t t = 0;
+  if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS) return 0;
+  return t;
+}
+
+std::string CommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+  for (char& c : raw) {
+    if (c == '\0') c = ' ';
+  }
+  return raw;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "";
+  return buf;
+}
+
+// Everything a running session holds. Allocated once, never destroyed: CUPTI's
+// thread and signal handlers may touch it until the process is gone.
+struct SessionState {
+  absl::Mutex mu;  // serializes start/stop/flush
+  bool active ABSL_GUARDED_BY(mu) = false;
+  config::Config config;
+  std::string path;
+  std::unique_ptr<model::ProfileWriter> writer;
+  absl::Mutex writer_mu;  // guards writer use from CUPTI's thread
+  bool write_failed = false;
+  model::RunInfo run;
+  uint64_t records_written = 0;
+  // Background thread: periodic flush and signal-triggered stop.
+  sem_t wake;
+  std::atomic<bool> thread_started{false};
+  std::atomic<bool> thread_stop{false};
+};
+
+std::atomic<pid_t> g_owner_pid{0};     // the process the session belongs to
+std::atomic<bool> g_hooks_installed{false};
+std::atomic<int> g_pending_signal{0};
+std::atomic<bool> g_signal_done{false};
+struct sigaction g_previous_int, g_previous_term;
+
+SessionState& State() {
+  static SessionState* state = [] {
+    auto* s = new SessionState();
+    sem_init(&s->wake, 0, 0);
+    return s;
+  }();
+  return *state;
+}
+
+bool InOwnerProcess() { return g_owner_pid.load() == getpid(); }
+
+void Sink(const model::Profile& batch, bool devices_changed) {
+  SessionState& s = State();
+  absl::MutexLock lock(&s.writer_mu);
+  if (s.writer == nullptr || s.write_failed) return;
+  absl::Status st = absl::OkStatus();
+  if (devices_changed) st = s.writer->WriteDevices(batch.devices);
+  if (st.ok()) st = s.writer->Append(batch);
+  if (!st.ok()) {
+    s.write_failed = true;
+    Warn(absl::StrCat("writing the profile failed, later records are lost: ", st.message()));
+    return;
+  }
+  s.records_written += batch.record_count();
+}
+
+void BackgroundLoop() {
+  SessionState& s = State();
+  while (!s.thread_stop.load()) {
+    int period = s.config.flush_period_ms;
+    int rc;
+    if (period > 0) {
+      timespec deadline;
+      clock_gettime(CLOCK_REALTIME, &deadline);
+      deadline.tv_sec += period / 1000;
+      deadline.tv_nsec += (period % 1000) * 1000000L;
+      if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec += 1;
+        deadline.tv_nsec -= 1000000000L;
+      }
+      rc = sem_timedwait(&s.wake, &deadline);
+    } else {
+      rc = sem_wait(&s.wake);
+    }
+    if (s.thread_stop.load() || !InOwnerProcess()) return;
+    int sig = g_pending_signal.load();
+    if (sig != 0) {
+      Stop(absl::StrCat("signal ", sig)).IgnoreError();
+      g_signal_done.store(true);
+      return;
+    }
+    if (rc != 0 && errno == ETIMEDOUT && collect::ActivityCollector::running()) {
+      collect::ActivityCollector::Flush(false);
+    }
+  }
+}
+
+// SIGINT/SIGTERM whose previous disposition would end the process: write the
+// profile (on the background thread, bounded wait), then end as the program would
+// have. A program's own handler is called instead, untouched: the program decides,
+// and the profile is written at exit.
+void OnSignal(int sig, siginfo_t* info, void* context) {
+  struct sigaction& prev = sig == SIGINT ? g_previous_int : g_previous_term;
+  bool prev_is_function = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
+                                                        : (prev.sa_handler != SIG_DFL &&
+                                                           prev.sa_handler != SIG_IGN);
+  if (prev_is_function) {
+    if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
+    else prev.sa_handler(sig);
+    return;
+  }
+  if (prev.sa_handler == SIG_IGN) return;
+  if (InOwnerProcess() && State().thread_started.load() && g_pending_signal.exchange(sig) == 0) {
+    sem_post(&State().wake);
+    // Wait at most 10 s for the profile to be written.
+    for (int i = 0; i < 1000 && !g_signal_done.load(); ++i) {
+      timespec ten_ms{0, 10000000L};
+      nanosleep(&ten_ms, nullptr);
+    }
+  }
+  sigaction(sig, &prev, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
+void AtExit() {
+  if (!InOwnerProcess()) return;  // a forked child: the parent owns the profile
+  Stop("exit").IgnoreError();
+}
+
+void AtForkChild() {
+  // The child neither flushes nor writes: CUPTI's thread and the profile belong to
+  // the parent. A child that execs starts its own session with its own file.
+  State().thread_started.store(false);
+}
+
+void InstallProcessHooks() {
+  if (g_hooks_installed.exchange(true)) return;
+  std::atexit(AtExit);
+  pthread_atfork(nullptr, nullptr, AtForkChild);
+  struct sigaction sa = {};
+  sa.sa_sigaction = OnSignal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &g_previous_int);
+  sigaction(SIGTERM, &sa, &g_previous_term);
+}
+
+}  // namespace
+
+void Warn(const std::string& message) {
+  std::string line = absl::StrCat("cuscope: ", message, "\n");
+  ssize_t n = write(STDERR_FILENO, line.data(), line.size());
+  (void)n;
+}
+
+absl::Status Start(const config::GetEnv& getenv) {
+  SessionState& s = State();
+  absl::MutexLock lock(&s.mu);
+  if (s.active) return absl::AlreadyExistsError("a cuscope session is already running");
+  absl::StatusOr<config::Config> cfg = config::ConfigFromEnv(getenv);
+  if (!cfg.ok()) return cfg.status();
+  if (!cfg->enabled) return absl::CancelledError("disabled by CUSCOPE_ENABLE=0");
+  s.config = *cfg;
+
+  pid_t pid = getpid();
+  int64_t owner = 0;
+  const char* owner_env = getenv("CUSCOPE_OWNER_PID");
+  if (owner_env == nullptr || !absl::SimpleAtoi(owner_env, &owner)) owner = 0;
+  s.path = config::ResolveOutputPath(s.config.output, pid, owner);
+  if (owner == 0) {
+    // Children of this program inherit it and write beside our file.
+    setenv("CUSCOPE_OWNER_PID", absl::StrCat(pid).c_str(), 1);
+  }
+
+  auto writer = model::ProfileWriter::Create(s.path);
+  if (!writer.ok()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write the profile: ", writer.status().message()));
+  }
+  s.run = model::RunInfo();
+  s.run.command_line = CommandLine();
+  s.run.pid = pid;
+  s.run.start_unix_ns = UnixNowNs();
+  s.run.start_ns = CuptiNowNs();
+  s.run.cuscope_version = CUSCOPE_VERSION_STRING;
+  s.run.hostname = HostName();
+  if (const char* rank = getenv("RANK")) {
+    int r = -1;
+    if (absl::SimpleAtoi(rank, &r)) s.run.rank = r;
+  }
+  (*writer)->WriteRunInfo(s.run).IgnoreError();
+  {
+    absl::MutexLock wlock(&s.writer_mu);
+    s.writer = std::move(*writer);
+    s.write_failed = false;
+    s.records_written = 0;
+  }
+  g_owner_pid.store(pid);
+
+  absl::Status started = collect::ActivityCollector::Start(s.config, Sink);
+  if (!started.ok()) {
+    absl::MutexLock wlock(&s.writer_mu);
+    s.run.exit_reason = "not started";
+    s.writer->WriteRunInfo(s.run).IgnoreError();
+    s.writer->Close().IgnoreError();
+    s.writer.reset();
+    return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
+                                               started.message()));
+  }
+  s.active = true;
+  InstallProcessHooks();
+  if (!s.thread_started.exchange(true)) {
+    s.thread_stop.store(false);
+    std::thread(BackgroundLoop).detach();
+  }
+  if (s.config.verbose) Warn(absl::StrCat("profiling pid ", pid, " into ", s.path));
+  return absl::OkStatus();
+}
+
+absl::Status StartFromEnvironment() {
+  return Start([](const char* name) -> const char* { return std::getenv(name); });
+}
+
+absl::Status Stop(const std::string& reason) {
+  SessionState& s = State();
+  absl::MutexLock lock(&s.mu);
+  if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");
+  s.active = false;
+  const bool on_signal = reason.rfind("signal", 0) == 0;
+  uint64_t end_ns = CuptiNowNs();
+  // Record how the run ended before CUPTI is touched: if the flush below cannot
+  // finish (a signal can interrupt the program inside CUDA), the file still says.
+  s.run.end_ns = end_ns;
+  s.run.end_unix_ns = UnixNowNs();
+  s.run.exit_reason = reason;
+  {
+    absl::MutexLock wlock(&s.writer_mu);
+    if (s.writer != nullptr && !s.write_failed) s.writer->WriteRunInfo(s.run).IgnoreError();
+  }
+  if (s.config.verbose) Warn(absl::StrCat("stopping (", reason, "): flushing CUPTI"));
+  collect::ActivityCollector::Stop(end_ns);
+  if (s.config.verbose) Warn("flushed");
+  collect::ActivityStats stats = collect::ActivityCollector::stats();
+  s.run.dropped_records = stats.dropped_records;
+  s.run.buffers_refused = stats.buffers_refused;
+  s.run.internal_kernels = stats.internal_kernels;
+  bool failed;
+  {
+    absl::MutexLock wlock(&s.writer_mu);
+    failed = s.write_failed;
+    if (s.writer != nullptr) {
+      absl::Status st = s.writer->WriteRunInfo(s.run);
+      if (st.ok()) st = s.writer->Close();
+      if (!st.ok() && !failed) {
+        Warn(absl::StrCat("finishing the profile failed: ", st.message()));
+        failed = true;
+      }
+      s.writer.reset();
+    }
+  }
+  if (stats.dropped_records > 0 || stats.buffers_refused > 0) {
+    Warn(absl::StrFormat(
+        "%d records were dropped (%d buffer requests refused at CUSCOPE_MAX_BUFFERS=%d); "
+        "raise CUSCOPE_MAX_BUFFERS or CUSCOPE_BUFFER_SIZE",
+        stats.dropped_records, stats.buffers_refused, s.config.max_buffers));
+  }
+  // On a signal the user wants the program gone: the report is for `cuscope report`.
+  if (s.config.report == config::ReportMode::kText && !failed && !on_signal) {
+    absl::StatusOr<model::Profile> profile = model::LoadProfile(s.path);
+    if (profile.ok()) {
+      std::ostringstream text;
+      report::ReportOptions options;
+      options.top = s.config.report_top;
+      report::WriteText(report::BuildReport(*profile), options, text);
+      std::string out = text.str();
+      ssize_t n = write(STDERR_FILENO, out.data(), out.size());
+      (void)n;
+    } else {
+      Warn(absl::StrCat("cannot read the profile back for the report: ",
+                        profile.status().message()));
+    }
+  }
+  Warn(absl::StrCat("profile written to ", s.path));
+  return absl::OkStatus();
+}
+
+absl::Status Flush() {
+  SessionState& s = State();
+  absl::MutexLock lock(&s.mu);
+  if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");
+  collect::ActivityCollector::Flush(true);
+  return absl::OkStatus();
+}
+
+bool Active() {
+  SessionState& s = State();
+  absl::MutexLock lock(&s.mu);
+  return s.active;
+}
+
+std::string OutputPath() {
+  SessionState& s = State();
+  absl::MutexLock lock(&s.mu);
+  return s.path;
+}
+
+}  // namespace cuscope::inject
