@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/profile.h"
 
@@ -30,6 +31,55 @@ struct RegionSummaryRow {
 
 // Rows ranked by total wall time, descending. Marks (zero-length) are left out.
 std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile);
+
+// The API call that launched each correlation id: an index into
+// profile.api_calls. Only calls with usable times (HasValidTimes) and a non-zero
+// correlation id count; when a runtime and a driver call share an id, the runtime
+// call wins. CUPTI's ids are dense, so lookups are usually a vector index.
+class ApiByCorrelation {
+ public:
+  static constexpr uint32_t kNone = 0xffffffffu;
+  ApiByCorrelation() = default;  // finds nothing
+  explicit ApiByCorrelation(const model::Profile& profile);
+  uint32_t Find(uint32_t correlation_id) const {
+    if (dense_) return correlation_id < index_.size() ? index_[correlation_id] : kNone;
+    auto it = sparse_.find(correlation_id);
+    return it == sparse_.end() ? kNone : it->second;
+  }
+
+ private:
+  bool dense_ = true;
+  std::vector<uint32_t> index_;
+  absl::flat_hash_map<uint32_t, uint32_t> sparse_;
+};
+
+// Which range each kernel was launched in: the one association shared by
+// SummarizeRegions and the Chrome trace's gpu_user_annotation events.
+//
+// Ranges nest by time containment on their (process, thread); `depth` is not
+// trusted, so NVTX start/end ranges nest too (on the thread that started them).
+// A kernel is launched in a range when the API call with the kernel's correlation
+// id ran on the range's thread with its start in [range.start, range.end]. The
+// innermost such range is recorded; the enclosing ones follow from `range_parent`.
+// Cost: O((R + K) log R) plus the nesting depth per kernel.
+struct KernelRangeAttribution {
+  static constexpr uint32_t kNone = 0xffffffffu;
+  // Per profile.ranges index: the innermost enclosing region, kNone at the top
+  // and for ranges that are not regions.
+  std::vector<uint32_t> range_parent;
+  // Per profile.ranges index: 1 when the range is a region (not a mark, start set,
+  // end after start).
+  std::vector<uint8_t> range_is_region;
+  // Indices of the regions, thread by thread in (start ascending, end descending)
+  // order: a region always comes after the regions that enclose it.
+  std::vector<uint32_t> order;
+  // Per profile.kernels index: the innermost region it was launched in, or kNone.
+  std::vector<uint32_t> kernel_range;
+};
+KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile);
+// The same, reusing an index of the profile's API calls.
+KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
+                                                const ApiByCorrelation& apis);
 
 }  // namespace cuscope::analysis
 

@@ -29,7 +29,10 @@ struct KernelSummaryRow {
   std::string name;        // demangled
   double time_percent = 0;  // of the total kernel time
   DurationStats stats;
-  uint64_t measured_launches = 0;  // launches slowed by counters, left out of stats
+  // Launches slowed by counter collection. They are left out of `stats` unless every
+  // launch of the kernel was measured (`all_measured`), in which case stats use them all.
+  uint64_t measured_launches = 0;
+  bool all_measured = false;
 };
 
 // One row of the CUDA API summary (cuda_api_sum).
@@ -65,12 +68,26 @@ struct Summary {
   uint64_t kernel_count = 0, memcpy_count = 0, memset_count = 0, api_count = 0,
            sync_count = 0, range_count = 0;
   uint64_t dropped_records = 0;
+  // Records left out of every statistic because their times are not usable
+  // (start 0, or end before start). They are still in the counts above.
+  uint64_t invalid_records = 0;
 };
 
 Summary Summarize(const model::Profile& profile);
 
 // Union length of [start, end) intervals (need not be sorted).
 uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals);
+
+// The name a kernel is reported under: its demangled name, else its mangled name
+// (writers demangle it for display), else "<unnamed kernel>".
+const std::string& KernelDisplayName(const model::Profile& profile,
+                                     const model::KernelRecord& kernel);
+
+// Whether a record's times can be used: start set and end not before start.
+template <typename Record>
+bool HasValidTimes(const Record& r) {
+  return r.start_ns != 0 && r.end_ns >= r.start_ns;
+}
 
 }  // namespace cuscope::analysis
 

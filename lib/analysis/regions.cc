@@ -1,0 +1,253 @@
+#include "lib/analysis/regions.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+
+namespace cuscope::analysis {
+namespace {
+
+constexpr uint32_t kNone = KernelRangeAttribution::kNone;
+
+uint64_t ThreadKey(uint32_t process_id, uint32_t thread_id) {
+  return (uint64_t{process_id} << 32) | thread_id;
+}
+
+bool IsRegion(const model::RangeRecord& r) {
+  return r.source != model::RangeSource::kNvtxMark && r.start_ns != 0 && r.end_ns > r.start_ns;
+}
+
+// One thread's regions in (start asc, end desc) order, with their starts for lookup.
+struct ThreadRegions {
+  std::vector<uint32_t> ranges;
+  std::vector<uint64_t> starts;
+};
+
+}  // namespace
+
+ApiByCorrelation::ApiByCorrelation(const model::Profile& profile) {
+  const auto& apis = profile.api_calls;
+  uint32_t max_id = 0;
+  for (const model::ApiRecord& a : apis) max_id = std::max(max_id, a.correlation_id);
+  // Dense when a vector indexed by id is at most a few times the number of calls.
+  dense_ = uint64_t{max_id} <= 4 * uint64_t{apis.size()} + 4096;
+  auto consider = [&](uint32_t& slot, uint32_t i) {
+    if (slot == kNone || (apis[i].domain == model::ApiDomain::kRuntime &&
+                          apis[slot].domain != model::ApiDomain::kRuntime)) {
+      slot = i;
+    }
+  };
+  if (dense_) {
+    index_.assign(apis.empty() ? 0 : size_t{max_id} + 1, kNone);
+  } else {
+    sparse_.reserve(apis.size());
+  }
+  for (uint32_t i = 0; i < apis.size(); ++i) {
+    const model::ApiRecord& a = apis[i];
+    if (a.correlation_id == 0 || !HasValidTimes(a)) continue;
+    if (dense_) {
+      consider(index_[a.correlation_id], i);
+    } else {
+      consider(sparse_.try_emplace(a.correlation_id, kNone).first->second, i);
+    }
+  }
+}
+
+KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile) {
+  if (profile.ranges.empty() || profile.kernels.empty()) {
+    return AttributeKernelsToRanges(profile, ApiByCorrelation());  // nothing to attribute
+  }
+  return AttributeKernelsToRanges(profile, ApiByCorrelation(profile));
+}
+
+KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
+                                                const ApiByCorrelation& apis) {
+  KernelRangeAttribution out;
+  const auto& ranges = profile.ranges;
+  out.range_parent.assign(ranges.size(), kNone);
+  out.range_is_region.assign(ranges.size(), 0);
+  out.kernel_range.assign(profile.kernels.size(), kNone);
+
+  // Regions per thread.
+  absl::flat_hash_map<uint64_t, uint32_t> thread_index;
+  std::vector<ThreadRegions> threads;
+  for (uint32_t i = 0; i < ranges.size(); ++i) {
+    const model::RangeRecord& r = ranges[i];
+    if (!IsRegion(r)) continue;
+    out.range_is_region[i] = 1;
+    auto [it, inserted] = thread_index.try_emplace(ThreadKey(r.process_id, r.thread_id),
+                                                   static_cast<uint32_t>(threads.size()));
+    if (inserted) threads.emplace_back();
+    threads[it->second].ranges.push_back(i);
+  }
+
+  // Nesting by containment: sort, then a stack of the open enclosing regions.
+  out.order.reserve(ranges.size());
+  std::vector<uint32_t> stack;
+  for (ThreadRegions& t : threads) {
+    std::sort(t.ranges.begin(), t.ranges.end(), [&](uint32_t a, uint32_t b) {
+      const model::RangeRecord& ra = ranges[a];
+      const model::RangeRecord& rb = ranges[b];
+      if (ra.start_ns != rb.start_ns) return ra.start_ns < rb.start_ns;
+      if (ra.end_ns != rb.end_ns) return ra.end_ns > rb.end_ns;
+      if (ra.depth != rb.depth) return ra.depth < rb.depth;
+      return a < b;
+    });
+    stack.clear();
+    t.starts.reserve(t.ranges.size());
+    for (uint32_t i : t.ranges) {
+      const model::RangeRecord& r = ranges[i];
+      // Sorted by start, so the top encloses r exactly when it ends no earlier.
+      while (!stack.empty() && ranges[stack.back()].end_ns < r.end_ns) stack.pop_back();
+      out.range_parent[i] = stack.empty() ? kNone : stack.back();
+      stack.push_back(i);
+      t.starts.push_back(r.start_ns);
+      out.order.push_back(i);
+    }
+  }
+  if (threads.empty() || profile.kernels.empty()) return out;
+
+  uint64_t cached_key = 0;
+  const ThreadRegions* cached = nullptr;  // the last thread looked up
+  for (size_t k = 0; k < profile.kernels.size(); ++k) {
+    const model::KernelRecord& kernel = profile.kernels[k];
+    if (!HasValidTimes(kernel) || kernel.correlation_id == 0) continue;
+    const uint32_t api_index = apis.Find(kernel.correlation_id);
+    if (api_index == ApiByCorrelation::kNone) continue;
+    const model::ApiRecord& api = profile.api_calls[api_index];
+    const uint64_t key = ThreadKey(api.process_id, api.thread_id);
+    if (cached == nullptr || key != cached_key) {
+      auto thread_it = thread_index.find(key);
+      if (thread_it == thread_index.end()) continue;
+      cached_key = key;
+      cached = &threads[thread_it->second];
+    }
+    const ThreadRegions& t = *cached;
+    const uint64_t at = api.start_ns;
+    // The last region starting at or before the call; it or one of its
+    // enclosing regions is the innermost one containing the call, if any does.
+    auto pos = std::upper_bound(t.starts.begin(), t.starts.end(), at);
+    if (pos == t.starts.begin()) continue;
+    uint32_t r = t.ranges[static_cast<size_t>(pos - t.starts.begin()) - 1];
+    while (r != kNone && ranges[r].end_ns < at) r = out.range_parent[r];
+    out.kernel_range[k] = r;
+  }
+  return out;
+}
+
+std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
+  const KernelRangeAttribution attribution = AttributeKernelsToRanges(profile);
+  const auto& ranges = profile.ranges;
+
+  // Paths, interned: (parent path, name) -> path id. Parents come first in `order`.
+  std::vector<std::string> paths;
+  absl::flat_hash_map<std::pair<uint32_t, model::StringId>, uint32_t> path_ids;
+  std::vector<uint32_t> range_path(ranges.size(), kNone);
+  // Rows: (domain, path) -> row.
+  absl::flat_hash_map<std::pair<model::StringId, uint32_t>, uint32_t> row_ids;
+  std::vector<uint32_t> range_row(ranges.size(), kNone);
+  struct RowData {
+    model::StringId domain = model::kEmptyString;
+    uint32_t path = 0;
+    std::vector<uint64_t> durations;
+    uint64_t kernel_count = 0, gpu_time_ns = 0;
+  };
+  std::vector<RowData> rows;
+
+  for (uint32_t i : attribution.order) {
+    const model::RangeRecord& r = ranges[i];
+    const uint32_t parent = attribution.range_parent[i];
+    const uint32_t parent_path = parent == kNone ? kNone : range_path[parent];
+    auto [pit, new_path] =
+        path_ids.try_emplace(std::make_pair(parent_path, r.name), static_cast<uint32_t>(paths.size()));
+    if (new_path) {
+      absl::string_view name = profile.str(r.name);
+      if (name.empty()) name = "<unnamed>";
+      paths.push_back(parent_path == kNone ? std::string(name)
+                                           : absl::StrCat(paths[parent_path], "/", name));
+    }
+    range_path[i] = pit->second;
+    auto [rit, new_row] = row_ids.try_emplace(std::make_pair(r.domain, pit->second),
+                                              static_cast<uint32_t>(rows.size()));
+    if (new_row) {
+      rows.emplace_back();
+      rows.back().domain = r.domain;
+      rows.back().path = pit->second;
+    }
+    range_row[i] = rit->second;
+    rows[rit->second].durations.push_back(r.duration_ns());
+  }
+
+  // Kernels: each counts for its innermost region and every enclosing one. Kernel
+  // names are resolved once per name id pair.
+  std::vector<const std::string*> kernel_names;
+  absl::flat_hash_map<std::string_view, uint32_t> kernel_name_ids;
+  absl::flat_hash_map<uint64_t, uint32_t> kernel_ids_to_name;
+  struct KernelTotal {
+    uint64_t count = 0, total_ns = 0;
+  };
+  absl::flat_hash_map<uint64_t, KernelTotal> row_kernels;  // (row, kernel name) -> totals
+  for (size_t k = 0; k < profile.kernels.size(); ++k) {
+    uint32_t r = attribution.kernel_range[k];
+    if (r == kNone) continue;
+    const model::KernelRecord& kernel = profile.kernels[k];
+    const uint64_t ids = (uint64_t{kernel.name} << 32) | kernel.mangled_name;
+    auto it = kernel_ids_to_name.find(ids);
+    if (it == kernel_ids_to_name.end()) {
+      const std::string& name = KernelDisplayName(profile, kernel);
+      auto [nit, inserted] =
+          kernel_name_ids.try_emplace(name, static_cast<uint32_t>(kernel_names.size()));
+      if (inserted) kernel_names.push_back(&name);
+      it = kernel_ids_to_name.emplace(ids, nit->second).first;
+    }
+    const uint64_t duration = kernel.duration_ns();
+    for (; r != kNone; r = attribution.range_parent[r]) {
+      const uint32_t row = range_row[r];
+      RowData& data = rows[row];
+      ++data.kernel_count;
+      data.gpu_time_ns += duration;
+      KernelTotal& total = row_kernels[(uint64_t{row} << 32) | it->second];
+      ++total.count;
+      total.total_ns += duration;
+    }
+  }
+
+  std::vector<RegionSummaryRow> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    RowData& data = rows[i];
+    RegionSummaryRow& row = out[i];
+    row.path = paths[data.path];
+    row.domain = profile.str(data.domain);
+    row.stats = ComputeStats(std::move(data.durations));
+    row.kernel_count = data.kernel_count;
+    row.gpu_time_ns = data.gpu_time_ns;
+  }
+  for (const auto& [key, total] : row_kernels) {
+    RegionSummaryRow& row = out[key >> 32];
+    row.top_kernels.push_back(
+        RegionTopKernel{*kernel_names[key & 0xffffffffu], total.count, total.total_ns});
+  }
+  for (RegionSummaryRow& row : out) {
+    auto by_total = [](const RegionTopKernel& a, const RegionTopKernel& b) {
+      if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+      return a.name < b.name;
+    };
+    if (row.top_kernels.size() > 5) {
+      std::partial_sort(row.top_kernels.begin(), row.top_kernels.begin() + 5,
+                        row.top_kernels.end(), by_total);
+      row.top_kernels.resize(5);
+    } else {
+      std::sort(row.top_kernels.begin(), row.top_kernels.end(), by_total);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const RegionSummaryRow& a, const RegionSummaryRow& b) {
+    if (a.stats.total_ns != b.stats.total_ns) return a.stats.total_ns > b.stats.total_ns;
+    if (a.path != b.path) return a.path < b.path;
+    return a.domain < b.domain;
+  });
+  return out;
+}
+
+}  // namespace cuscope::analysis
