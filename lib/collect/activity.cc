@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "lib/collect/counters.h"
 
 namespace cuscope::collect {
 namespace {
@@ -99,6 +100,7 @@ void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t*
     if (s->converter != nullptr && valid_size > 0) {
       s->converter->stats().devices_changed = false;
       s->converter->AddBuffer(buffer, valid_size);
+      counters::Drain(&s->batch);
       if (s->sink && s->batch.record_count() + (s->converter->stats().devices_changed ? 1 : 0)) {
         s->sink(s->batch, s->converter->stats().devices_changed);
       }
@@ -123,6 +125,7 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     s->sink = std::move(sink);
     s->batch = model::Profile();
     s->converter = std::make_unique<RecordConverter>(&s->batch);
+    s->converter->set_check_measured(config.counters_enabled());
   }
   CUptiResult r = cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   if (r != CUPTI_SUCCESS) return CuptiError("cuptiActivityRegisterCallbacks", r);
@@ -192,6 +195,7 @@ void ActivityCollector::Stop(uint64_t end_ns) {
   absl::MutexLock lock(&s->mu);
   if (s->converter != nullptr) {
     s->converter->CloseOpenRanges(end_ns);
+    counters::Drain(&s->batch);
     if (s->sink && s->batch.record_count() > 0) s->sink(s->batch, false);
     s->batch.ClearRecords();
   }

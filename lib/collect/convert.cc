@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "lib/collect/counters.h"
 
 namespace cuscope::collect {
 namespace {
@@ -114,6 +115,9 @@ void RecordConverter::AddKernel(const CUpti_ActivityKernel10& k) {
   r.dynamic_shared_bytes = static_cast<uint32_t>(k.dynamicSharedMemory);
   r.graph_id = k.graphId;
   r.graph_node_id = k.graphNodeId;
+  if (check_measured_ && counters::IsMeasured(k.correlationId)) {
+    r.flags |= model::kKernelCountersMeasured;
+  }
 }
 
 void RecordConverter::AddMemcpy(const CUpti_ActivityMemcpy6& m) {

@@ -44,6 +44,8 @@ class RecordConverter {
   void CloseOpenRanges(uint64_t end_ns);
 
   ConvertStats& stats() { return stats_; }
+  // Marks kernels whose launches counters measured (asks lib/collect/counters).
+  void set_check_measured(bool on) { check_measured_ = on; }
 
  private:
   struct KernelName {
@@ -59,6 +61,7 @@ class RecordConverter {
 
   model::Profile* out_;
   ConvertStats stats_;
+  bool check_measured_ = false;
   absl::flat_hash_map<const char*, KernelName> kernel_names_;
   absl::flat_hash_map<uint64_t, model::StringId> api_names_;   // domain << 32 | cbid
   absl::flat_hash_map<uint32_t, OpenRange> open_ranges_;        // by NVTX id

@@ -152,7 +152,34 @@ bool OverheadRecord::operator==(const OverheadRecord& o) const {
 
 size_t Profile::record_count() const {
   return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
-         ranges.size() + overheads.size();
+         ranges.size() + overheads.size() + counters.size() + device_metrics.size();
+}
+
+const char* CounterStrategyName(CounterStrategy s) {
+  switch (s) {
+    case CounterStrategy::kRotate: return "rotate";
+    case CounterStrategy::kKernelReplay: return "kernel replay";
+    case CounterStrategy::kUserRange: return "region";
+  }
+  return "unknown";
+}
+
+double CounterSet::value(const StringTable& strings, std::string_view metric,
+                         double fallback) const {
+  for (const auto& [id, v] : values) {
+    if (strings.Get(id) == metric) return v;
+  }
+  return fallback;
+}
+
+bool CounterSet::operator==(const CounterSet& o) const {
+  return std::tie(device_id, name, grid, block, strategy, passes, correlation_ids, values) ==
+         std::tie(o.device_id, o.name, o.grid, o.block, o.strategy, o.passes,
+                  o.correlation_ids, o.values);
+}
+
+bool DeviceMetric::operator==(const DeviceMetric& o) const {
+  return std::tie(device_id, metric, value) == std::tie(o.device_id, o.metric, o.value);
 }
 
 void Profile::ClearRecords() {
@@ -163,6 +190,8 @@ void Profile::ClearRecords() {
   syncs.clear();
   ranges.clear();
   overheads.clear();
+  counters.clear();
+  device_metrics.clear();
 }
 
 namespace {

@@ -198,6 +198,39 @@ struct OverheadRecord {
   bool operator==(const OverheadRecord& o) const;
 };
 
+// How hardware counters were collected for a CounterSet.
+enum class CounterStrategy : uint8_t {
+  kRotate = 0,        // user replay, auto range: successive windows of launches were the passes
+  kKernelReplay = 1,  // all passes replayed on one launch (CUPTI saves/restores memory)
+  kUserRange = 2,     // a region measured as a whole (user range)
+};
+const char* CounterStrategyName(CounterStrategy s);  // "rotate", "kernel replay", "region"
+
+// Counter values of one kernel signature sample (or one region instance): the
+// values of every metric of the configuration, each pass taken from one launch.
+struct CounterSet {
+  uint32_t device_id = 0;
+  StringId name = kEmptyString;  // demangled kernel name, or region name
+  Dim3 grid, block;              // the signature (zero for regions)
+  CounterStrategy strategy = CounterStrategy::kRotate;
+  uint32_t passes = 1;
+  // Launches whose counters went into this set (one per pass for rotate, one for
+  // kernel replay): their kernel records carry kKernelCountersMeasured.
+  std::vector<uint32_t> correlation_ids;
+  std::vector<std::pair<StringId, double>> values;  // metric name -> value
+  double value(const StringTable& strings, std::string_view metric, double fallback) const;
+  bool operator==(const CounterSet& o) const;
+};
+
+// A property of a device measured by counters (peaks, clocks), by metric name,
+// e.g. "dram__bytes.sum.peak_sustained" or "sm__cycles_elapsed.avg.per_second".
+struct DeviceMetric {
+  uint32_t device_id = 0;
+  StringId metric = kEmptyString;
+  double value = 0;
+  bool operator==(const DeviceMetric& o) const;
+};
+
 // A whole profile, or (while collecting) a batch of new records that share the
 // collector's growing string table.
 struct Profile {
@@ -211,6 +244,8 @@ struct Profile {
   std::vector<SyncRecord> syncs;
   std::vector<RangeRecord> ranges;
   std::vector<OverheadRecord> overheads;
+  std::vector<CounterSet> counters;
+  std::vector<DeviceMetric> device_metrics;
 
   const std::string& str(StringId id) const { return strings.Get(id); }
   size_t record_count() const;

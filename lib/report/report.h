@@ -2,11 +2,13 @@
 #ifndef CUSCOPE_LIB_REPORT_REPORT_H_
 #define CUSCOPE_LIB_REPORT_REPORT_H_
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "lib/analysis/regions.h"
+#include "lib/analysis/roofline.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/profile.h"
 
@@ -14,6 +16,8 @@ namespace cuscope::report {
 
 struct ReportOptions {
   int top = 10;  // rows per table; <= 0 for all
+  // Text only: longer names are cut to this many bytes, ending in "..."; 0 for no limit.
+  size_t max_name_width = 80;
 };
 
 // Everything a report shows, computed once from a profile.
@@ -21,6 +25,11 @@ struct ReportData {
   const model::Profile* profile = nullptr;  // run info and devices
   analysis::Summary summary;
   std::vector<analysis::RegionSummaryRow> regions;
+  // Hardware counters (empty when the profile has none): the ceilings of each
+  // device with counters, one row per kernel signature, and what is missing and why.
+  std::vector<analysis::Ceilings> ceilings;
+  std::vector<analysis::KernelCounters> counters;
+  std::vector<std::string> counter_notes;
 };
 ReportData BuildReport(const model::Profile& profile);
 

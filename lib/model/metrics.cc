@@ -1,0 +1,57 @@
+#include "lib/model/metrics.h"
+
+#include <algorithm>
+
+namespace cuscope::metrics {
+
+const std::vector<std::string>& StallReasons() {
+  static const auto* reasons = new std::vector<std::string>{
+      "long_scoreboard", "barrier",          "mio_throttle",  "short_scoreboard",
+      "wait",            "math_pipe_throttle", "lg_throttle", "not_selected",
+      "selected",        "no_instruction",   "dispatch_stall", "branch_resolving",
+      "drain",           "imc_miss",         "membar",        "misc",
+      "sleeping",        "tex_throttle",     "gmma"};
+  return *reasons;
+}
+
+const std::vector<std::string>& SetNames() {
+  static const auto* names =
+      new std::vector<std::string>{"roofline", "sol", "occupancy", "stalls", "memory", "full"};
+  return *names;
+}
+
+std::vector<std::string> SetMetrics(const std::string& set) {
+  std::vector<std::string> m;
+  if (set == "roofline" || set == "full") {
+    m.insert(m.end(), {kDuration, kFadd, kFmul, kFfma, kDadd, kDmul, kDfma, kHadd, kHmul, kHfma,
+                       kTensorBf16Gmma, kTensorBf16Mma, kDramBytes, kL2Bytes, kL1Bytes, kDramPct,
+                       kL2Pct, kL1Pct, kL1WavefrontsPct, kSmClock, kDramClock, kL2Clock, kL1Clock,
+                       kDramPeak, kL2Peak, kL1Peak, kFfmaPeak, kDfmaPeak, kHfmaPeak,
+                       kTensorBf16Peak});
+  }
+  if (set == "sol" || set == "full") {
+    m.insert(m.end(), {kDuration, kSmThroughputPct, kMemThroughputPct, kDramThroughputPct,
+                       kL2ThroughputPct, kL1ThroughputPct, kTensorPipePct, kFmaPipePct});
+  }
+  if (set == "occupancy" || set == "full") {
+    m.insert(m.end(), {kDuration, kWarpsActivePct, kWarpsActivePerCycle});
+  }
+  if (set == "stalls" || set == "full") {
+    m.push_back(kDuration);
+    m.push_back(kWarpsActive);
+    for (const auto& r : StallReasons()) m.push_back(std::string(kStallPrefix) + r + ".avg");
+  }
+  if (set == "memory" || set == "full") {
+    m.insert(m.end(), {kDuration, kSharedLdBankConflicts, kSharedStBankConflicts, kSharedLdInst,
+                       kSharedStInst, kGlobalLdSectors, kGlobalLdRequests, kGlobalStSectors,
+                       kGlobalStRequests});
+  }
+  // Keep the first occurrence of each name, in order.
+  std::vector<std::string> unique;
+  for (auto& name : m) {
+    if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(name);
+  }
+  return unique;
+}
+
+}  // namespace cuscope::metrics

@@ -1,0 +1,425 @@
+#include "lib/report/roofline_svg.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "lib/analysis/roofline.h"
+#include "lib/report/demangle.h"
+
+namespace cuscope::report {
+namespace {
+
+using analysis::Ceilings;
+using analysis::KernelCounters;
+using analysis::Verdict;
+
+// Layout of one device's chart (pixels).
+constexpr double kWidth = 1000;
+constexpr double kPlotLeft = 110, kPlotTop = 60, kPlotWidth = 540, kPlotHeight = 440;
+constexpr double kLegendLeft = 680;
+constexpr double kLineHeight = 17;
+constexpr double kMinChartHeight = 580;
+constexpr size_t kLabelChars = 36, kLegendChars = 46;
+
+std::string Escape(absl::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // Control characters are not allowed in XML 1.0 text.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+// Cuts at `n` bytes with "..." (never inside a UTF-8 sequence).
+std::string Cut(absl::string_view s, size_t n) {
+  if (s.size() <= n) return std::string(s);
+  size_t cut = n - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return absl::StrCat(s.substr(0, cut), "...");
+}
+
+// The demangled name without its return type and parameter list: "k<float, 2>".
+std::string ShortName(const std::string& raw) {
+  std::string name = LooksMangled(raw) ? Demangle(raw) : raw;
+  absl::string_view v(name);
+  if (v.substr(0, 5) == "void ") v.remove_prefix(5);
+  int angle = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == '<') ++angle;
+    if (v[i] == '>' && angle > 0) --angle;
+    if (v[i] == '(' && angle == 0 && i > 0) {
+      v = v.substr(0, i);
+      break;
+    }
+  }
+  return std::string(v);
+}
+
+std::string FullName(const std::string& raw) { return LooksMangled(raw) ? Demangle(raw) : raw; }
+
+const char* VerdictColor(Verdict v) {
+  switch (v) {
+    case Verdict::kComputeBound: return "#d62728";
+    case Verdict::kDramBound: return "#ff7f0e";
+    case Verdict::kL2Bound: return "#8c564b";
+    case Verdict::kL1Bound: return "#e377c2";
+    case Verdict::kLatencyBound: return "#7f7f7f";
+    case Verdict::kUnknown: break;
+  }
+  return "#17becf";
+}
+
+struct Roof {
+  std::string label;
+  double value;
+  const char* color;
+};
+
+// "1 GFLOP/s", "10 TFLOP/s" for a power of ten.
+std::string DecadeLabel(int exponent, const char* unit) {
+  static const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  if (exponent >= 0 && exponent < 21) {
+    const int p = exponent / 3;
+    const int mantissa = exponent % 3 == 0 ? 1 : exponent % 3 == 1 ? 10 : 100;
+    return absl::StrCat(mantissa, " ", kPrefixes[p], unit);
+  }
+  return absl::StrCat("1e", exponent, " ", unit);
+}
+std::string IntensityLabel(int exponent) {
+  if (exponent >= -2 && exponent <= 4) {
+    return exponent >= 0 ? absl::StrCat(static_cast<int64_t>(std::pow(10.0, exponent)))
+                         : absl::StrFormat("%.*f", -exponent, std::pow(10.0, exponent));
+  }
+  return absl::StrCat("1e", exponent);
+}
+
+bool Plottable(double v) { return std::isfinite(v) && v > 0; }
+
+struct Scale {
+  int x_lo, x_hi, y_lo, y_hi;  // decades
+  double X(double v) const {
+    return kPlotLeft + (std::log10(v) - x_lo) / (x_hi - x_lo) * kPlotWidth;
+  }
+  double Y(double v) const {
+    return kPlotTop + kPlotHeight - (std::log10(v) - y_lo) / (y_hi - y_lo) * kPlotHeight;
+  }
+};
+
+void Line(std::string& out, double x1, double y1, double x2, double y2, const char* color,
+          double width, const char* extra = "") {
+  absl::StrAppendFormat(&out,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                        "stroke-width=\"%.1f\"%s/>\n",
+                        x1, y1, x2, y2, color, width, extra);
+}
+void Text(std::string& out, double x, double y, const std::string& escaped, const char* attrs = "") {
+  absl::StrAppendFormat(&out, "<text x=\"%.1f\" y=\"%.1f\"%s>%s</text>\n", x, y, attrs, escaped);
+}
+
+// One device's chart, `height` set to what it used.
+std::string DeviceChart(const model::Profile& p, const Ceilings& c,
+                        const std::vector<const KernelCounters*>& kernels, double* height) {
+  std::vector<Roof> compute, memory;
+  if (c.peak_fp64_flops > 0) compute.push_back({"FP64", c.peak_fp64_flops, "#1f77b4"});
+  if (c.peak_fp32_flops > 0) compute.push_back({"FP32", c.peak_fp32_flops, "#2ca02c"});
+  if (c.peak_fp16_flops > 0) compute.push_back({"FP16", c.peak_fp16_flops, "#9467bd"});
+  if (c.peak_tensor_bf16_flops > 0) {
+    compute.push_back({"bf16 tensor", c.peak_tensor_bf16_flops, "#d62728"});
+  }
+  if (c.peak_dram_bytes_per_s > 0) memory.push_back({"DRAM", c.peak_dram_bytes_per_s, "#ff7f0e"});
+  if (c.peak_l2_bytes_per_s > 0) memory.push_back({"L2", c.peak_l2_bytes_per_s, "#8c564b"});
+  if (c.peak_l1_bytes_per_s > 0) memory.push_back({"L1", c.peak_l1_bytes_per_s, "#e377c2"});
+  double top_peak = 0, max_bw = 0;
+  for (const Roof& r : compute) top_peak = std::max(top_peak, r.value);
+  for (const Roof& r : memory) max_bw = std::max(max_bw, r.value);
+
+  // Axis ranges: 1e-2 .. 1e3 FLOP/B and 1e9 .. 1e15 FLOP/s, widened to the data.
+  double x_min = 1e-2, x_max = 1e3, y_min = 1e9, y_max = 1e15;
+  auto widen_x = [&](double v) {
+    if (Plottable(v)) x_min = std::min(x_min, v), x_max = std::max(x_max, v);
+  };
+  auto widen_y = [&](double v) {
+    if (Plottable(v)) y_min = std::min(y_min, v), y_max = std::max(y_max, v);
+  };
+  for (const Roof& r : compute) {
+    widen_y(r.value);
+    for (const Roof& m : memory) widen_x(r.value / m.value);
+  }
+  std::vector<bool> plotted(kernels.size(), false);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelCounters& k = *kernels[i];
+    plotted[i] = Plottable(k.total_flops_per_s) && Plottable(k.ai_dram);
+    if (!plotted[i]) continue;
+    widen_y(k.total_flops_per_s);
+    widen_x(k.ai_dram);
+    widen_x(k.ai_l2);
+    widen_x(k.ai_l1);
+  }
+  Scale s;
+  s.x_lo = std::max(-9, static_cast<int>(std::floor(std::log10(x_min))));
+  s.x_hi = std::min(12, static_cast<int>(std::ceil(std::log10(x_max))));
+  s.y_lo = std::max(0, static_cast<int>(std::floor(std::log10(y_min))));
+  s.y_hi = std::min(21, static_cast<int>(std::ceil(std::log10(y_max))));
+  if (s.x_hi <= s.x_lo) s.x_hi = s.x_lo + 1;
+  if (s.y_hi <= s.y_lo) s.y_hi = s.y_lo + 1;
+  const double xl = std::pow(10.0, s.x_lo), xh = std::pow(10.0, s.x_hi);
+  const double yl = std::pow(10.0, s.y_lo), yh = std::pow(10.0, s.y_hi);
+
+  std::string out;
+  // Title.
+  std::string device = absl::StrCat("GPU ", c.device_id);
+  for (const model::DeviceInfo& d : p.devices) {
+    if (d.id != c.device_id) continue;
+    if (!d.name.empty()) absl::StrAppend(&device, ": ", d.name);
+    if (d.compute_major > 0) absl::StrAppend(&device, " (sm_", d.compute_major, d.compute_minor);
+    if (d.compute_major > 0 && d.sm_count > 0) absl::StrAppend(&device, ", ", d.sm_count, " SMs");
+    if (d.compute_major > 0) absl::StrAppend(&device, ")");
+  }
+  Text(out, kPlotLeft, 30, Escape(absl::StrCat("Roofline \xE2\x80\x94 ", device)),
+       " class=\"title\"");
+  if (c.sm_clock_hz > 0) {
+    Text(out, kPlotLeft, 48,
+         Escape(absl::StrFormat("ceilings from measured per-cycle peaks x clocks; SM clock %.3f GHz",
+                                c.sm_clock_hz / 1e9)),
+         " class=\"small\"");
+  }
+
+  // Grid, ticks and axes.
+  out += "<g class=\"grid\">\n";
+  for (int e = s.x_lo; e <= s.x_hi; ++e) {
+    const double x = s.X(std::pow(10.0, e));
+    Line(out, x, kPlotTop, x, kPlotTop + kPlotHeight, "#e0e0e0", 1);
+    Text(out, x, kPlotTop + kPlotHeight + 16, Escape(IntensityLabel(e)),
+         " text-anchor=\"middle\" class=\"tick\"");
+  }
+  for (int e = s.y_lo; e <= s.y_hi; ++e) {
+    const double y = s.Y(std::pow(10.0, e));
+    Line(out, kPlotLeft, y, kPlotLeft + kPlotWidth, y, "#e0e0e0", 1);
+    Text(out, kPlotLeft - 6, y + 4, Escape(DecadeLabel(e, "FLOP/s")),
+         " text-anchor=\"end\" class=\"tick\"");
+  }
+  out += "</g>\n";
+  absl::StrAppendFormat(&out,
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                        "stroke=\"#333\" stroke-width=\"1\"/>\n",
+                        kPlotLeft, kPlotTop, kPlotWidth, kPlotHeight);
+  Text(out, kPlotLeft + kPlotWidth / 2, kPlotTop + kPlotHeight + 40,
+       "Arithmetic intensity (FLOP/byte)", " text-anchor=\"middle\" class=\"axis\"");
+  absl::StrAppendFormat(&out,
+                        "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\" "
+                        "text-anchor=\"middle\" class=\"axis\">Performance (FLOP/s)</text>\n",
+                        18.0, kPlotTop + kPlotHeight / 2, 18.0, kPlotTop + kPlotHeight / 2);
+
+  // Roofs, clipped to the plot.
+  out += "<g class=\"roofs\">\n";
+  const double slope_deg =
+      -std::atan2(kPlotHeight / (s.y_hi - s.y_lo), kPlotWidth / (s.x_hi - s.x_lo)) * 180 / M_PI;
+  for (const Roof& m : memory) {
+    // y = bw * x from the plot's edge up to the highest compute roof.
+    double x0 = std::max(xl, yl / m.value);
+    double x1 = std::min(xh, (top_peak > 0 ? top_peak : yh) / m.value);
+    x1 = std::min(x1, yh / m.value);
+    if (!(x1 > x0)) continue;
+    Line(out, s.X(x0), s.Y(m.value * x0), s.X(x1), s.Y(m.value * x1), m.color, 2);
+    const double lx = std::pow(10.0, std::log10(x0) + 0.15 * (std::log10(x1) - std::log10(x0)));
+    const double px = s.X(lx), py = s.Y(m.value * lx) - 5;
+    absl::StrAppendFormat(&out,
+                          "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(%.1f %.1f %.1f)\" "
+                          "fill=\"%s\" class=\"roof\">%s</text>\n",
+                          px, py, slope_deg, px, py, m.color,
+                          Escape(absl::StrCat(m.label, " ", analysis::FormatRate(m.value, "B/s"))));
+  }
+  for (const Roof& r : compute) {
+    if (r.value < yl || r.value > yh) continue;
+    const double x0 = std::max(xl, max_bw > 0 ? r.value / max_bw : xl);
+    if (!(xh > x0)) continue;
+    const double y = s.Y(r.value);
+    Line(out, s.X(x0), y, s.X(xh), y, r.color, 2);
+    // The label above the roof, or below it when the roof is at the top of the plot.
+    Text(out, s.X(xh) - 4, y - kPlotTop < 16 ? y + 14 : y - 5,
+         Escape(absl::StrCat(r.label, " ", analysis::FormatRate(r.value, "FLOP/s"))),
+         absl::StrCat(" text-anchor=\"end\" fill=\"", r.color, "\" class=\"roof\"").c_str());
+  }
+  if (compute.empty() && memory.empty()) {
+    Text(out, kPlotLeft + 10, kPlotTop + 20,
+         "ceilings unknown: no peak or clock metrics were measured", " class=\"small\"");
+  }
+  out += "</g>\n";
+
+  // Kernels: the DRAM point (circle), and the L2 (square) and L1 (triangle) points at the
+  // same FLOP/s, lighter, joined by a dashed line.
+  out += "<g class=\"kernels\">\n";
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (!plotted[i]) continue;
+    const KernelCounters& k = *kernels[i];
+    const char* color = VerdictColor(k.verdict);
+    const double y = s.Y(k.total_flops_per_s);
+    const double x = s.X(k.ai_dram);
+    double x_min_level = x, x_max_level = x;
+    for (double ai : {k.ai_l2, k.ai_l1}) {
+      if (!Plottable(ai)) continue;
+      x_min_level = std::min(x_min_level, s.X(ai));
+      x_max_level = std::max(x_max_level, s.X(ai));
+    }
+    if (x_max_level > x_min_level) {
+      Line(out, x_min_level, y, x_max_level, y, color, 1, " stroke-dasharray=\"3,3\" opacity=\"0.5\"");
+    }
+    if (Plottable(k.ai_l2)) {
+      absl::StrAppendFormat(&out,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"%s\" "
+                            "fill-opacity=\"0.35\" stroke=\"%s\"><title>L2: %s FLOP/B</title></rect>\n",
+                            s.X(k.ai_l2) - 4, y - 4, color, color, analysis::FormatRatio(k.ai_l2));
+    }
+    if (Plottable(k.ai_l1)) {
+      const double lx = s.X(k.ai_l1);
+      absl::StrAppendFormat(&out,
+                            "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" "
+                            "fill-opacity=\"0.35\" stroke=\"%s\"><title>L1: %s FLOP/B</title></polygon>\n",
+                            lx, y - 5, lx - 5, y + 4, lx + 5, y + 4, color, color,
+                            analysis::FormatRatio(k.ai_l1));
+    }
+    absl::StrAppendFormat(
+        &out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\"><title>%s</title></circle>\n",
+        x, y, color,
+        Escape(absl::StrCat(FullName(k.name), "\n", analysis::FormatRate(k.total_flops_per_s, "FLOP/s"),
+                            ", AI ", analysis::FormatRatio(k.ai_dram), " FLOP/B (DRAM)\n", k.reason)));
+    // The label right of the point, or left of it near the plot's right edge.
+    const bool left = x > kPlotLeft + kPlotWidth - 160;
+    Text(out, left ? x - 8 : x + 8, y - 6,
+         Escape(absl::StrCat(i + 1, " ", Cut(ShortName(k.name), kLabelChars))),
+         left ? " text-anchor=\"end\" class=\"label\"" : " class=\"label\"");
+  }
+  out += "</g>\n";
+
+  // Legend: roofs, markers, kernels.
+  double ly = kPlotTop + 4;
+  Text(out, kLegendLeft, ly, "Roofs", " class=\"heading\"");
+  ly += kLineHeight;
+  for (const std::vector<Roof>* group : {&compute, &memory}) {
+    for (const Roof& r : *group) {
+      Line(out, kLegendLeft, ly - 4, kLegendLeft + 24, ly - 4, r.color, 2);
+      const char* unit = group == &compute ? "FLOP/s" : "B/s";
+      Text(out, kLegendLeft + 30, ly, Escape(absl::StrCat(r.label, " ", analysis::FormatRate(r.value, unit))));
+      ly += kLineHeight;
+    }
+  }
+  if (compute.empty() && memory.empty()) {
+    Text(out, kLegendLeft, ly, "(none)");
+    ly += kLineHeight;
+  }
+  ly += 6;
+  Text(out, kLegendLeft, ly, "Kernels", " class=\"heading\"");
+  ly += kLineHeight;
+  Text(out, kLegendLeft, ly, "circle: FLOP/s at the DRAM intensity;", " class=\"small\"");
+  ly += kLineHeight;
+  Text(out, kLegendLeft, ly, "square: at the L2 one; triangle: at L1", " class=\"small\"");
+  ly += kLineHeight;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelCounters& k = *kernels[i];
+    absl::StrAppendFormat(&out,
+                          "<rect class=\"swatch\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" "
+                          "fill=\"%s\" fill-opacity=\"%s\"/>\n",
+                          kLegendLeft + 1, ly - 8, VerdictColor(k.verdict), plotted[i] ? "1" : "0.2");
+    Text(out, kLegendLeft + 14, ly,
+         Escape(absl::StrCat(i + 1, ". ", Cut(FullName(k.name), kLegendChars))));
+    ly += kLineHeight;
+    std::string detail = analysis::VerdictName(k.verdict);
+    if (k.small_grid && k.verdict == Verdict::kLatencyBound) absl::StrAppend(&detail, " (small grid)");
+    if (plotted[i]) {
+      absl::StrAppend(&detail, ", ", analysis::FormatRate(k.total_flops_per_s, "FLOP/s"), ", AI ",
+                      analysis::FormatRatio(k.ai_dram));
+    } else {
+      absl::StrAppend(&detail, !Plottable(k.total_flops_per_s) ? ", not plotted: no FLOPs"
+                                                               : ", not plotted: no DRAM bytes");
+    }
+    Text(out, kLegendLeft + 26, ly, Escape(detail), " class=\"small\"");
+    ly += kLineHeight;
+  }
+  *height = std::max(kMinChartHeight, ly + 20);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile) {
+  if (profile.counters.empty()) {
+    return absl::FailedPreconditionError(
+        "no hardware counters in the profile: nothing to put on a roofline chart");
+  }
+  const std::vector<Ceilings> ceilings = analysis::ComputeAllCeilings(profile);
+  const std::vector<KernelCounters> counters = analysis::AnalyzeCounters(profile);
+  std::string charts;
+  double total_height = 0;
+  for (const Ceilings& c : ceilings) {
+    std::vector<const KernelCounters*> kernels;
+    for (const KernelCounters& k : counters) {
+      if (k.device_id == c.device_id) kernels.push_back(&k);
+    }
+    if (kernels.empty()) continue;
+    double height = 0;
+    std::string chart = DeviceChart(profile, c, kernels, &height);
+    absl::StrAppendFormat(&charts, "<g transform=\"translate(0 %.1f)\">\n", total_height);
+    charts += chart;
+    charts += "</g>\n";
+    total_height += height;
+  }
+  if (total_height == 0) total_height = kMinChartHeight;
+  std::string out = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+      kWidth, total_height, kWidth, total_height);
+  out +=
+      "<style>.title{font-size:16px;font-weight:bold}.heading{font-weight:bold}"
+      ".small{font-size:11px;fill:#555}.tick{font-size:11px;fill:#333}.axis{font-size:13px}"
+      ".roof{font-size:11px}.label{font-size:11px}</style>\n";
+  absl::StrAppendFormat(&out,
+                        "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n",
+                        kWidth, total_height);
+  out += charts;
+  out += "</svg>\n";
+  return out;
+}
+
+absl::Status WriteRooflineSvg(const model::Profile& profile, const std::string& path) {
+  absl::StatusOr<std::string> svg = RenderRooflineSvg(profile);
+  if (!svg.ok()) return svg.status();
+  if (path == "-") {
+    if (std::fwrite(svg->data(), 1, svg->size(), stdout) != svg->size() || std::fflush(stdout) != 0) {
+      return absl::ErrnoToStatus(errno, "cannot write the roofline SVG (stdout)");
+    }
+    return absl::OkStatus();
+  }
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
+  const bool written = std::fwrite(svg->data(), 1, svg->size(), out) == svg->size();
+  const int write_errno = errno;
+  const bool closed = std::fclose(out) == 0;
+  if (!written || !closed) {
+    return absl::ErrnoToStatus(written ? errno : write_errno,
+                               absl::StrCat("cannot write roofline SVG ", path));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cuscope::report
