@@ -41,6 +41,14 @@ ABSL_FLAG(std::string, max_buffers, "", "run: buffer cap (CUSCOPE_MAX_BUFFERS)")
 ABSL_FLAG(std::string, flush_period_ms, "", "run: flush period (CUSCOPE_FLUSH_PERIOD_MS)");
 ABSL_FLAG(std::string, verbose, "", "run: verbose (CUSCOPE_VERBOSE)");
 ABSL_FLAG(std::string, enable, "", "run: 0 to run without profiling (CUSCOPE_ENABLE)");
+ABSL_FLAG(std::string, metrics, "", "run: hardware counters (CUSCOPE_METRICS)");
+ABSL_FLAG(std::string, kernels, "", "run: kernel-name regex for counters (CUSCOPE_KERNELS)");
+ABSL_FLAG(std::string, launch_skip, "", "run: launches skipped (CUSCOPE_LAUNCH_SKIP)");
+ABSL_FLAG(std::string, launch_count, "", "run: launches measured (CUSCOPE_LAUNCH_COUNT)");
+ABSL_FLAG(std::string, per_signature, "", "run: samples per signature (CUSCOPE_PER_SIGNATURE)");
+ABSL_FLAG(std::string, replay, "", "run: auto, rotate or kernel (CUSCOPE_REPLAY)");
+ABSL_FLAG(std::string, window, "", "run: rotate window (CUSCOPE_WINDOW)");
+ABSL_FLAG(std::string, roofline, "", "report: also write the roofline chart (SVG) here");
 ABSL_FLAG(std::string, format, "text", "report: text, csv or json");
 ABSL_FLAG(bool, chrome, false, "export: write a Chrome trace (Perfetto, HTA)");
 
@@ -97,7 +105,9 @@ std::vector<char*> PrepareArgs(int argc, char** argv, std::vector<std::string>* 
       for (int j = i; j < argc; ++j) storage->push_back(argv[j]);
       break;
     }
-    if (a == "-o" && i + 1 < argc) {
+    if (a == "--chrome" || a == "-chrome") {
+      storage->push_back("--chrome=true");  // a bare bool flag must not take the next word
+    } else if (a == "-o" && i + 1 < argc) {
       storage->push_back(absl::StrCat("--output=", argv[++i]));
     } else if (absl::StartsWith(a, "-o=")) {
       storage->push_back(absl::StrCat("--output=", a.substr(3)));
@@ -130,8 +140,10 @@ std::string FindLibrary() {
                           "/libcuscope.so", "/../lib/x86_64-linux-gnu/libcuscope.so"}) {
     std::string p = dir + rel;
     if (FileExists(p)) {
+      // An absolute path, keeping the file name (libcuscope.so, not its soname target).
+      std::string folder = p.substr(0, p.rfind('/'));
       char resolved[4096];
-      if (realpath(p.c_str(), resolved) != nullptr) return resolved;
+      if (realpath(folder.c_str(), resolved) != nullptr) return std::string(resolved) + p.substr(p.rfind('/'));
       return p;
     }
   }
@@ -160,6 +172,13 @@ int Run(const std::vector<std::string>& program) {
       {"CUSCOPE_FLUSH_PERIOD_MS", absl::GetFlag(FLAGS_flush_period_ms)},
       {"CUSCOPE_VERBOSE", absl::GetFlag(FLAGS_verbose)},
       {"CUSCOPE_ENABLE", absl::GetFlag(FLAGS_enable)},
+      {"CUSCOPE_METRICS", absl::GetFlag(FLAGS_metrics)},
+      {"CUSCOPE_KERNELS", absl::GetFlag(FLAGS_kernels)},
+      {"CUSCOPE_LAUNCH_SKIP", absl::GetFlag(FLAGS_launch_skip)},
+      {"CUSCOPE_LAUNCH_COUNT", absl::GetFlag(FLAGS_launch_count)},
+      {"CUSCOPE_PER_SIGNATURE", absl::GetFlag(FLAGS_per_signature)},
+      {"CUSCOPE_REPLAY", absl::GetFlag(FLAGS_replay)},
+      {"CUSCOPE_WINDOW", absl::GetFlag(FLAGS_window)},
   };
   for (const auto& s : settings) {
     if (s.value.empty()) continue;
@@ -358,7 +377,9 @@ int main(int argc, char** argv) {
   // Unknown flags are a usage error (exit 2) naming the flag.
   static const char* kKnown[] = {"output", "trace", "api", "report", "top", "buffer_size",
                                  "max_buffers", "flush_period_ms", "verbose", "enable",
-                                 "format", "chrome", "nochrome"};
+                                 "format", "chrome", "nochrome", "metrics", "kernels",
+                                 "launch_skip", "launch_count", "per_signature", "replay",
+                                 "window", "roofline"};
   for (size_t i = 1; i < prepared.size(); ++i) {
     std::string a = prepared[i];
     if (a.size() < 2 || a[0] != '-') continue;

@@ -1,6 +1,7 @@
 #include "lib/inject/config.h"
 
 #include <cstdlib>
+#include <regex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -13,6 +14,18 @@
 
 namespace cuscope::config {
 namespace {
+
+constexpr const char* kMetricsAccepted =
+    "a comma list of roofline, sol, occupancy, stalls, memory, full, or raw metric names "
+    "(e.g. dram__bytes.sum)";
+
+bool IsMetricToken(absl::string_view t) {
+  if (t.empty()) return false;
+  for (char c : t) {
+    if (!(absl::ascii_isalnum(c) || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
 
 constexpr const char* kTraceKindNames = "kernel, memcpy, memset, api, sync, nvtx, overhead";
 
@@ -85,6 +98,24 @@ const std::vector<SettingInfo>& Settings() {
        "an integer from 0 to 3600000 (0 = only when buffers fill)",
        "How often buffered records are written to the profile, so a crash keeps them."},
       {"CUSCOPE_VERBOSE", "verbose", "0", "1 or 0", "Print what cuscope does on stderr."},
+      {"CUSCOPE_METRICS", "metrics", "", kMetricsAccepted,
+       "Hardware counters per kernel (CUPTI Range Profiler): named sets and raw metric "
+       "names, comma separated. Empty: no counters."},
+      {"CUSCOPE_KERNELS", "kernels", "", "an ECMAScript regular expression",
+       "Measure counters only for kernels whose demangled name matches (search)."},
+      {"CUSCOPE_LAUNCH_SKIP", "launch_skip", "0", "an integer >= 0",
+       "Matching launches to leave alone before measuring (warm-up)."},
+      {"CUSCOPE_LAUNCH_COUNT", "launch_count", "0", "an integer >= 0 (0 = no limit)",
+       "Most launches measured with counters."},
+      {"CUSCOPE_PER_SIGNATURE", "per_signature", "1", "an integer from 1 to 1000000, or all",
+       "Complete counter samples per kernel signature (name, grid, block); all = every "
+       "launch."},
+      {"CUSCOPE_REPLAY", "replay", "auto", "auto, rotate or kernel",
+       "How multi-pass metric sets are collected: rotate spreads the passes over "
+       "successive launches of a signature (no replay); kernel replays each measured "
+       "launch (CUPTI saves and restores memory); auto picks rotate."},
+      {"CUSCOPE_WINDOW", "window", "32", "an integer from 1 to 4096",
+       "Most launches of one signature per rotate window (one pass each)."},
   };
   return *settings;
 }
@@ -185,6 +216,58 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
     auto b = ParseBool("CUSCOPE_VERBOSE", v);
     if (!b.ok()) return b.status();
     c.verbose = *b;
+  }
+  if (get("CUSCOPE_METRICS", &v)) {
+    for (absl::string_view part : absl::StrSplit(v, ',')) {
+      part = absl::StripAsciiWhitespace(part);
+      if (part.empty()) continue;
+      if (!IsMetricToken(part)) return Invalid("CUSCOPE_METRICS", v, kMetricsAccepted);
+      c.metrics.emplace_back(part);
+    }
+  }
+  if (get("CUSCOPE_KERNELS", &v)) {
+    try {
+      std::regex re{std::string(v)};
+      (void)re;
+    } catch (const std::regex_error& e) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "CUSCOPE_KERNELS=\"%s\" is not valid (%s); accepted: an ECMAScript regular "
+          "expression", absl::CHexEscape(v), e.what()));
+    }
+    c.kernels = std::string(v);
+  }
+  if (get("CUSCOPE_LAUNCH_SKIP", &v)) {
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &c.launch_skip)) {
+      return Invalid("CUSCOPE_LAUNCH_SKIP", v, "an integer >= 0");
+    }
+  }
+  if (get("CUSCOPE_LAUNCH_COUNT", &v)) {
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &c.launch_count)) {
+      return Invalid("CUSCOPE_LAUNCH_COUNT", v, "an integer >= 0 (0 = no limit)");
+    }
+  }
+  if (get("CUSCOPE_PER_SIGNATURE", &v)) {
+    if (absl::AsciiStrToLower(absl::StripAsciiWhitespace(v)) == "all") {
+      c.per_signature = 0;
+    } else {
+      auto n = ParseInt("CUSCOPE_PER_SIGNATURE", v, 1, 1000000);
+      if (!n.ok()) {
+        return Invalid("CUSCOPE_PER_SIGNATURE", v, "an integer from 1 to 1000000, or all");
+      }
+      c.per_signature = *n;
+    }
+  }
+  if (get("CUSCOPE_REPLAY", &v)) {
+    std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
+    if (s == "auto") c.replay = ReplayMode::kAuto;
+    else if (s == "rotate") c.replay = ReplayMode::kRotate;
+    else if (s == "kernel") c.replay = ReplayMode::kKernel;
+    else return Invalid("CUSCOPE_REPLAY", v, "auto, rotate or kernel");
+  }
+  if (get("CUSCOPE_WINDOW", &v)) {
+    auto n = ParseInt("CUSCOPE_WINDOW", v, 1, 4096);
+    if (!n.ok()) return n.status();
+    c.window = *n;
   }
   return c;
 }

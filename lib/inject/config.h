@@ -16,6 +16,7 @@
 namespace cuscope::config {
 
 enum class ApiMode { kNone, kDefault, kAll };
+enum class ReplayMode { kAuto, kRotate, kKernel };
 enum class ReportMode { kNone, kText };
 
 // Which activity kinds to record.
@@ -40,6 +41,16 @@ struct Config {
   int max_buffers = 64;
   int flush_period_ms = 1000;
   bool verbose = false;
+
+  // Hardware counters (off when `metrics` is empty).
+  std::vector<std::string> metrics;  // named sets ("roofline") and raw metric names
+  std::string kernels;               // regex on the demangled kernel name; empty = all
+  uint64_t launch_skip = 0;          // matching launches left alone first
+  uint64_t launch_count = 0;         // most launches measured; 0 = no limit
+  int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
+  ReplayMode replay = ReplayMode::kAuto;
+  int window = 32;                   // most launches in one rotate window
+  bool counters_enabled() const { return !metrics.empty(); }
 };
 
 // One setting: its environment variable, the `cuscope run` flag that sets it, its

@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cuscope/version.h"
 #include "lib/collect/activity.h"
+#include "lib/collect/counters.h"
 #include "lib/model/store.h"
 #include "lib/report/report.h"
 
@@ -244,6 +245,18 @@ absl::Status Start(const config::GetEnv& getenv) {
   }
   g_owner_pid.store(pid);
 
+  if (s.config.counters_enabled() && s.config.trace.kernel &&
+      collect::counters::UsesRotate(s.config) &&
+      collect::counters::NeedsInstrumentedCounters(s.config)) {
+    // CUPTI returns 0 for instruction counters under user replay while kernels are
+    // traced: keep the counters right, say what is missing.
+    s.config.trace.kernel = false;
+    s.run.extra["counters.kernel_trace"] =
+        "off: rotate with instruction counters (smsp__sass_*) reads 0 while kernels are "
+        "traced; use --replay=kernel to keep both";
+    Warn("counters: kernel records are off for this run (rotate with instruction counters "
+         "reads 0 while kernels are traced); --replay=kernel keeps both");
+  }
   absl::Status started = collect::ActivityCollector::Start(s.config, Sink);
   if (!started.ok()) {
     absl::MutexLock wlock(&s.writer_mu);
@@ -253,6 +266,13 @@ absl::Status Start(const config::GetEnv& getenv) {
     s.writer.reset();
     return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
                                                started.message()));
+  }
+  if (s.config.counters_enabled()) {
+    absl::Status counting = collect::counters::Start(s.config);
+    if (!counting.ok()) {
+      s.run.extra["counters.status"] = std::string(counting.message());
+      Warn(absl::StrCat("counters: ", counting.message(), "; tracing goes on without them"));
+    }
   }
   s.active = true;
   InstallProcessHooks();
@@ -285,6 +305,10 @@ absl::Status Stop(const std::string& reason) {
     if (s.writer != nullptr && !s.write_failed) s.writer->WriteRunInfo(s.run).IgnoreError();
   }
   if (s.config.verbose) Warn(absl::StrCat("stopping (", reason, "): flushing CUPTI"));
+  if (s.config.counters_enabled()) {
+    collect::counters::Stop();
+    for (auto& [k, v] : collect::counters::Notes()) s.run.extra[k] = v;
+  }
   collect::ActivityCollector::Stop(end_ns);
   if (s.config.verbose) Warn("flushed");
   collect::ActivityStats stats = collect::ActivityCollector::stats();

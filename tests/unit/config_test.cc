@@ -74,6 +74,13 @@ TEST(Config, BadValuesNameTheVariableAndWhatIsAccepted) {
       {"CUSCOPE_MAX_BUFFERS", "1", "an integer from 2 to 65536"},
       {"CUSCOPE_FLUSH_PERIOD_MS", "1e3", "an integer from 0 to 3600000"},
       {"CUSCOPE_VERBOSE", "2", "accepted: 1, 0"},
+      {"CUSCOPE_METRICS", "roofline;sol", "accepted: a comma list of roofline, sol"},
+      {"CUSCOPE_KERNELS", "gemm(", "accepted: an ECMAScript regular expression"},
+      {"CUSCOPE_LAUNCH_SKIP", "-2", "accepted: an integer >= 0"},
+      {"CUSCOPE_LAUNCH_COUNT", "many", "accepted: an integer >= 0"},
+      {"CUSCOPE_PER_SIGNATURE", "0", "an integer from 1 to 1000000, or all"},
+      {"CUSCOPE_REPLAY", "application", "accepted: auto, rotate or kernel"},
+      {"CUSCOPE_WINDOW", "0", "an integer from 1 to 4096"},
   };
   for (const Case& c : cases) {
     auto r = FromMap({{c.env, c.value}});
@@ -88,6 +95,27 @@ TEST(Config, BadValuesNameTheVariableAndWhatIsAccepted) {
   }
   EXPECT_TRUE(ValidateSetting("CUSCOPE_API", "all").ok());
   EXPECT_FALSE(ValidateSetting("CUSCOPE_NOPE", "1").ok());
+}
+
+TEST(Config, CounterSettings) {
+  auto c = FromMap({{"CUSCOPE_METRICS", "roofline, dram__bytes.sum"},
+                    {"CUSCOPE_KERNELS", "gemm|saxpy"},
+                    {"CUSCOPE_LAUNCH_SKIP", "5"},
+                    {"CUSCOPE_LAUNCH_COUNT", "100"},
+                    {"CUSCOPE_PER_SIGNATURE", "all"},
+                    {"CUSCOPE_REPLAY", "kernel"},
+                    {"CUSCOPE_WINDOW", "16"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->counters_enabled());
+  EXPECT_EQ(c->metrics, (std::vector<std::string>{"roofline", "dram__bytes.sum"}));
+  EXPECT_EQ(c->kernels, "gemm|saxpy");
+  EXPECT_EQ(c->launch_skip, 5u);
+  EXPECT_EQ(c->launch_count, 100u);
+  EXPECT_EQ(c->per_signature, 0);
+  EXPECT_EQ(c->replay, ReplayMode::kKernel);
+  EXPECT_EQ(c->window, 16);
+  EXPECT_FALSE(FromMap({})->counters_enabled());
+  EXPECT_EQ(FromMap({{"CUSCOPE_PER_SIGNATURE", "3"}})->per_signature, 3);
 }
 
 TEST(Config, ParseBytes) {

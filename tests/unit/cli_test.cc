@@ -1,0 +1,247 @@
+// The `cuscope` command and libcuscope.so, as a user meets them, without a GPU:
+// help, bad flags and values, reports and exports of a recorded H200 profile,
+// corrupt and missing profiles, the exported symbol list, and injection's
+// behaviour on a machine without a GPU.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lib/inject/config.h"
+#include "lib/model/store.h"
+#include "rapidjson/document.h"
+
+namespace {
+
+const std::string kBin = std::string(CUSCOPE_BINARY_DIR) + "/bin/cuscope";
+const std::string kLib = std::string(CUSCOPE_BINARY_DIR) + "/lib/libcuscope.so";
+const std::string kProfile = std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-timeline-demo.sqlite";
+
+std::string ReadFile(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Temp(const std::string& name) {
+  std::string d = ::testing::TempDir();
+  return d + (d.back() == '/' ? "" : "/") + name;
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result RunCmd(const std::vector<std::string>& argv,
+           const std::map<std::string, std::string>& env = {}) {
+  static int n = 0;
+  std::string o = Temp("cli_out_" + std::to_string(getpid()) + "_" + std::to_string(n));
+  std::string e = Temp("cli_err_" + std::to_string(getpid()) + "_" + std::to_string(n++));
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(open(o.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
+    dup2(open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadFile(o);
+  r.err = ReadFile(e);
+  return r;
+}
+
+TEST(Cli, HelpListsEveryCommandAndSetting) {
+  Result r = RunCmd({kBin, "--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* s : {"cuscope run", "cuscope report", "cuscope export", "--chrome"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  }
+  for (const auto& s : cuscope::config::Settings()) {
+    EXPECT_NE(r.out.find(s.env), std::string::npos) << s.env;
+    EXPECT_NE(r.out.find(std::string("--") + s.flag), std::string::npos) << s.flag;
+  }
+  EXPECT_EQ(RunCmd({kBin, "run", "--help"}).code, 0);
+}
+
+TEST(Cli, UsageErrorsExitTwoWithOneClearLine) {
+  Result r = RunCmd({kBin});
+  EXPECT_EQ(r.code, 2);
+  r = RunCmd({kBin, "frobnicate"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown command \"frobnicate\"; accepted: run, report, export"),
+            std::string::npos)
+      << r.err;
+  r = RunCmd({kBin, "run", "--api=bogus", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--api: CUSCOPE_API=\"bogus\" is not valid; accepted: default, all or none"),
+            std::string::npos)
+      << r.err;
+  r = RunCmd({kBin, "run", "--buffer_size=12Q", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("CUSCOPE_BUFFER_SIZE"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "run", "--no-such-flag", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown flag --no-such-flag"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "run"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("expected -- PROGRAM"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "report", kProfile, "--format=xml"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("accepted: text, csv, json"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "report", kProfile, "--top=-3"});
+  EXPECT_EQ(r.code, 2);
+  r = RunCmd({kBin, "export", kProfile});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--chrome"), std::string::npos) << r.err;
+  // A bad value already in the environment is caught before the program starts.
+  r = RunCmd({kBin, "run", "--", "true"}, {{"CUSCOPE_TRACE", "kernels,oops"}});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("CUSCOPE_TRACE"), std::string::npos) << r.err;
+}
+
+TEST(Cli, RunPassesTheExitCodeThroughWithoutAGpu) {
+  // No GPU here: the program never initializes CUDA, so the injection is never
+  // loaded; the command must still run it and pass its exit code through.
+  Result r = RunCmd({kBin, "run", "--", "sh", "-c", "echo hello; exit 42"});
+  EXPECT_EQ(r.code, 42);
+  EXPECT_EQ(r.out, "hello\n");
+  r = RunCmd({kBin, "run", "--", "/no/such/program"});
+  EXPECT_EQ(r.code, 127);
+  EXPECT_NE(r.err.find("cannot run /no/such/program"), std::string::npos) << r.err;
+  // The environment the program sees.
+  r = RunCmd({kBin, "run", "--api=all", "--output=x.sqlite", "--", "sh", "-c",
+           "echo $CUDA_INJECTION64_PATH; echo $CUSCOPE_API; echo $CUSCOPE_OUTPUT; "
+           "test \"$CUSCOPE_OWNER_PID\" = \"$$\" && echo owner"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("libcuscope.so\nall\nx.sqlite\nowner\n"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ReportsARecordedH200Profile) {
+  Result r = RunCmd({kBin, "report", kProfile});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("H200"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("busy"), std::string::npos) << r.out;
+  r = RunCmd({kBin, "report", kProfile, "--format=json", "--top=0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(r.out.c_str()).HasParseError()) << r.out.substr(0, 200);
+  r = RunCmd({kBin, "report", kProfile, "--format=csv", "-o", Temp("r.csv")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(ReadFile(Temp("r.csv")).find("busy"), std::string::npos);
+}
+
+TEST(Cli, ExportsAChromeTrace) {
+  std::string out = Temp("demo.trace.json");
+  Result r = RunCmd({kBin, "export", kProfile, "--chrome", "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document doc;
+  std::string json = ReadFile(out);
+  ASSERT_FALSE(doc.Parse(json.c_str()).HasParseError());
+  ASSERT_TRUE(doc.HasMember("traceEvents"));
+  std::set<std::string> cats;
+  for (const auto& e : doc["traceEvents"].GetArray()) {
+    if (e.HasMember("cat")) cats.insert(e["cat"].GetString());
+  }
+  for (const char* c : {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_sync",
+                        "gpu_user_annotation", "ac2g"}) {
+    EXPECT_EQ(cats.count(c), 1u) << c;
+  }
+}
+
+TEST(Cli, MissingAndCorruptProfilesGiveAClearError) {
+  Result r = RunCmd({kBin, "report", "/no/such.sqlite"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("/no/such.sqlite"), std::string::npos) << r.err;
+  std::string bad = Temp("corrupt.sqlite");
+  {
+    std::ofstream f(bad);
+    f << "this is not a database";
+  }
+  r = RunCmd({kBin, "report", bad});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("is not a cuscope profile"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "export", bad, "--chrome"});
+  EXPECT_EQ(r.code, 1);
+  // Truncated real profile: an error or a partial report, never a crash.
+  std::string data = ReadFile(kProfile);
+  std::string cut = Temp("truncated.sqlite");
+  {
+    std::ofstream f(cut, std::ios::binary);
+    f << data.substr(0, data.size() / 2);
+  }
+  r = RunCmd({kBin, "report", cut});
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.code << r.err;
+}
+
+TEST(Library, ExportsOnlyTheEntryPointsAndTheCApi) {
+  Result r = RunCmd({"nm", "-D", "--defined-only", kLib});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::set<std::string> symbols;
+  std::istringstream in(r.out);
+  std::string addr, type, name;
+  while (in >> addr >> type >> name) {
+    if (type == "T" || type == "W" || type == "D" || type == "B" || type == "V" || type == "u") {
+      symbols.insert(name);
+    }
+  }
+  std::set<std::string> expected = {
+      "InitializeInjection", "InitializeInjectionNvtx2", "cuscope_start",
+      "cuscope_stop",        "cuscope_flush",            "cuscope_is_active",
+      "cuscope_output_path", "cuscope_last_error",       "cuscope_version"};
+  for (const auto& s : symbols) {
+    bool allowed = expected.count(s) > 0 || s.rfind("cuscope_", 0) == 0;
+    EXPECT_TRUE(allowed) << "unexpected exported symbol " << s;
+  }
+  for (const auto& s : expected) EXPECT_EQ(symbols.count(s), 1u) << "missing " << s;
+}
+
+TEST(Library, InjectionWithoutAGpuIsOneLineAndReturns) {
+  // What CUDA would do: load the library and call InitializeInjection. With no
+  // driver, cuscope must say so in one line and let the program run on.
+  std::string out = Temp("nogpu.sqlite");
+  std::string code =
+      "import ctypes, os, sys\n"
+      "lib = ctypes.CDLL(sys.argv[1])\n"
+      "print('init', lib.InitializeInjection())\n"
+      "print('active', lib.cuscope_is_active())\n";
+  std::string script = Temp("inject.py");
+  {
+    std::ofstream f(script);
+    f << code;
+  }
+  Result r = RunCmd({"python3", script, kLib}, {{"CUSCOPE_OUTPUT", out}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "init 1\nactive 0\n");
+  size_t lines = 0;
+  for (char c : r.err) lines += c == '\n';
+  EXPECT_EQ(lines, 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("cuscope: ", 0), 0u) << r.err;
+  // An invalid setting: one line naming it, nothing else happens.
+  r = RunCmd({"python3", script, kLib}, {{"CUSCOPE_MAX_BUFFERS", "1"}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("CUSCOPE_MAX_BUFFERS=\"1\" is not valid; accepted: an integer from 2 to 65536"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
