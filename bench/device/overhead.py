@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Tracing overhead on the GPU machine, measured side by side in one run.
+
+Workloads: 100,000 launches of a 1-block kernel (examples/launch_loop) and a
+PyTorch loop of 20,000 x.add_(1) (examples/python/add_loop.py). Each runs plain,
+under the CUPTI floor (bench/device/cupti_floor.cc: enables the activity kinds and
+only counts records), under cuscope, and (PyTorch) under torch.profiler,
+interleaved, ROUNDS rounds; medians reported.
+
+    python3 bench/device/overhead.py BUILD_DIR [ROUNDS] > table.md
+"""
+import os
+import statistics
+import subprocess
+import sys
+
+build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+lib = os.path.join(build, "lib", "libcuscope.so")
+floor = os.path.join(build, "lib", "libcupti_floor.so")
+loop = [os.path.join(build, "examples", "launch_loop"), "100000"]
+torch_loop = ["python3", os.path.join(src, "examples", "python", "add_loop.py"), "20000"]
+
+# The floor enables what cuscope enables by default: kernels, copies, memsets,
+# syncs, NVTX markers and runtime API records (all runtime calls: the floor cannot
+# select calls, cuscope records only those that matter), and the `all` variant
+# adds the driver API, as cuscope --api=all does.
+FLOOR_DEFAULT = "kernel,runtime,memcpy,sync,marker"
+FLOOR_ALL = "kernel,runtime,driver,memcpy,sync,marker"
+
+
+def env_for(mode):
+    env = dict(os.environ)
+    for k in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"):
+        env.pop(k, None)
+    if mode.startswith("floor"):
+        env["CUDA_INJECTION64_PATH"] = floor
+        env["CUPTI_FLOOR_KINDS"] = FLOOR_ALL if mode == "floor-all" else FLOOR_DEFAULT
+    elif mode.startswith("cuscope"):
+        env["CUDA_INJECTION64_PATH"] = lib
+        env["NVTX_INJECTION64_PATH"] = lib
+        env["CUSCOPE_OUTPUT"] = "/tmp/overhead-%p.sqlite"
+        env["CUSCOPE_REPORT"] = "none"
+        env["CUSCOPE_API"] = "all" if mode == "cuscope-all" else "default"
+    return env
+
+
+def measure(cmd, mode, tag):
+    args = list(cmd) + (["--torch-profiler"] if mode == "torch.profiler" else [])
+    p = subprocess.run(args, env=env_for(mode), capture_output=True, text=True, timeout=300)
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] == tag:
+            return float(parts[2])
+    raise RuntimeError(f"{mode}: no {tag} line\n{p.stdout}\n{p.stderr}")
+
+
+def table(name, cmd, tag, modes):
+    samples = {m: [] for m in modes}
+    for _ in range(rounds):
+        for m in modes:  # interleaved
+            samples[m].append(measure(cmd, m, tag))
+    med = {m: statistics.median(v) for m, v in samples.items()}
+    plain = med["plain"]
+    print(f"\n### {name} ({rounds} interleaved rounds, us per launch/op)\n")
+    print("| mode | median | added vs plain | samples |")
+    print("| --- | --- | --- | --- |")
+    for m in modes:
+        print(f"| {m} | {med[m]:.3f} | {med[m] - plain:+.3f} | "
+              f"{', '.join(f'{x:.2f}' for x in samples[m])} |")
+    added = {m: med[m] - plain for m in modes}
+    return added
+
+
+def ratio(a, b):
+    return a / b if b > 0 else float("inf")
+
+
+print(f"# cuscope overhead (build {build})")
+a = table("100,000 launches of a 1-block kernel", loop, "LOOP",
+          ["plain", "floor", "cuscope", "floor-all", "cuscope-all"])
+t = table("PyTorch x.add_(1), 20,000 ops", torch_loop, "TORCH",
+          ["plain", "floor", "cuscope", "floor-all", "cuscope-all", "torch.profiler"])
+print("\n### Ratios of added cost (targets: cuscope/floor <= 1.2; cuscope/torch.profiler <= 0.5)\n")
+print("| workload | cuscope / floor | cuscope-all / floor-all | cuscope / torch.profiler |")
+print("| --- | --- | --- | --- |")
+print(f"| launch loop | {ratio(a['cuscope'], a['floor']):.2f} | "
+      f"{ratio(a['cuscope-all'], a['floor-all']):.2f} | - |")
+print(f"| PyTorch add_ | {ratio(t['cuscope'], t['floor']):.2f} | "
+      f"{ratio(t['cuscope-all'], t['floor-all']):.2f} | "
+      f"{ratio(t['cuscope'], t['torch.profiler']):.2f} |")

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs cuscope's GPU tests (and, with `all`, the overhead benchmark) on the GPU
+# machine, from a build made elsewhere and carried along (shared/device/README.md).
+#
+#   tests/gpu/run.sh [tests|bench|all]     logs and profiles go to $OUT (default /tmp/cuscope-gpu)
+#
+# Prints a short table last: the GPU, the commit, each test's result.
+set -u
+cd "$(dirname "$0")/../.."
+what=${1:-tests}
+BUILD=${BUILD:-build}
+OUT=${OUT:-/tmp/cuscope-gpu}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH=$PWD/$BUILD/device-libs:${LD_LIBRARY_PATH:-}
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+commit=$(cat "$BUILD/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  gpu: ${gpu:-none}  commit: $commit" | tee "$OUT/summary.txt"
+rc=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  "$BUILD/tests/gpu/gpu_test" --gtest_output="xml:$OUT/gpu_test.xml" >"$OUT/gpu_test.log" 2>&1 || rc=1
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST' "$OUT/gpu_test.log" | sort -u | tee -a "$OUT/summary.txt"
+  # Real profiles for tests/data and the README's demo.
+  CUDA_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so NVTX_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so \
+    CUSCOPE_OUTPUT="$OUT/h200-timeline-demo.sqlite" CUSCOPE_REPORT=none "$BUILD/examples/timeline_demo" >/dev/null 2>&1
+  "$BUILD/bin/cuscope" run --output="$OUT/h200-torch-loop.sqlite" --report=none -- python3 examples/python/torch_loop.py 10 >/dev/null 2>&1
+  "$BUILD/bin/cuscope" report "$OUT/h200-timeline-demo.sqlite" >"$OUT/timeline-demo-report.txt" 2>&1
+  tail -n 40 "$OUT/timeline-demo-report.txt"
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  python3 bench/device/overhead.py "$BUILD" "${ROUNDS:-5}" >"$OUT/overhead.md" 2>"$OUT/overhead.err" || rc=1
+  cat "$OUT/overhead.md"
+fi
+cat "$OUT/summary.txt"
+exit $rc
