@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cuscope/cuscope_c.h"
+#include "cuscope/scope.h"
 
 namespace cuscope {
 

@@ -48,6 +48,18 @@ CUSCOPE_API const char* cuscope_last_error(void);
 /* "MAJOR.MINOR.PATCH" */
 CUSCOPE_API const char* cuscope_version(void);
 
+/* User scopes (docs/regions.md): a named span on the calling thread, recorded as a
+ * region like an NVTX push/pop range (domain "cuscope"). Scopes nest per thread.
+ * Cheap outside a session (a few ns); the name (NULL is "") is copied.
+ *
+ * cuscope_range_push returns the thread's new nesting depth (>= 1) when the scope is
+ * recorded, 0 when no session records (the push still counts for balance: pop it). */
+CUSCOPE_API int cuscope_range_push(const char* name);
+/* Closes the calling thread's innermost scope. Returns the remaining depth (>= 0), or
+ * -1 when the thread has no open scope (ignored; the first such pop in the process
+ * prints one warning line on stderr). */
+CUSCOPE_API int cuscope_range_pop(void);
+
 #ifdef __cplusplus
 }
 #endif

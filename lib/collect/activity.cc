@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "lib/collect/counters.h"
+#include "lib/collect/scopes.h"
 
 namespace cuscope::collect {
 namespace {
@@ -101,6 +102,7 @@ void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t*
       s->converter->stats().devices_changed = false;
       s->converter->AddBuffer(buffer, valid_size);
       counters::Drain(&s->batch);
+      scopes::Drain(&s->batch);
       if (s->sink && s->batch.record_count() + (s->converter->stats().devices_changed ? 1 : 0)) {
         s->sink(s->batch, s->converter->stats().devices_changed);
       }
@@ -174,8 +176,16 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
 }
 
 void ActivityCollector::Flush(bool forced) {
-  if (StatePtr().load() == nullptr) return;
+  State* s = StatePtr().load();
+  if (s == nullptr) return;
   cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  // Scopes closed since the last completed buffer: a program may mark regions
+  // without CUDA work, and then no buffer completes to carry them.
+  absl::MutexLock lock(&s->mu);
+  if (s->converter == nullptr || !g_running.load()) return;
+  scopes::Drain(&s->batch);
+  if (s->sink && s->batch.record_count() > 0) s->sink(s->batch, false);
+  s->batch.ClearRecords();
 }
 
 void ActivityCollector::Stop(uint64_t end_ns) {
@@ -196,6 +206,7 @@ void ActivityCollector::Stop(uint64_t end_ns) {
   if (s->converter != nullptr) {
     s->converter->CloseOpenRanges(end_ns);
     counters::Drain(&s->batch);
+    scopes::Drain(&s->batch);
     if (s->sink && s->batch.record_count() > 0) s->sink(s->batch, false);
     s->batch.ClearRecords();
   }

@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cuscope/version.h"
 #include "lib/collect/activity.h"
+#include "lib/collect/scopes.h"
 #include "lib/collect/counters.h"
 #include "lib/model/store.h"
 #include "lib/report/report.h"
@@ -275,6 +276,8 @@ absl::Status Start(const config::GetEnv& getenv) {
     }
   }
   s.active = true;
+  collect::scopes::ResetStats();
+  collect::scopes::SetRecording(true);
   InstallProcessHooks();
   if (!s.thread_started.exchange(true)) {
     s.thread_stop.store(false);
@@ -309,12 +312,25 @@ absl::Status Stop(const std::string& reason) {
     collect::counters::Stop();
     for (auto& [k, v] : collect::counters::Notes()) s.run.extra[k] = v;
   }
+  // User scopes: none recorded from here; the calling thread's open ones end now
+  // (other threads' are dropped and counted); ActivityCollector::Stop drains them.
+  collect::scopes::SetRecording(false);
+  collect::scopes::CloseOpenScopes(end_ns);
   collect::ActivityCollector::Stop(end_ns);
   if (s.config.verbose) Warn("flushed");
   collect::ActivityStats stats = collect::ActivityCollector::stats();
   s.run.dropped_records = stats.dropped_records;
   s.run.buffers_refused = stats.buffers_refused;
   s.run.internal_kernels = stats.internal_kernels;
+  collect::scopes::Stats scope_stats = collect::scopes::GetStats();
+  s.run.extra["scopes_recorded"] = absl::StrCat(scope_stats.recorded);
+  if (scope_stats.dropped_open + scope_stats.dropped_overflow > 0) {
+    s.run.extra["scopes_dropped"] =
+        absl::StrCat(scope_stats.dropped_open + scope_stats.dropped_overflow);
+  }
+  if (scope_stats.unbalanced_pops > 0) {
+    s.run.extra["scopes_unbalanced_pops"] = absl::StrCat(scope_stats.unbalanced_pops);
+  }
   bool failed;
   {
     absl::MutexLock wlock(&s.writer_mu);

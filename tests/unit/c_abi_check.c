@@ -1,0 +1,57 @@
+/* The C ABI from C, against libcuscope.so, without a GPU: every function links and
+ * answers as documented when no session runs. Prints one line per check and
+ * "N passed, M failed"; exits non-zero on any failure. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuscope/cuscope_c.h"
+#include "cuscope/version.h"
+
+static int passed = 0, failed = 0;
+
+static void check(int ok, const char* what) {
+  if (ok) {
+    ++passed;
+    printf("ok   %s\n", what);
+  } else {
+    ++failed;
+    printf("FAIL %s\n", what);
+  }
+}
+
+int main(void) {
+  const char* version = cuscope_version();
+  check(version != NULL && strcmp(version, CUSCOPE_VERSION_STRING) == 0,
+        "cuscope_version() == CUSCOPE_VERSION_STRING");
+  check(cuscope_is_active() == 0, "cuscope_is_active() == 0 before any start");
+  check(cuscope_output_path() != NULL && cuscope_output_path()[0] == '\0',
+        "cuscope_output_path() is \"\" before any start");
+
+  /* Scopes without a session: not recorded (0), balanced, never a crash. */
+  check(cuscope_range_push("outer") == 0, "cuscope_range_push without a session returns 0");
+  check(cuscope_range_push(NULL) == 0, "cuscope_range_push(NULL) returns 0");
+  check(cuscope_range_pop() == 1, "cuscope_range_pop returns the remaining depth (1)");
+  check(cuscope_range_pop() == 0, "cuscope_range_pop returns the remaining depth (0)");
+  check(cuscope_range_pop() == -1, "an extra cuscope_range_pop returns -1");
+  check(cuscope_range_push("again") == 0 && cuscope_range_pop() == 0,
+        "scopes still work after an unbalanced pop");
+
+  check(cuscope_stop() == CUSCOPE_ERROR_NOT_ACTIVE, "cuscope_stop() without a session");
+  check(cuscope_last_error()[0] != '\0', "cuscope_last_error() says why");
+  check(cuscope_flush() == CUSCOPE_ERROR_NOT_ACTIVE, "cuscope_flush() without a session");
+
+  check(cuscope_start("CUSCOPE_API=bogus") == CUSCOPE_ERROR_INVALID_SETTING,
+        "cuscope_start(\"CUSCOPE_API=bogus\") == CUSCOPE_ERROR_INVALID_SETTING");
+  check(strstr(cuscope_last_error(), "CUSCOPE_API") != NULL,
+        "its error names CUSCOPE_API");
+  printf("     (%s)\n", cuscope_last_error());
+  check(cuscope_start("garbage") == CUSCOPE_ERROR_INVALID_SETTING,
+        "cuscope_start(\"garbage\") == CUSCOPE_ERROR_INVALID_SETTING");
+  printf("     (%s)\n", cuscope_last_error());
+  check(cuscope_start("CUSCOPE_NO_SUCH_SETTING=1") == CUSCOPE_ERROR_INVALID_SETTING,
+        "cuscope_start with an unknown setting == CUSCOPE_ERROR_INVALID_SETTING");
+  check(cuscope_is_active() == 0, "still not active after refused starts");
+
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
