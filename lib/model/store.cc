@@ -5,13 +5,19 @@
 // and the struct field it holds. The same description generates the CREATE TABLE,
 // the INSERT and the SELECT, binds a record for writing and fills one when reading,
 // so the column order can never disagree between the writer and the reader.
+//
+// A CounterSet holds two lists, so it is saved as three tables of plain rows
+// (CounterSetRow, CounterLaunchRow, CounterValueRow below): the writer flattens
+// the sets into rows and the loader puts them back together by set id.
 #include "lib/model/store.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -125,6 +131,9 @@ constexpr int64_t MaxEnumValue(SyncType) {
 constexpr int64_t MaxEnumValue(RangeSource) {
   return static_cast<int64_t>(RangeSource::kScope);
 }
+constexpr int64_t MaxEnumValue(CounterStrategy) {
+  return static_cast<int64_t>(CounterStrategy::kUserRange);
+}
 
 const char* ApiDomainName(ApiDomain d) { return d == ApiDomain::kDriver ? "driver" : "runtime"; }
 
@@ -143,6 +152,7 @@ const char* RangeSourceName(RangeSource s) {
 //   v.Int(column, field)        an integer (any width, or an enum)
 //   v.StrId(column, field)      a StringId, an integer referring to strings.id
 //   v.Text(column, field)       a std::string
+//   v.Real(column, field)       a double; NaN is stored as NULL (SQLite has no NaN)
 // `R` is the record type, const for writing.
 
 template <typename Rec>
@@ -304,6 +314,90 @@ struct Table<OverheadRecord> {
   }
 };
 
+// Counter sets, as rows of three tables. A set's id is its position in the file:
+// the writer numbers sets 1, 2, ... in the order they are appended, so ordering
+// counter_sets by id (its rowid) gives the sets in insertion order, and the rows
+// of counter_launches and counter_values, in rowid order, give each set's lists
+// in order.
+struct CounterSetRow {
+  int64_t id = 0;
+  uint32_t device_id = 0;
+  StringId name = kEmptyString;
+  Dim3 grid, block;
+  CounterStrategy strategy = CounterStrategy::kRotate;
+  uint32_t passes = 0;
+};
+
+// One launch of a set (an element of CounterSet::correlation_ids).
+struct CounterLaunchRow {
+  int64_t set_id = 0;
+  uint32_t correlation_id = 0;
+};
+
+// One metric value of a set (an element of CounterSet::values).
+struct CounterValueRow {
+  int64_t set_id = 0;
+  StringId metric = kEmptyString;
+  double value = 0;
+};
+
+template <>
+struct Table<CounterSetRow> {
+  static constexpr char kName[] = "counter_sets";
+  // `id` as a table constraint makes it the rowid (no separate index).
+  static constexpr char kConstraints[] = "PRIMARY KEY (id)";
+  template <typename R, typename V>
+  static void Visit(R& c, V& v) {
+    v.Int("id", c.id);
+    v.Int("device_id", c.device_id);
+    v.StrId("name_id", c.name);
+    v.Int("grid_x", c.grid.x);
+    v.Int("grid_y", c.grid.y);
+    v.Int("grid_z", c.grid.z);
+    v.Int("block_x", c.block.x);
+    v.Int("block_y", c.block.y);
+    v.Int("block_z", c.block.z);
+    v.Int("strategy", c.strategy);
+    v.Int("passes", c.passes);
+  }
+};
+
+template <>
+struct Table<CounterLaunchRow> {
+  static constexpr char kName[] = "counter_launches";
+  // Declared for readers of the schema; SQLite does not enforce it (foreign keys
+  // are off by default), the loader checks it.
+  static constexpr char kConstraints[] = "FOREIGN KEY (set_id) REFERENCES counter_sets (id)";
+  template <typename R, typename V>
+  static void Visit(R& l, V& v) {
+    v.Int("set_id", l.set_id);
+    v.Int("correlation_id", l.correlation_id);
+  }
+};
+
+template <>
+struct Table<CounterValueRow> {
+  static constexpr char kName[] = "counter_values";
+  static constexpr char kConstraints[] = "FOREIGN KEY (set_id) REFERENCES counter_sets (id)";
+  template <typename R, typename V>
+  static void Visit(R& c, V& v) {
+    v.Int("set_id", c.set_id);
+    v.StrId("metric_id", c.metric);
+    v.Real("value", c.value);
+  }
+};
+
+template <>
+struct Table<DeviceMetric> {
+  static constexpr char kName[] = "device_metrics";
+  template <typename R, typename V>
+  static void Visit(R& m, V& v) {
+    v.Int("device_id", m.device_id);
+    v.StrId("metric_id", m.metric);
+    v.Real("value", m.value);
+  }
+};
+
 // The run metadata, as meta rows. Integers are stored as decimal text (meta.value
 // is TEXT), so uint64 values keep their full range here.
 template <typename R, typename V>
@@ -339,6 +433,10 @@ struct ColumnLister {
   void Text(const char* column, const std::string&) {
     names.push_back(column);
     declarations.push_back(absl::StrCat(column, " TEXT NOT NULL"));
+  }
+  void Real(const char* column, const double&) {
+    names.push_back(column);
+    declarations.push_back(absl::StrCat(column, " REAL"));  // NULL: NaN
   }
 };
 
@@ -398,7 +496,11 @@ CREATE TABLE enum_names (enum TEXT NOT NULL, value INTEGER NOT NULL, name TEXT N
                   CreateTableSql<KernelRecord>(), CreateTableSql<MemcpyRecord>(),
                   CreateTableSql<MemsetRecord>(), CreateTableSql<ApiRecord>(),
                   CreateTableSql<SyncRecord>(), CreateTableSql<RangeRecord>(),
-                  CreateTableSql<OverheadRecord>());
+                  CreateTableSql<OverheadRecord>(),
+                  CreateTableSql<CounterSetRow>(Table<CounterSetRow>::kConstraints),
+                  CreateTableSql<CounterLaunchRow>(Table<CounterLaunchRow>::kConstraints),
+                  CreateTableSql<CounterValueRow>(Table<CounterValueRow>::kConstraints),
+                  CreateTableSql<DeviceMetric>());
   // Views for people reading the file in the sqlite3 shell or from Python. The
   // loader does not use them.
   absl::StrAppend(&sql, R"sql(
@@ -443,6 +545,21 @@ CREATE VIEW ranges_named AS
 CREATE VIEW overheads_named AS
   SELECT n.text AS kind, o.end_ns - o.start_ns AS duration_ns, o.*
   FROM overheads AS o LEFT JOIN strings AS n ON n.id = o.kind_id;
+CREATE VIEW counters_named AS
+  SELECT n.text AS name, m.text AS metric, v.value AS value, v.set_id AS set_id,
+         c.device_id AS device_id, st.name AS strategy_name, c.passes AS passes,
+         c.grid_x AS grid_x, c.grid_y AS grid_y, c.grid_z AS grid_z,
+         c.block_x AS block_x, c.block_y AS block_y, c.block_z AS block_z
+  FROM counter_values AS v
+  JOIN counter_sets AS c ON c.id = v.set_id
+  LEFT JOIN strings AS n ON n.id = c.name_id
+  LEFT JOIN strings AS m ON m.id = v.metric_id
+  LEFT JOIN enum_names AS st ON st.enum = 'counter_strategy' AND st.value = c.strategy
+  ORDER BY v.rowid;
+CREATE VIEW device_metrics_named AS
+  SELECT d.device_id AS device_id, m.text AS metric, d.value AS value
+  FROM device_metrics AS d LEFT JOIN strings AS m ON m.id = d.metric_id
+  ORDER BY d.rowid;
 )sql");
   return sql;
 }
@@ -477,6 +594,9 @@ std::string FixedRowsSql() {
   }
   for (int64_t i = 0; i <= MaxEnumValue(RangeSource{}); ++i) {
     add("range_source", i, RangeSourceName(static_cast<RangeSource>(i)));
+  }
+  for (int64_t i = 0; i <= MaxEnumValue(CounterStrategy{}); ++i) {
+    add("counter_strategy", i, CounterStrategyName(static_cast<CounterStrategy>(i)));
   }
   absl::StrAppend(&sql, "INSERT INTO enum_names (enum, value, name) VALUES\n  ",
                   absl::StrJoin(rows, ",\n  "), ";\n");
@@ -513,6 +633,14 @@ class Binder {
   void Text(const char*, const std::string& s) {
     // SQLITE_STATIC: `s` outlives the sqlite3_step that reads it.
     sqlite3_bind_text64(stmt_, index_++, s.data(), s.size(), SQLITE_STATIC, SQLITE_UTF8);
+  }
+  void Real(const char*, const double& value) {
+    // SQLite would store a NaN as NULL anyway; say so. Infinities are stored as such.
+    if (std::isnan(value)) {
+      sqlite3_bind_null(stmt_, index_++);
+    } else {
+      sqlite3_bind_double(stmt_, index_++, value);
+    }
   }
 
   // Call before binding each record but the first.
@@ -612,6 +740,21 @@ class RowReader {
     int bytes = sqlite3_column_bytes(stmt_, index);
     out.assign(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes));
   }
+  void Real(const char* column, double& out) {
+    int index = index_++;
+    if (!ok()) return;
+    switch (sqlite3_column_type(stmt_, index)) {
+      case SQLITE_FLOAT:
+      case SQLITE_INTEGER:  // not written by us (REAL affinity), but a number
+        out = sqlite3_column_double(stmt_, index);
+        return;
+      case SQLITE_NULL:
+        out = std::numeric_limits<double>::quiet_NaN();  // how NaN is stored
+        return;
+      default:
+        Fail(column, index, "a number (or NULL for NaN)");
+    }
+  }
 
  private:
   void Fail(const char* column, int index, absl::string_view expected) {
@@ -691,7 +834,58 @@ class Loader {
     if (absl::Status s = LoadTable(profile.api_calls, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.syncs, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.ranges, n); !s.ok()) return s;
-    return LoadTable(profile.overheads, n);
+    if (absl::Status s = LoadTable(profile.overheads, n); !s.ok()) return s;
+    if (absl::Status s = LoadCounters(profile.counters, n); !s.ok()) return s;
+    return LoadTable(profile.device_metrics, n);
+  }
+
+  // Counter sets: the rows of counter_sets, then their launches and values, each
+  // row attached to the set its set_id names (in rowid order: the lists' order).
+  absl::Status LoadCounters(std::vector<CounterSet>& out, size_t string_count) {
+    std::vector<CounterSetRow> sets;
+    if (absl::Status s = LoadTable(sets, string_count); !s.ok()) return s;
+    // Selected in rowid order, which is id order: sorted, for binary search.
+    std::vector<int64_t> ids;
+    ids.reserve(sets.size());
+    out.reserve(out.size() + sets.size());
+    const size_t first = out.size();
+    for (const CounterSetRow& row : sets) {
+      ids.push_back(row.id);
+      CounterSet& set = out.emplace_back();
+      set.device_id = row.device_id;
+      set.name = row.name;
+      set.grid = row.grid;
+      set.block = row.block;
+      set.strategy = row.strategy;
+      set.passes = row.passes;
+    }
+    auto find = [&](int64_t id) -> CounterSet* {
+      auto it = std::lower_bound(ids.begin(), ids.end(), id);
+      return it != ids.end() && *it == id ? &out[first + (it - ids.begin())] : nullptr;
+    };
+    auto no_such_set = [&](const char* table, size_t i, int64_t id) {
+      return Damaged(absl::StrFormat(
+          "%s row %d: column set_id holds '%d', expected the id of a counter_sets row", table,
+          i + 1, id));
+    };
+
+    std::vector<CounterLaunchRow> launches;
+    if (absl::Status s = LoadTable(launches, string_count); !s.ok()) return s;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      CounterSet* set = find(launches[i].set_id);
+      if (set == nullptr) return no_such_set(Table<CounterLaunchRow>::kName, i, launches[i].set_id);
+      set->correlation_ids.push_back(launches[i].correlation_id);
+    }
+    launches = {};
+
+    std::vector<CounterValueRow> values;
+    if (absl::Status s = LoadTable(values, string_count); !s.ok()) return s;
+    for (size_t i = 0; i < values.size(); ++i) {
+      CounterSet* set = find(values[i].set_id);
+      if (set == nullptr) return no_such_set(Table<CounterValueRow>::kName, i, values[i].set_id);
+      set->values.emplace_back(values[i].metric, values[i].value);
+    }
+    return absl::OkStatus();
   }
 
   absl::Status NotAProfile(absl::string_view why) const {
@@ -933,6 +1127,9 @@ struct ProfileWriter::Statements {
   Stmt insert_string;
   Stmt upsert_device;
   Inserter kernels, memcpys, memsets, api_calls, syncs, ranges, overheads;
+  Inserter counter_sets, counter_launches, counter_values, device_metrics;
+  // Counter sets in the file (committed); the next set gets this + 1 as its id.
+  int64_t counter_sets_written = 0;
 };
 
 ProfileWriter::ProfileWriter(sqlite3* db, std::string path)
@@ -1012,6 +1209,14 @@ absl::StatusOr<std::unique_ptr<ProfileWriter>> ProfileWriter::Create(const std::
       {&stmts->ranges.many, InsertSql<RangeRecord>(kRowsPerInsert)},
       {&stmts->overheads.one, InsertSql<OverheadRecord>()},
       {&stmts->overheads.many, InsertSql<OverheadRecord>(kRowsPerInsert)},
+      {&stmts->counter_sets.one, InsertSql<CounterSetRow>()},
+      {&stmts->counter_sets.many, InsertSql<CounterSetRow>(kRowsPerInsert)},
+      {&stmts->counter_launches.one, InsertSql<CounterLaunchRow>()},
+      {&stmts->counter_launches.many, InsertSql<CounterLaunchRow>(kRowsPerInsert)},
+      {&stmts->counter_values.one, InsertSql<CounterValueRow>()},
+      {&stmts->counter_values.many, InsertSql<CounterValueRow>(kRowsPerInsert)},
+      {&stmts->device_metrics.one, InsertSql<DeviceMetric>()},
+      {&stmts->device_metrics.many, InsertSql<DeviceMetric>(kRowsPerInsert)},
   };
   for (const auto& s : statements) {
     absl::StatusOr<Stmt> stmt = Prepare(raw, s.sql);
@@ -1078,10 +1283,17 @@ absl::Status ProfileWriter::WriteDevices(const std::vector<DeviceInfo>& devices)
 
 namespace {
 
-// Inserts records[first, first + rows) with `insert`, an INSERT of `rows` rows.
+// Names records[i] in the message about a bad string id: "kernels[3]".
 template <typename Rec>
+struct TableLabel {
+  std::string operator()(size_t i) const { return absl::StrCat(Table<Rec>::kName, "[", i, "]"); }
+};
+
+// Inserts records[first, first + rows) with `insert`, an INSERT of `rows` rows.
+// `label(i)` names records[i] in the message of a bad string id.
+template <typename Rec, typename Label>
 int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t first,
-               size_t rows, size_t string_count, std::string& bad) {
+               size_t rows, size_t string_count, std::string& bad, const Label& label) {
   Binder binder(insert, string_count);
   for (size_t i = first; i < first + rows; ++i) {
     if (i != first) binder.NextRow();
@@ -1089,8 +1301,8 @@ int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t fir
   }
   if (binder.bad_column() != nullptr) {
     sqlite3_clear_bindings(insert);  // drop the pointers to the batch's strings
-    bad = absl::StrFormat("%s[%d].%s is %d but the batch has %d strings", Table<Rec>::kName,
-                          first + binder.bad_row(), binder.bad_column(), binder.bad_id(),
+    bad = absl::StrFormat("%s.%s is %d but the batch has %d strings",
+                          label(first + binder.bad_row()), binder.bad_column(), binder.bad_id(),
                           string_count);
     return SQLITE_MISMATCH;
   }
@@ -1099,16 +1311,49 @@ int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t fir
 
 // Inserts every record of `records`; on failure returns the SQLite code, or
 // SQLITE_MISMATCH with `bad` set for a StringId outside the batch's table.
-template <typename Rec>
+template <typename Rec, typename Label = TableLabel<Rec>>
 int InsertAll(const Inserter& insert, const std::vector<Rec>& records, size_t string_count,
-              std::string& bad) {
+              std::string& bad, const Label& label = Label()) {
   size_t i = 0;
   int rc = SQLITE_OK;
   for (; rc == SQLITE_OK && i + kRowsPerInsert <= records.size(); i += kRowsPerInsert) {
-    rc = InsertRows(insert.many.get(), records, i, kRowsPerInsert, string_count, bad);
+    rc = InsertRows(insert.many.get(), records, i, kRowsPerInsert, string_count, bad, label);
   }
   for (; rc == SQLITE_OK && i < records.size(); ++i) {
-    rc = InsertRows(insert.one.get(), records, i, 1, string_count, bad);
+    rc = InsertRows(insert.one.get(), records, i, 1, string_count, bad, label);
+  }
+  return rc;
+}
+
+// Inserts the counter sets of a batch as rows of counter_sets (ids first_id,
+// first_id + 1, ...), counter_launches and counter_values. A bad string id is
+// named by the batch's field: "counters[2].name_id", "counters[2].values[1].metric_id".
+int InsertCounters(const Inserter& insert_sets, const Inserter& insert_launches,
+                   const Inserter& insert_values, const std::vector<CounterSet>& counters,
+                   int64_t first_id, size_t string_count, std::string& bad) {
+  if (counters.empty()) return SQLITE_OK;
+  std::vector<CounterSetRow> sets;
+  std::vector<CounterLaunchRow> launches;
+  std::vector<CounterValueRow> values;
+  std::vector<size_t> first_value;  // index in `values` of each set's first value
+  sets.reserve(counters.size());
+  first_value.reserve(counters.size());
+  for (size_t i = 0; i < counters.size(); ++i) {
+    const CounterSet& c = counters[i];
+    const int64_t id = first_id + static_cast<int64_t>(i);
+    sets.push_back({id, c.device_id, c.name, c.grid, c.block, c.strategy, c.passes});
+    for (uint32_t correlation_id : c.correlation_ids) launches.push_back({id, correlation_id});
+    first_value.push_back(values.size());
+    for (const auto& [metric, value] : c.values) values.push_back({id, metric, value});
+  }
+  int rc = InsertAll(insert_sets, sets, string_count, bad,
+                     [](size_t i) { return absl::StrCat("counters[", i, "]"); });
+  if (rc == SQLITE_OK) rc = InsertAll(insert_launches, launches, string_count, bad);
+  if (rc == SQLITE_OK) {
+    rc = InsertAll(insert_values, values, string_count, bad, [&](size_t i) {
+      const size_t set = static_cast<size_t>(values[i].set_id - first_id);
+      return absl::StrCat("counters[", set, "].values[", i - first_value[set], "]");
+    });
   }
   return rc;
 }
@@ -1147,6 +1392,13 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
   if (rc == SQLITE_OK) rc = InsertAll(s.syncs, batch.syncs, string_count, bad);
   if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
   if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
+  if (rc == SQLITE_OK) {
+    rc = InsertCounters(s.counter_sets, s.counter_launches, s.counter_values, batch.counters,
+                        s.counter_sets_written + 1, string_count, bad);
+  }
+  if (rc == SQLITE_OK) {
+    rc = InsertAll(s.device_metrics, batch.device_metrics, string_count, bad);
+  }
   if (rc == SQLITE_OK) rc = StepDone(stmts_->commit.get());
   if (rc != SQLITE_OK) {
     absl::Status status =
@@ -1158,6 +1410,7 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
     return status;
   }
   strings_written_ = string_count;
+  stmts_->counter_sets_written += static_cast<int64_t>(batch.counters.size());
   return absl::OkStatus();
 }
 

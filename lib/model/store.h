@@ -17,7 +17,7 @@ namespace cuscope::model {
 
 // The schema version this build writes and reads. Bump it on any change of tables
 // or columns; LoadProfile refuses other versions with a clear error.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 class ProfileWriter {
  public:
