@@ -28,6 +28,7 @@
 #include "lib/model/store.h"
 #include "lib/report/chrome_trace.h"
 #include "lib/report/report.h"
+#include "lib/report/roofline_svg.h"
 
 // `cuscope run`: one flag per CUSCOPE_* setting; "" means not given (the
 // environment or the default applies).
@@ -75,7 +76,9 @@ std::string Usage() {
       "      writes the profile (SQLite) and prints a report on stderr at the end.\n"
       "      The program's exit code is passed through.\n"
       "  cuscope report PROFILE [--format=text|csv|json] [--top=N] [--output=FILE]\n"
-      "      Prints the kernel, API, memory and region summaries of a profile.\n"
+      "                 [--roofline=chart.svg]\n"
+      "      Prints the kernel, API, memory and region summaries of a profile, and with\n"
+      "      counters the ceilings, the roofline and the verdict of each kernel.\n"
       "  cuscope export PROFILE --chrome [--output=trace.json]\n"
       "      Writes a Chrome trace that opens in Perfetto UI (ui.perfetto.dev) and HTA.\n"
       "  cuscope help | --help | --version\n\n"
@@ -87,7 +90,8 @@ std::string Usage() {
       "  --top      rows per table, 0 for all (report; default 10)\n"
       "  --output   file to write (-o also works); default stdout for report,\n"
       "             PROFILE with .trace.json for export\n"
-      "  --chrome   export a Chrome trace\n\n"
+      "  --chrome   export a Chrome trace\n"
+      "  --roofline also write the roofline chart (SVG; needs --metrics=roofline)\n\n"
       "exit codes: the program's own for `run`; 0 ok, 1 error, 2 usage error otherwise.\n");
 }
 
@@ -285,6 +289,15 @@ int Report(const std::vector<std::string>& args) {
       return 1;
     }
     out = &file;
+  }
+  std::string svg = absl::GetFlag(FLAGS_roofline);
+  if (!svg.empty()) {
+    absl::Status st = cuscope::report::WriteRooflineSvg(*profile, svg);
+    if (!st.ok()) {
+      std::cerr << "cuscope: report: --roofline: " << st.message() << "\n";
+      return 1;
+    }
+    std::cerr << "cuscope: roofline chart written to " << svg << "\n";
   }
   if (format == "text") cuscope::report::WriteText(data, options, *out);
   else if (format == "csv") cuscope::report::WriteCsv(data, options, *out);

@@ -20,6 +20,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/analysis/regions.h"
+#include "lib/analysis/roofline.h"
+#include "lib/model/metrics.h"
 #include "lib/model/store.h"
 #include "lib/report/chrome_trace.h"
 #include "rapidjson/document.h"
@@ -325,6 +328,195 @@ TEST_F(GpuTest, PyTorchUnderCuscopeRun) {
   for (const auto& rr : profile->ranges) ranges.insert(profile->str(rr.name));
   EXPECT_EQ(ranges.count("step"), 20u);
   EXPECT_EQ(ranges.count("matmul"), 20u);
+}
+
+const analysis::KernelCounters* Find(const std::vector<analysis::KernelCounters>& all,
+                                     const std::string& prefix) {
+  for (const auto& k : all) {
+    if (k.name.rfind(prefix, 0) == 0) return &k;
+  }
+  return nullptr;
+}
+
+// Issue 3: exact counts, verdicts, default (kernel replay, one sample per signature).
+TEST_F(GpuTest, RooflineCountersAreExactAndVerdictsRight) {
+  std::string path = TempPath("counters_roofline.sqlite");
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
+                         "--metrics=roofline", "--", Example("counters_demo"), "5", "3", "1000"},
+                        {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = model::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->run.extra["counters.strategy"], "kernel replay") << r.err;
+  std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
+  const auto* saxpy = Find(all, "saxpy");
+  const auto* sgemm = Find(all, "sgemm_naive");
+  const auto* tiny = Find(all, "one_block");
+  ASSERT_TRUE(saxpy && sgemm && tiny) << r.err;
+  const double n = 1 << 26, m = 2048;
+  EXPECT_EQ(saxpy->fp32_flops, 2 * n);
+  EXPECT_EQ(sgemm->fp32_flops, 2 * m * m * m);
+  EXPECT_NEAR(saxpy->dram_bytes, 12 * n, 0.03 * 12 * n);
+  EXPECT_EQ(saxpy->verdict, analysis::Verdict::kDramBound) << saxpy->reason;
+  EXPECT_EQ(sgemm->verdict, analysis::Verdict::kL1Bound) << sgemm->reason;
+  EXPECT_EQ(tiny->verdict, analysis::Verdict::kLatencyBound) << tiny->reason;
+  EXPECT_TRUE(tiny->small_grid);
+  std::cerr << "saxpy: " << saxpy->reason << "\nsgemm: " << sgemm->reason
+            << "\none_block: " << tiny->reason << "\n";
+  // Measured launches are marked; the kernel table's timing comes from the others.
+  int measured = 0;
+  for (const auto& k : profile->kernels) measured += (k.flags & model::kKernelCountersMeasured) != 0;
+  EXPECT_EQ(measured, 3);
+  EXPECT_EQ(profile->kernels.size(), 1008u);
+  // The chart is written.
+  Result rep = RunProgram({BuildDir() + "/bin/cuscope", "report", path, "--roofline",
+                           TempPath("roofline.svg")},
+                          {});
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("DRAM-bound"), std::string::npos) << rep.out;
+}
+
+// Issue 3: every launch with the 6 metrics of measured.md, rotating passes.
+TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
+  std::string path = TempPath("counters_rotate.sqlite");
+  std::string six = std::string("gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,") +
+                    metrics::kFadd + "," + metrics::kFmul + "," + metrics::kFfma;
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
+                         "--metrics=" + six, "--per_signature=all", "--", Example("counters_demo"),
+                         "5", "3", "1000"},
+                        {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = model::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->run.extra["counters.strategy"], "rotate");
+  int saxpy_sets = 0, tiny_sets = 0;
+  for (const auto& set : profile->counters) {
+    std::string name = profile->str(set.name);
+    double ffma = set.value(profile->strings, metrics::kFfma, -1);
+    if (name.rfind("saxpy", 0) == 0) {
+      ++saxpy_sets;
+      EXPECT_EQ(ffma, double(1 << 26));
+      EXPECT_NEAR(set.value(profile->strings, "dram__bytes_read.sum", 0), 8.0 * (1 << 26),
+                  0.03 * 8.0 * (1 << 26));
+    }
+    if (name.rfind("one_block", 0) == 0) ++tiny_sets;
+    EXPECT_EQ(set.strategy, model::CounterStrategy::kRotate);
+    EXPECT_EQ(set.correlation_ids.size(), 2u);
+  }
+  EXPECT_GT(tiny_sets, 100);
+  std::cerr << "rotate: " << profile->counters.size() << " sets (saxpy " << saxpy_sets
+            << ", one_block " << tiny_sets << "); " << profile->run.extra["counters.launches_measured"]
+            << " launches measured\n";
+}
+
+TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
+  std::string path = TempPath("bad_metric.sqlite");
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
+                         "--metrics=dram__byte.sum", "--", Example("counters_demo"), "1", "0", "1"},
+                        {});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("metric \"dram__byte.sum\" is not available on GH100"), std::string::npos)
+      << r.err;
+  auto profile = model::LoadProfile(path);
+  ASSERT_TRUE(profile.ok());
+  EXPECT_EQ(profile->kernels.size(), 2u);  // the trace went on
+  EXPECT_NE(profile->run.extra["counters.status"].find("dram__bytes"), std::string::npos);
+}
+
+TEST_F(GpuTest, Bf16GemmIsComputeBoundOnTensorCores) {
+  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
+                            {});
+  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  std::string path = TempPath("bf16_gemm.sqlite");
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
+                         "--metrics=roofline", "--launch_skip=1", "--kernels=gemm|sm90|nvjet|cutlass",
+                         "--", "python3", SourceDir() + "/examples/python/bf16_gemm.py", "8192", "3"},
+                        {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = model::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
+  ASSERT_FALSE(all.empty()) << r.err;
+  const auto& gemm = all[0];
+  std::cerr << "bf16 GEMM " << gemm.name << ": " << gemm.reason << "; tensor FLOPs "
+            << gemm.tensor_flops << " vs 2n^3 " << 2.0 * 8192.0 * 8192.0 * 8192.0 << "\n";
+  EXPECT_EQ(gemm.verdict, analysis::Verdict::kComputeBound) << gemm.reason;
+  double expected = 2.0 * 8192.0 * 8192.0 * 8192.0 / (gemm.duration_ns * 1e-9);
+  EXPECT_NEAR(gemm.tensor_flops_per_s, expected, 0.05 * expected);
+}
+
+// Issue 4: regions match the kernels launched inside them (C++, NVTX).
+TEST_F(GpuTest, CppRegionsHoldTheirKernels) {
+  std::string path = TempPath("regions_demo.sqlite");
+  Result r = RunProgram({Example("timeline_demo")}, InjectEnv(path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = model::LoadProfile(path);
+  ASSERT_TRUE(profile.ok());
+  std::map<std::string, analysis::RegionSummaryRow> rows;
+  for (auto& row : analysis::SummarizeRegions(*profile)) rows[row.path] = row;
+  ASSERT_EQ(rows.count("compute/saxpy"), 1u);
+  EXPECT_EQ(rows["compute/saxpy"].kernel_count, 3u);
+  ASSERT_EQ(rows["compute/saxpy"].top_kernels.size(), 1u);
+  EXPECT_EQ(rows["compute/saxpy"].top_kernels[0].name.rfind("saxpy", 0), 0u);
+  EXPECT_EQ(rows["compute"].kernel_count, 8u);  // 3 saxpy + 3 busy + 2 scale
+  EXPECT_EQ(rows["setup"].kernel_count, 0u);
+}
+
+// Issue 4: a linked application with scopes; injected as well, one profiler.
+TEST_F(GpuTest, LinkedScopesAndInjectionGiveOneProfiler) {
+  if (!Exists(Example("scopes_demo"))) GTEST_SKIP() << "scopes_demo not built";
+  std::string own = TempPath("scopes_own.sqlite");
+  Result r = RunProgram({Example("scopes_demo"), own}, {});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto profile = model::LoadProfile(own);
+  ASSERT_TRUE(profile.ok()) << profile.status() << r.err;
+  std::map<std::string, analysis::RegionSummaryRow> rows;
+  for (auto& row : analysis::SummarizeRegions(*profile)) rows[row.path] = row;
+  EXPECT_EQ(rows["step"].stats.count, 3u);
+  EXPECT_EQ(rows["step/compute"].kernel_count, 12u);
+  EXPECT_EQ(rows["step/init"].kernel_count, 3u);
+
+  std::string injected = TempPath("scopes_injected.sqlite");
+  r = RunProgram({Example("scopes_demo"), TempPath("unused.sqlite")}, InjectEnv(injected));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("joined the running one"), std::string::npos) << r.out;
+  EXPECT_FALSE(Exists(TempPath("unused.sqlite")));
+  profile = model::LoadProfile(injected);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  rows.clear();
+  for (auto& row : analysis::SummarizeRegions(*profile)) rows[row.path] = row;
+  EXPECT_EQ(rows["step/compute"].kernel_count, 12u);
+}
+
+// Issue 4: PyTorch, unmodified, eager and compiled; per-region report.
+TEST_F(GpuTest, PyTorchRegionsEagerAndCompiled) {
+  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
+                            {});
+  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  std::map<std::string, std::map<std::string, analysis::RegionSummaryRow>> runs;
+  for (std::string mode : {"eager", "compiled"}) {
+    std::string path = TempPath("transformer_" + mode + ".sqlite");
+    std::vector<std::string> cmd = {BuildDir() + "/bin/cuscope", "run", "--output=" + path,
+                                    "--report=none", "--", "python3",
+                                    SourceDir() + "/examples/python/transformer_regions.py"};
+    if (mode == "compiled") cmd.push_back("--compile");
+    Result r = RunProgram(cmd, {});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto profile = model::LoadProfile(path);
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    for (auto& row : analysis::SummarizeRegions(*profile)) runs[mode][row.path] = row;
+    Result rep = RunProgram({BuildDir() + "/bin/cuscope", "report", path, "--top=8"}, {});
+    std::cerr << "=== " << mode << "\n" << rep.out.substr(rep.out.find("Regions")) << "\n";
+  }
+  for (const char* path : {"step", "step/forward", "step/forward/attention", "step/forward/mlp",
+                           "step/backward", "step/optimizer"}) {
+    EXPECT_EQ(runs["eager"][path].stats.count, 5u) << path;
+    EXPECT_EQ(runs["compiled"][path].stats.count, 5u) << path;
+  }
+  // Fusion: the compiled forward launches fewer kernels.
+  EXPECT_LT(runs["compiled"]["step/forward"].kernel_count, runs["eager"]["step/forward"].kernel_count);
+  std::cerr << "forward kernels: eager " << runs["eager"]["step/forward"].kernel_count
+            << ", compiled " << runs["compiled"]["step/forward"].kernel_count << "\n";
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 # Runs cuscope's GPU tests (and, with `all`, the overhead benchmark) on the GPU
 # machine, from a build made elsewhere and carried along (shared/device/README.md).
 #
-#   tests/gpu/run.sh [tests|bench|all]     logs and profiles go to $OUT (default /tmp/cuscope-gpu)
+#   tests/gpu/run.sh [tests|overhead|counters|all]   logs and profiles go to $OUT
+#                                                    (default /tmp/cuscope-gpu)
 #
 # Prints a short table last: the GPU, the commit, each test's result.
 set -u
@@ -23,12 +24,18 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   CUDA_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so NVTX_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so \
     CUSCOPE_OUTPUT="$OUT/h200-timeline-demo.sqlite" CUSCOPE_REPORT=none "$BUILD/examples/timeline_demo" >/dev/null 2>&1
   "$BUILD/bin/cuscope" run --output="$OUT/h200-torch-loop.sqlite" --report=none -- python3 examples/python/torch_loop.py 10 >/dev/null 2>&1
+  cp "$(dirname "$(mktemp -u)")"/transformer_*.sqlite "$OUT/" 2>/dev/null
+  cp "$(dirname "$(mktemp -u)")"/counters_roofline.sqlite "$OUT/h200-counters-demo.sqlite" 2>/dev/null
   "$BUILD/bin/cuscope" report "$OUT/h200-timeline-demo.sqlite" >"$OUT/timeline-demo-report.txt" 2>&1
   tail -n 40 "$OUT/timeline-demo-report.txt"
 fi
-if [ "$what" = bench ] || [ "$what" = all ]; then
+if [ "$what" = overhead ] || [ "$what" = all ]; then
   python3 bench/device/overhead.py "$BUILD" "${ROUNDS:-5}" >"$OUT/overhead.md" 2>"$OUT/overhead.err" || rc=1
   cat "$OUT/overhead.md"
+fi
+if [ "$what" = counters ] || [ "$what" = all ]; then
+  python3 bench/device/counters.py "$BUILD" "$OUT" >"$OUT/counters.md" 2>"$OUT/counters.err" || rc=1
+  cat "$OUT/counters.md"; tail -5 "$OUT/counters.err"
 fi
 cat "$OUT/summary.txt"
 exit $rc
