@@ -20,6 +20,9 @@ namespace cuscope::analysis {
 
 // Utilisation (% of peak) at or above which a unit is a kernel's limiter.
 inline constexpr double kBoundThresholdPercent = 60.0;
+// Compute names the verdict when its % of peak is within this many points of the
+// busiest memory level (and above the threshold).
+inline constexpr double kComputeTiePoints = 5.0;
 
 // The roofs of one GPU, from the hardware: per-cycle peaks x measured clocks.
 // A ceiling whose inputs were not measured is 0 and is not used.
@@ -29,7 +32,7 @@ struct Ceilings {
   double peak_fp64_flops = 0;         // dfma peak x 2 x SM clock
   double peak_fp32_flops = 0;         // ffma peak x 2 x SM clock
   double peak_fp16_flops = 0;         // hfma (half2) peak x 4 x SM clock
-  double peak_tensor_bf16_flops = 0;  // bf16 tensor ops peak x SM clock (ops = FLOPs)
+  double peak_tensor_bf16_flops = 0;  // bf16 tensor ops peak / 2 (dense) x SM clock (ops = FLOPs)
   double peak_dram_bytes_per_s = 0;   // DRAM bytes/cycle peak x DRAM clock
   double peak_l2_bytes_per_s = 0;     // L2 bytes/cycle peak x L2 clock
   double peak_l1_bytes_per_s = 0;     // L1 bytes/cycle peak x L1 clock

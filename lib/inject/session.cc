@@ -157,8 +157,11 @@ void OnSignal(int sig, siginfo_t* info, void* context) {
   if (prev.sa_handler == SIG_IGN) return;
   if (InOwnerProcess() && State().thread_started.load() && g_pending_signal.exchange(sig) == 0) {
     sem_post(&State().wake);
-    // Wait at most 10 s for the profile to be written.
-    for (int i = 0; i < 1000 && !g_signal_done.load(); ++i) {
+    // Wait at most 3 s for the rest of the profile. The run's end is written first
+    // (no CUPTI call); the last flush can block when the signal interrupted the
+    // program inside a CUDA call (measured on the H200 in a launch loop), and then
+    // the records of the last flush period (CUSCOPE_FLUSH_PERIOD_MS) are lost.
+    for (int i = 0; i < 300 && !g_signal_done.load(); ++i) {
       timespec ten_ms{0, 10000000L};
       nanosleep(&ten_ms, nullptr);
     }

@@ -216,7 +216,8 @@ TEST_F(GpuTest, InjectionRecordsTheWholeTimeline) {
     api_correlations.insert(a.correlation_id);
   }
   EXPECT_EQ(api["cudaGraphLaunch"], 5) << "graph launches";
-  EXPECT_EQ(api["cudaLaunchKernel"], 8);
+  // 8 direct launches and the 5 made while capturing the graph.
+  EXPECT_EQ(api["cudaLaunchKernel"], 13);
   int kernels_with_api = 0;
   for (const auto& k : p.kernels) kernels_with_api += api_correlations.count(k.correlation_id);
   EXPECT_EQ(kernels_with_api, launches);
@@ -283,7 +284,7 @@ TEST_F(GpuTest, SigtermWritesTheProfileAndEndsAsTheProgramWould) {
   auto t0 = std::chrono::steady_clock::now();
   Result r = RunProgram({Example("launch_loop"), "100000000"}, env, 3000);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(seconds, 3 + 10) << r.err;  // the handler waits at most 10 s
+  EXPECT_LT(seconds, 3 + 5) << r.err;  // the handler waits at most 3 s
   std::cerr << "SIGTERM: ended after " << seconds << " s\n" << r.err;
   EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.exit_code << "\n" << r.err;
   auto profile = model::LoadProfile(path);
@@ -476,12 +477,16 @@ TEST_F(GpuTest, LinkedScopesAndInjectionGiveOneProfiler) {
   EXPECT_EQ(rows["step/compute"].kernel_count, 12u);
   EXPECT_EQ(rows["step/init"].kernel_count, 3u);
 
+  // Injected too: the program's Start runs before its first CUDA call, so its session
+  // is the one; the injection (at cuInit) finds it running and adds nothing. One
+  // profile, the program's.
   std::string injected = TempPath("scopes_injected.sqlite");
-  r = RunProgram({Example("scopes_demo"), TempPath("unused.sqlite")}, InjectEnv(injected));
+  std::string linked = TempPath("scopes_linked.sqlite");
+  r = RunProgram({Example("scopes_demo"), linked}, InjectEnv(injected));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("joined the running one"), std::string::npos) << r.out;
-  EXPECT_FALSE(Exists(TempPath("unused.sqlite")));
-  profile = model::LoadProfile(injected);
+  EXPECT_FALSE(Exists(injected));
+  EXPECT_EQ(r.err.find("cuscope: profiling pid"), r.err.rfind("cuscope: profiling pid")) << r.err;
+  profile = model::LoadProfile(linked);
   ASSERT_TRUE(profile.ok()) << profile.status();
   rows.clear();
   for (auto& row : analysis::SummarizeRegions(*profile)) rows[row.path] = row;

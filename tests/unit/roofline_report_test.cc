@@ -31,7 +31,7 @@ constexpr char kAmpersand[] = "a&b_kernel";
 void AddDeviceMetrics(model::Profile& p) {
   const Values peaks = {{m::kSmClock, 1.755e9}, {m::kDramClock, 1.6e9},  {m::kL2Clock, 1.755e9},
                         {m::kL1Clock, 1.755e9}, {m::kFfmaPeak, 16896},   {m::kDfmaPeak, 8448},
-                        {m::kHfmaPeak, 16896},  {m::kTensorBf16Peak, 540672}, {m::kDramPeak, 2560},
+                        {m::kHfmaPeak, 16896},  {m::kTensorBf16Peak, 1081344}, {m::kDramPeak, 2560},
                         {m::kL2Peak, 5120},     {m::kL1Peak, 16896}};
   for (const auto& [name, v] : peaks) {
     model::DeviceMetric d;
