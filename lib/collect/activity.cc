@@ -172,7 +172,49 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     }
   }
   g_running.store(true);
+  if (config.capture != config::CaptureMode::kAll) Pause();
   return absl::OkStatus();
+}
+
+namespace {
+bool Pausable(CUpti_ActivityKind k) {
+  return k != CUPTI_ACTIVITY_KIND_MARKER && k != CUPTI_ACTIVITY_KIND_DEVICE;
+}
+
+void EnableDefaultApis(bool on) {
+  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
+        name != nullptr && IsDefaultRuntimeApi(name)) {
+      cuptiActivityEnableRuntimeApi(cbid, on ? 1 : 0);
+    }
+  }
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
+        name != nullptr && IsDefaultDriverApi(name)) {
+      cuptiActivityEnableDriverApi(cbid, on ? 1 : 0);
+    }
+  }
+}
+}  // namespace
+
+void ActivityCollector::Pause() {
+  State* s = StatePtr().load();
+  if (s == nullptr || !g_running.load()) return;
+  for (CUpti_ActivityKind k : s->enabled) {
+    if (Pausable(k)) cuptiActivityDisable(k);
+  }
+  if (s->config.trace.api && s->config.api == config::ApiMode::kDefault) EnableDefaultApis(false);
+}
+
+void ActivityCollector::Resume() {
+  State* s = StatePtr().load();
+  if (s == nullptr || !g_running.load()) return;
+  for (CUpti_ActivityKind k : s->enabled) {
+    if (Pausable(k)) cuptiActivityEnable(k);
+  }
+  if (s->config.trace.api && s->config.api == config::ApiMode::kDefault) EnableDefaultApis(true);
 }
 
 void ActivityCollector::Flush(bool forced) {

@@ -41,6 +41,10 @@ class ActivityCollector {
   // Flushes, disables every kind and closes ranges left open at `end_ns`.
   static void Stop(uint64_t end_ns);
   static bool running();
+  // Capture control: disable / re-enable every kind but NVTX markers and devices
+  // (ranges stay whole; kernels, copies, API calls... are recorded only while on).
+  static void Pause();
+  static void Resume();
   static ActivityStats stats();
 
  struct State;  // defined in activity.cc

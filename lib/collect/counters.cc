@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/collect/callbacks.h"
 #include "lib/collect/metric_host.h"
 #include "lib/model/metrics.h"
 
@@ -112,7 +113,6 @@ struct State {
   std::unique_ptr<MetricHost> host;
   MetricHost::Config image;
   bool profiler_initialized = false;
-  CUpti_SubscriberHandle subscriber = nullptr;
   std::optional<std::regex> kernels;
   absl::flat_hash_map<const char*, std::pair<std::string, bool>> names;  // symbol -> name, match
   absl::flat_hash_map<Signature, uint64_t> samples;  // complete samples per signature
@@ -516,8 +516,8 @@ void OpenWindow(State& s, Context& c, const Signature& sig) {
   c.windows.emplace_back();
 }
 
-void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                         const void* data) {
+void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   if (!g_active.load(std::memory_order_relaxed)) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   State& s = S();
@@ -664,13 +664,8 @@ absl::Status Start(const config::Config& config) {
   s.stats = Stats();
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   s.setconfig_each_pass = internal != nullptr && internal[0] == '1';
-  CUptiResult r = cuptiSubscribe(&s.subscriber, OnCallback, nullptr);
-  if (r != CUPTI_SUCCESS) {
-    s.subscriber = nullptr;
-    return absl::UnavailableError(absl::StrCat(
-        "cannot subscribe to CUPTI callbacks (another CUPTI client, e.g. torch.profiler, "
-        "may be active): ", ResultString(r)));
-  }
+  absl::Status subscribed = callbacks::AddHandler(OnCallback);
+  if (!subscribed.ok()) return subscribed;
   const CUpti_CallbackId runtime[] = {
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
@@ -682,12 +677,8 @@ absl::Status Start(const config::Config& config) {
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
-  for (CUpti_CallbackId id : runtime) {
-    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  }
-  for (CUpti_CallbackId id : driver) {
-    cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
-  }
+  for (CUpti_CallbackId id : runtime) callbacks::Enable(CUPTI_CB_DOMAIN_RUNTIME_API, id).IgnoreError();
+  for (CUpti_CallbackId id : driver) callbacks::Enable(CUPTI_CB_DOMAIN_DRIVER_API, id).IgnoreError();
   s.active = true;
   g_active.store(true);
   return absl::OkStatus();
@@ -716,10 +707,7 @@ void Stop() {
     c->object = nullptr;
     c->failed = true;
   }
-  if (s.subscriber != nullptr) {
-    cuptiUnsubscribe(s.subscriber);
-    s.subscriber = nullptr;
-  }
+  callbacks::RemoveHandler(OnCallback);
   s.notes["counters.launches_measured"] = absl::StrCat(s.stats.launches_measured);
   s.notes["counters.samples_complete"] = absl::StrCat(s.stats.sets_complete);
   s.notes["counters.samples_dropped"] = absl::StrCat(s.stats.sets_dropped);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -114,6 +115,10 @@ const std::vector<SettingInfo>& Settings() {
        "How multi-pass metric sets are collected: rotate spreads the passes over "
        "successive launches of a signature (no replay); kernel replays each measured "
        "launch (CUPTI saves and restores memory); auto picks rotate."},
+      {"CUSCOPE_CAPTURE", "capture", "all", "all, profiler-api, or range:REGEX[:N]",
+       "What to record: everything; only between cudaProfilerStart and "
+       "cudaProfilerStop; or only inside the first N instances (all when N is left "
+       "out) of regions (NVTX ranges, cuscope scopes) whose name matches REGEX."},
       {"CUSCOPE_WINDOW", "window", "32", "an integer from 1 to 4096",
        "Most launches of one signature per rotate window (one pass each)."},
   };
@@ -263,6 +268,34 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
     else if (s == "rotate") c.replay = ReplayMode::kRotate;
     else if (s == "kernel") c.replay = ReplayMode::kKernel;
     else return Invalid("CUSCOPE_REPLAY", v, "auto, rotate or kernel");
+  }
+  if (get("CUSCOPE_CAPTURE", &v)) {
+    constexpr const char* kAccepted = "all, profiler-api, or range:REGEX[:N]";
+    std::string text(absl::StripAsciiWhitespace(v));
+    if (text == "all") {
+      c.capture = CaptureMode::kAll;
+    } else if (text == "profiler-api") {
+      c.capture = CaptureMode::kProfilerApi;
+    } else if (absl::StartsWith(text, "range:") && text.size() > 6) {
+      std::string rest = text.substr(6);
+      size_t colon = rest.rfind(':');
+      uint64_t n = 0;
+      if (colon != std::string::npos && absl::SimpleAtoi(rest.substr(colon + 1), &n)) {
+        rest.resize(colon);
+      }
+      try {
+        std::regex re{rest};
+        (void)re;
+      } catch (const std::regex_error& e) {
+        return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
+      }
+      if (rest.empty()) return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
+      c.capture = CaptureMode::kRange;
+      c.capture_range = rest;
+      c.capture_count = n;
+    } else {
+      return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
+    }
   }
   if (get("CUSCOPE_WINDOW", &v)) {
     auto n = ParseInt("CUSCOPE_WINDOW", v, 1, 4096);

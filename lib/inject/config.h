@@ -17,6 +17,7 @@ namespace cuscope::config {
 
 enum class ApiMode { kNone, kDefault, kAll };
 enum class ReplayMode { kAuto, kRotate, kKernel };
+enum class CaptureMode { kAll, kProfilerApi, kRange };
 enum class ReportMode { kNone, kText };
 
 // Which activity kinds to record.
@@ -50,6 +51,12 @@ struct Config {
   int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
   int window = 32;                   // most launches in one rotate window
+
+  // What to record: everything, between cudaProfilerStart/Stop, or inside the first
+  // `capture_count` instances (0 = all) of regions matching `capture_range`.
+  CaptureMode capture = CaptureMode::kAll;
+  std::string capture_range;
+  uint64_t capture_count = 0;
   bool counters_enabled() const { return !metrics.empty(); }
 };
 

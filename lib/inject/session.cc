@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cuscope/version.h"
 #include "lib/collect/activity.h"
+#include "lib/collect/capture.h"
 #include "lib/collect/scopes.h"
 #include "lib/collect/counters.h"
 #include "lib/model/store.h"
@@ -271,6 +272,15 @@ absl::Status Start(const config::GetEnv& getenv) {
     return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
                                                started.message()));
   }
+  if (s.config.capture != config::CaptureMode::kAll) {
+    absl::Status capturing = collect::capture::Start(s.config);
+    if (!capturing.ok()) {
+      // Without callbacks the tracer would stay paused: record everything instead.
+      collect::ActivityCollector::Resume();
+      s.run.extra["capture.status"] = std::string(capturing.message());
+      Warn(absl::StrCat("capture: ", capturing.message(), "; recording everything instead"));
+    }
+  }
   if (s.config.counters_enabled()) {
     absl::Status counting = collect::counters::Start(s.config);
     if (!counting.ok()) {
@@ -311,6 +321,10 @@ absl::Status Stop(const std::string& reason) {
     if (s.writer != nullptr && !s.write_failed) s.writer->WriteRunInfo(s.run).IgnoreError();
   }
   if (s.config.verbose) Warn(absl::StrCat("stopping (", reason, "): flushing CUPTI"));
+  if (s.config.capture != config::CaptureMode::kAll) {
+    collect::capture::Stop();
+    s.run.extra["capture.windows"] = absl::StrCat(collect::capture::WindowsOpened());
+  }
   if (s.config.counters_enabled()) {
     collect::counters::Stop();
     for (auto& [k, v] : collect::counters::Notes()) s.run.extra[k] = v;

@@ -81,6 +81,9 @@ TEST(Config, BadValuesNameTheVariableAndWhatIsAccepted) {
       {"CUSCOPE_PER_SIGNATURE", "0", "an integer from 1 to 1000000, or all"},
       {"CUSCOPE_REPLAY", "application", "accepted: auto, rotate or kernel"},
       {"CUSCOPE_WINDOW", "0", "an integer from 1 to 4096"},
+      {"CUSCOPE_CAPTURE", "sometimes", "accepted: all, profiler-api, or range:REGEX[:N]"},
+      {"CUSCOPE_CAPTURE", "range:", "accepted: all, profiler-api, or range:REGEX[:N]"},
+      {"CUSCOPE_CAPTURE", "range:step(", "accepted: all, profiler-api, or range:REGEX[:N]"},
   };
   for (const Case& c : cases) {
     auto r = FromMap({{c.env, c.value}});
@@ -116,6 +119,19 @@ TEST(Config, CounterSettings) {
   EXPECT_EQ(c->window, 16);
   EXPECT_FALSE(FromMap({})->counters_enabled());
   EXPECT_EQ(FromMap({{"CUSCOPE_PER_SIGNATURE", "3"}})->per_signature, 3);
+}
+
+TEST(Config, CaptureModes) {
+  EXPECT_EQ(FromMap({})->capture, CaptureMode::kAll);
+  EXPECT_EQ(FromMap({{"CUSCOPE_CAPTURE", "profiler-api"}})->capture, CaptureMode::kProfilerApi);
+  auto c = FromMap({{"CUSCOPE_CAPTURE", "range:^step$:3"}});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->capture, CaptureMode::kRange);
+  EXPECT_EQ(c->capture_range, "^step$");
+  EXPECT_EQ(c->capture_count, 3u);
+  c = FromMap({{"CUSCOPE_CAPTURE", "range:train/step"}});
+  EXPECT_EQ(c->capture_range, "train/step");
+  EXPECT_EQ(c->capture_count, 0u);
 }
 
 TEST(Config, ParseBytes) {
