@@ -41,8 +41,8 @@ class ActivityCollector {
   // Flushes, disables every kind and closes ranges left open at `end_ns`.
   static void Stop(uint64_t end_ns);
   static bool running();
-  // Capture control: disable / re-enable every kind but NVTX markers and devices
-  // (ranges stay whole; kernels, copies, API calls... are recorded only while on).
+  // Capture control: disable / re-enable the GPU-side kinds (kernels, copies,
+  // memsets, syncs, overhead); NVTX ranges and API calls stay recorded.
   static void Pause();
   static void Resume();
   static ActivityStats stats();
