@@ -50,6 +50,7 @@ ABSL_FLAG(std::string, per_signature, "", "run: samples per signature (CUSCOPE_P
 ABSL_FLAG(std::string, replay, "", "run: auto, rotate or kernel (CUSCOPE_REPLAY)");
 ABSL_FLAG(std::string, window, "", "run: rotate window (CUSCOPE_WINDOW)");
 ABSL_FLAG(std::string, capture, "", "run: what to record (CUSCOPE_CAPTURE)");
+ABSL_FLAG(std::string, regions, "", "run: counters only inside these regions (CUSCOPE_REGIONS)");
 ABSL_FLAG(std::string, roofline, "", "report: also write the roofline chart (SVG) here");
 ABSL_FLAG(std::string, format, "text", "report: text, csv or json");
 ABSL_FLAG(bool, chrome, false, "export: write a Chrome trace (Perfetto, HTA)");
@@ -185,6 +186,7 @@ int Run(const std::vector<std::string>& program) {
       {"CUSCOPE_REPLAY", absl::GetFlag(FLAGS_replay)},
       {"CUSCOPE_WINDOW", absl::GetFlag(FLAGS_window)},
       {"CUSCOPE_CAPTURE", absl::GetFlag(FLAGS_capture)},
+      {"CUSCOPE_REGIONS", absl::GetFlag(FLAGS_regions)},
   };
   for (const auto& s : settings) {
     if (s.value.empty()) continue;
@@ -394,7 +396,7 @@ int main(int argc, char** argv) {
                                  "max_buffers", "flush_period_ms", "verbose", "enable",
                                  "format", "chrome", "nochrome", "metrics", "kernels",
                                  "launch_skip", "launch_count", "per_signature", "replay",
-                                 "window", "roofline", "capture"};
+                                 "window", "roofline", "capture", "regions"};
   for (size_t i = 1; i < prepared.size(); ++i) {
     std::string a = prepared[i];
     if (a.size() < 2 || a[0] != '-') continue;

@@ -31,6 +31,7 @@ State& S() {
 }
 std::atomic<bool> g_active{false};
 thread_local std::vector<bool> t_stack;  // per NVTX/scope level: did it open capture?
+thread_local std::vector<std::string> t_names;  // per level: the region's name
 
 void Open(State& s) {
   if (s.open) return;
@@ -58,12 +59,14 @@ void Push(const char* name) {
     }
   }
   t_stack.push_back(opens);
+  t_names.emplace_back(name ? name : "");
 }
 
 void Pop() {
   if (t_stack.empty()) return;
   bool opened = t_stack.back();
   t_stack.pop_back();
+  if (!t_names.empty()) t_names.pop_back();
   if (!opened) return;
   State& s = S();
   absl::MutexLock lock(&s.mu);
@@ -116,7 +119,9 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
 }  // namespace
 
 absl::Status Start(const config::Config& config) {
-  if (config.capture == config::CaptureMode::kAll) return absl::OkStatus();
+  const bool track_regions = config.capture == config::CaptureMode::kRange ||
+                             (config.counters_enabled() && !config.regions.empty());
+  if (config.capture == config::CaptureMode::kAll && !track_regions) return absl::OkStatus();
   State& s = S();
   {
     absl::MutexLock lock(&s.mu);
@@ -139,7 +144,8 @@ absl::Status Start(const config::Config& config) {
         .IgnoreError();
     callbacks::Enable(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)
         .IgnoreError();
-  } else {
+  }
+  if (track_regions) {
     for (CUpti_CallbackId id :
          {CUPTI_CBID_NVTX_nvtxRangePushA, CUPTI_CBID_NVTX_nvtxRangePushEx,
           CUPTI_CBID_NVTX_nvtxRangePop, CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
@@ -163,6 +169,8 @@ void OnRangePush(const char* name) {
 void OnRangePop() {
   if (g_active.load(std::memory_order_relaxed)) Pop();
 }
+
+const std::vector<std::string>& ThreadRegions() { return t_names; }
 
 uint64_t WindowsOpened() {
   State& s = S();

@@ -8,14 +8,16 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "lib/inject/config.h"
 
 namespace cuscope::collect::capture {
 
-// Starts capture control for `config.capture` (no-op for kAll). The tracer must
-// have been started paused.
+// Starts capture control for `config.capture`, and region tracking when capture is
+// by region or counters are limited to regions (`config.regions`). No-op otherwise.
+// For capture, the tracer must have been started paused.
 absl::Status Start(const config::Config& config);
 void Stop();
 // Region boundaries from cuscope's own scopes (NVTX ones come through callbacks).
@@ -23,6 +25,9 @@ void OnRangePush(const char* name);
 void OnRangePop();
 // Capture windows opened so far.
 uint64_t WindowsOpened();
+// The names of the regions open on the calling thread, outermost first (tracked
+// while capture by region or counters by region is on).
+const std::vector<std::string>& ThreadRegions();
 
 }  // namespace cuscope::collect::capture
 

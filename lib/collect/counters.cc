@@ -21,6 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/callbacks.h"
+#include "lib/collect/capture.h"
 #include "lib/collect/metric_host.h"
 #include "lib/model/metrics.h"
 
@@ -114,6 +115,7 @@ struct State {
   MetricHost::Config image;
   bool profiler_initialized = false;
   std::optional<std::regex> kernels;
+  std::optional<std::regex> regions;
   absl::flat_hash_map<const char*, std::pair<std::string, bool>> names;  // symbol -> name, match
   absl::flat_hash_map<Signature, uint64_t> samples;  // complete samples per signature
   absl::flat_hash_map<Signature, size_t> window_size;  // rotate: next window length
@@ -411,8 +413,16 @@ void CloseWindow(State& s, Context& c) {
   }
 }
 
+bool InMatchingRegion(State& s) {
+  if (!s.regions) return true;
+  for (const auto& name : capture::ThreadRegions()) {
+    if (std::regex_search(name, *s.regions)) return true;
+  }
+  return false;
+}
+
 bool WantSample(State& s, const Signature& sig, bool matches) {
-  if (!matches) return false;
+  if (!matches || !InMatchingRegion(s)) return false;
   ++s.matching_seen;
   if (s.matching_seen <= s.config.launch_skip) return false;
   if (s.config.launch_count > 0 && s.stats.launches_measured >= s.config.launch_count) {
@@ -660,6 +670,8 @@ absl::Status Start(const config::Config& config) {
   s.rotate = UsesRotate(config);
   s.kernels.reset();
   if (!config.kernels.empty()) s.kernels.emplace(config.kernels);
+  s.regions.reset();
+  if (!config.regions.empty()) s.regions.emplace(config.regions);
   s.start_ns = NowNs();
   s.stats = Stats();
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");

@@ -119,6 +119,9 @@ const std::vector<SettingInfo>& Settings() {
        "What to record: everything; only between cudaProfilerStart and "
        "cudaProfilerStop; or only inside the first N instances (all when N is left "
        "out) of regions (NVTX ranges, cuscope scopes) whose name matches REGEX."},
+      {"CUSCOPE_REGIONS", "regions", "", "an ECMAScript regular expression",
+       "Measure counters only for kernels launched inside a region (NVTX range or "
+       "cuscope scope, on the launching thread) whose name matches."},
       {"CUSCOPE_WINDOW", "window", "32", "an integer from 1 to 4096",
        "Most launches of one signature per rotate window (one pass each)."},
   };
@@ -240,6 +243,17 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
           "expression", absl::CHexEscape(v), e.what()));
     }
     c.kernels = std::string(v);
+  }
+  if (get("CUSCOPE_REGIONS", &v)) {
+    try {
+      std::regex re{std::string(v)};
+      (void)re;
+    } catch (const std::regex_error& e) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "CUSCOPE_REGIONS=\"%s\" is not valid (%s); accepted: an ECMAScript regular "
+          "expression", absl::CHexEscape(v), e.what()));
+    }
+    c.regions = std::string(v);
   }
   if (get("CUSCOPE_LAUNCH_SKIP", &v)) {
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &c.launch_skip)) {

@@ -51,6 +51,7 @@ struct Config {
   int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
   int window = 32;                   // most launches in one rotate window
+  std::string regions;               // counters only inside regions matching this regex
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.

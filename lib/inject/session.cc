@@ -272,7 +272,8 @@ absl::Status Start(const config::GetEnv& getenv) {
     return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
                                                started.message()));
   }
-  if (s.config.capture != config::CaptureMode::kAll) {
+  if (s.config.capture != config::CaptureMode::kAll ||
+      (s.config.counters_enabled() && !s.config.regions.empty())) {
     absl::Status capturing = collect::capture::Start(s.config);
     if (!capturing.ok()) {
       // Without callbacks the tracer would stay paused: record everything instead.
@@ -321,7 +322,8 @@ absl::Status Stop(const std::string& reason) {
     if (s.writer != nullptr && !s.write_failed) s.writer->WriteRunInfo(s.run).IgnoreError();
   }
   if (s.config.verbose) Warn(absl::StrCat("stopping (", reason, "): flushing CUPTI"));
-  if (s.config.capture != config::CaptureMode::kAll) {
+  if (s.config.capture != config::CaptureMode::kAll ||
+      (s.config.counters_enabled() && !s.config.regions.empty())) {
     collect::capture::Stop();
     s.run.extra["capture.windows"] = absl::StrCat(collect::capture::WindowsOpened());
   }

@@ -572,5 +572,37 @@ TEST_F(GpuTest, CaptureFirstInstancesOfARegion) {
   EXPECT_EQ(two->run.extra["capture.windows"], "2");
 }
 
+// Issue 4: counters limited to kernels inside matching regions.
+TEST_F(GpuTest, CountersOnlyInsideMatchingRegions) {
+  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
+                            {});
+  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  std::string path = TempPath("region_counters.sqlite");
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none",
+                         "--metrics=roofline", "--regions=^mlp$", "--", "python3",
+                         SourceDir() + "/examples/python/transformer_regions.py"},
+                        {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = model::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  ASSERT_FALSE(profile->counters.empty()) << r.err;
+  // Every measured launch was made inside an `mlp` range on its thread.
+  std::map<uint32_t, const model::ApiRecord*> api;
+  for (const auto& a : profile->api_calls) api[a.correlation_id] = &a;
+  for (const auto& set : profile->counters) {
+    for (uint32_t corr : set.correlation_ids) {
+      ASSERT_EQ(api.count(corr), 1u);
+      const model::ApiRecord* a = api[corr];
+      bool inside = false;
+      for (const auto& range : profile->ranges) {
+        inside = inside || (profile->str(range.name) == "mlp" && range.thread_id == a->thread_id &&
+                            range.start_ns <= a->start_ns && a->start_ns <= range.end_ns);
+      }
+      EXPECT_TRUE(inside) << profile->str(set.name);
+    }
+  }
+  std::cerr << "region counters: " << profile->counters.size() << " signatures measured in mlp\\n";
+}
+
 }  // namespace
 }  // namespace cuscope
