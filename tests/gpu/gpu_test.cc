@@ -601,7 +601,7 @@ TEST_F(GpuTest, CountersOnlyInsideMatchingRegions) {
       EXPECT_TRUE(inside) << profile->str(set.name);
     }
   }
-  std::cerr << "region counters: " << profile->counters.size() << " signatures measured in mlp\\n";
+  std::cerr << "region counters: " << profile->counters.size() << " signatures measured in mlp\n";
 }
 
 }  // namespace
