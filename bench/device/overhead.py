@@ -78,6 +78,13 @@ def ratio(a, b):
 
 
 print(f"# cuscope overhead (build {build})")
+if os.environ.get("OVERHEAD_TORCH_ONLY") == "1":
+    # A longer look at the PyTorch loop alone (more rounds, fewer modes).
+    t = table("PyTorch x.add_(1), 20,000 ops", torch_loop, "TORCH",
+              ["plain", "floor", "cuscope", "torch.profiler"])
+    print(f"\ncuscope / floor: {ratio(t['cuscope'], t['floor']):.2f}; "
+          f"cuscope / torch.profiler: {ratio(t['cuscope'], t['torch.profiler']):.2f}")
+    sys.exit(0)
 a = table("100,000 launches of a 1-block kernel", loop, "LOOP",
           ["plain", "floor", "cuscope", "floor-all", "cuscope-all"])
 t = table("PyTorch x.add_(1), 20,000 ops", torch_loop, "TORCH",
