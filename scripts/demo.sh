@@ -12,6 +12,9 @@ else
   echo "demo: no GPU here; reporting the profile recorded on an H200 (tests/data)."
   profile=tests/data/h200-timeline-demo.sqlite
   "$BUILD/bin/cuscope" report "$profile"
+  echo
+  echo "demo: and the hardware counters recorded on the H200 (counters_demo, --metrics=roofline):"
+  "$BUILD/bin/cuscope" report tests/data/h200-counters-demo.sqlite --top=5 --roofline=demo-roofline.svg
 fi
 "$BUILD/bin/cuscope" export "$profile" --chrome -o demo.trace.json
 echo "demo: open demo.trace.json in https://ui.perfetto.dev"
