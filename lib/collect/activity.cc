@@ -251,6 +251,7 @@ ActivityStats ActivityCollector::stats() {
   {
     absl::MutexLock lock(&s->pool_mu);
     out.buffers_allocated = s->allocated;
+    out.buffers_outstanding = s->allocated - s->free_buffers.size();
   }
   out.buffers_refused = s->refused.load();
   out.buffers_completed = s->completed.load();

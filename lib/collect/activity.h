@@ -23,6 +23,10 @@ struct ActivityStats {
   uint64_t buffers_allocated = 0;
   uint64_t buffers_completed = 0;
   uint64_t buffers_refused = 0;   // requests refused at the pool cap
+  // Buffers handed to CUPTI and never given back, even by the final forced flush:
+  // another CUPTI client (torch.profiler, nsys) replaced the activity callbacks and
+  // took the records from then on.
+  uint64_t buffers_outstanding = 0;
   uint64_t dropped_records = 0;   // as CUPTI counted them
   uint64_t internal_kernels = 0;
   uint64_t records = 0;

@@ -341,6 +341,13 @@ absl::Status Stop(const std::string& reason) {
   s.run.dropped_records = stats.dropped_records;
   s.run.buffers_refused = stats.buffers_refused;
   s.run.internal_kernels = stats.internal_kernels;
+  if (stats.buffers_outstanding > 0) {
+    s.run.extra["activity.status"] = absl::StrFormat(
+        "%d activity buffers were not returned: another CUPTI client (torch.profiler, "
+        "nsys, ...) took over activity collection; records after that are missing",
+        stats.buffers_outstanding);
+    Warn(s.run.extra["activity.status"]);
+  }
   collect::scopes::Stats scope_stats = collect::scopes::GetStats();
   s.run.extra["scopes_recorded"] = absl::StrCat(scope_stats.recorded);
   if (scope_stats.dropped_open + scope_stats.dropped_overflow > 0) {

@@ -604,5 +604,27 @@ TEST_F(GpuTest, CountersOnlyInsideMatchingRegions) {
   std::cerr << "region counters: " << profile->counters.size() << " signatures measured in mlp\n";
 }
 
+// Issue 2: another CUPTI client (torch.profiler) in a traced process. Written after
+// the last GPU run of 2026-11-30: not yet run on the GPU.
+TEST_F(GpuTest, TorchProfilerInsideATracedProgram) {
+  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
+                            {});
+  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  std::string path = TempPath("with_torch_profiler.sqlite");
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
+                         "--report=none", "--", "python3",
+                         SourceDir() + "/examples/python/with_torch_profiler.py"},
+                        {});
+  std::cerr << r.err << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // the program runs on
+  auto profile = model::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_GE(profile->kernels.size(), 100u);  // at least the launches before torch.profiler
+  // Either cuscope kept every record, or it said in one line what it lost.
+  if (profile->kernels.size() < 300u) {
+    EXPECT_NE(r.err.find("another CUPTI client"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace cuscope
