@@ -81,6 +81,9 @@ std::string Usage() {
       "                 [--roofline=chart.svg]\n"
       "      Prints the kernel, API, memory and region summaries of a profile, and with\n"
       "      counters the ceilings, the roofline and the verdict of each kernel.\n"
+      "  cuscope diff BASE NEW [--format=text|json] [--top=N] [--output=FILE]\n"
+      "      What changed between two profiles: wall and kernel time, then kernels and\n"
+      "      regions ranked by the change of their total time.\n"
       "  cuscope export PROFILE --chrome [--output=trace.json]\n"
       "      Writes a Chrome trace that opens in Perfetto UI (ui.perfetto.dev) and HTA.\n"
       "  cuscope help | --help | --version\n\n"
@@ -314,6 +317,54 @@ int Report(const std::vector<std::string>& args) {
   return 0;
 }
 
+int Diff(const std::vector<std::string>& args) {
+  if (args.size() != 2) {
+    return UsageError(absl::StrCat("diff: expected BASE and NEW profiles, got ", args.size(),
+                                   " arguments"));
+  }
+  std::string format = absl::AsciiStrToLower(absl::GetFlag(FLAGS_format));
+  if (format != "text" && format != "json") {
+    return UsageError(absl::StrCat("diff: --format=\"", absl::GetFlag(FLAGS_format),
+                                   "\" is not valid; accepted: text, json"));
+  }
+  cuscope::report::ReportOptions options;
+  std::string top = absl::GetFlag(FLAGS_top);
+  if (!top.empty() && (!absl::SimpleAtoi(top, &options.top) || options.top < 0)) {
+    return UsageError(absl::StrCat("diff: --top=\"", top,
+                                   "\" is not valid; accepted: an integer >= 0 (0 = all)"));
+  }
+  absl::StatusOr<cuscope::model::Profile> base = cuscope::model::LoadProfile(args[0]);
+  if (!base.ok()) {
+    std::cerr << "cuscope: diff: " << base.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<cuscope::model::Profile> next = cuscope::model::LoadProfile(args[1]);
+  if (!next.ok()) {
+    std::cerr << "cuscope: diff: " << next.status().message() << "\n";
+    return 1;
+  }
+  cuscope::analysis::Comparison c = cuscope::analysis::Compare(*base, *next);
+  std::string out_path = absl::GetFlag(FLAGS_output);
+  std::ofstream file;
+  std::ostream* out = &std::cout;
+  if (!out_path.empty() && out_path != "-") {
+    file.open(out_path);
+    if (!file) {
+      std::cerr << "cuscope: diff: cannot write " << out_path << ": " << std::strerror(errno)
+                << "\n";
+      return 1;
+    }
+    out = &file;
+  }
+  if (format == "text") {
+    cuscope::report::WriteComparisonText(c, args[0], args[1], options, *out);
+  } else {
+    cuscope::report::WriteComparisonJson(c, args[0], args[1], options, *out);
+  }
+  out->flush();
+  return *out ? 0 : 1;
+}
+
 int Export(const std::vector<std::string>& args) {
   if (args.size() != 1) {
     return UsageError(absl::StrCat("export: expected exactly one PROFILE argument, got ",
@@ -366,9 +417,9 @@ int main(int argc, char** argv) {
     std::cout << "cuscope " << CUSCOPE_VERSION_STRING << "\n";
     return 0;
   }
-  if (command != "run" && command != "report" && command != "export") {
+  if (command != "run" && command != "report" && command != "export" && command != "diff") {
     return UsageError(absl::StrCat("unknown command \"", command,
-                                   "\"; accepted: run, report, export, help"));
+                                   "\"; accepted: run, report, diff, export, help"));
   }
   // Split `run`'s program off at "--" before flags are parsed.
   std::vector<std::string> program;
@@ -419,5 +470,6 @@ int main(int argc, char** argv) {
     return Run(program);
   }
   if (command == "report") return Report(positional);
+  if (command == "diff") return Diff(positional);
   return Export(positional);
 }

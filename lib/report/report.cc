@@ -954,4 +954,118 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
   out << "\n";
 }
 
+// --- Comparison of two profiles -----------------------------------------------------
+
+namespace {
+
+std::string SignedDuration(int64_t ns) {
+  std::string d = FormatDuration(static_cast<double>(ns < 0 ? -ns : ns));
+  return (ns < 0 ? "-" : "+") + d;
+}
+
+std::string ChangePercent(const analysis::Delta& d) {
+  double p = d.total_change_percent();
+  if (std::isinf(p)) return "new";
+  if (d.next.count == 0 && d.base.count > 0) return "gone";
+  return absl::StrFormat("%+.1f%%", p);
+}
+
+void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, bool regions,
+                const ReportOptions& options, size_t name_width, std::ostream& out) {
+  out << "\n" << title << "\n";
+  if (rows.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  std::vector<std::string> headers = {"Base Total", "New Total", "Change", "Change %",
+                                      "Base N", "New N"};
+  if (regions) {
+    headers.push_back("Base Kernels");
+    headers.push_back("New Kernels");
+  }
+  headers.push_back(regions ? "Region" : "Name");
+  TextTable t(headers);
+  size_t shown = ShownRows(rows.size(), options.top);
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::Delta& d = rows[i];
+    std::vector<std::string> cells = {FormatDuration(double(d.base.total_ns)),
+                                      FormatDuration(double(d.next.total_ns)),
+                                      SignedDuration(d.total_change_ns()), ChangePercent(d),
+                                      absl::StrCat(d.base.count), absl::StrCat(d.next.count)};
+    if (regions) {
+      cells.push_back(absl::StrCat(d.base.kernels));
+      cells.push_back(absl::StrCat(d.next.kernels));
+    }
+    cells.push_back(Truncate(DisplayName(d.name), name_width));
+    t.AddRow(std::move(cells));
+  }
+  t.Write(out);
+  if (shown < rows.size()) out << "  ... " << rows.size() - shown << " more\n";
+}
+
+}  // namespace
+
+void WriteComparisonText(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out) {
+  out << "cuscope diff\n";
+  out << "  Base        " << base_label << "\n";
+  out << "  New         " << next_label << "\n";
+  out << "  Wall time   " << FormatDuration(double(c.base_wall_ns)) << " -> "
+      << FormatDuration(double(c.next_wall_ns)) << "\n";
+  out << "  Kernel time " << FormatDuration(double(c.base_kernel_ns)) << " -> "
+      << FormatDuration(double(c.next_kernel_ns)) << " ("
+      << SignedDuration(int64_t(c.next_kernel_ns) - int64_t(c.base_kernel_ns)) << ")\n";
+  out << "  Kernels     " << c.base_kernel_count << " -> " << c.next_kernel_count << "\n";
+  size_t width = options.max_name_width > 0 ? static_cast<size_t>(options.max_name_width) : 80;
+  DeltaTable("GPU kernels (by change of total time)", c.kernels, false, options, width, out);
+  DeltaTable("Regions (by change of total time)", c.regions, true, options, width, out);
+}
+
+void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  Key(w, "base"), Str(w, base_label);
+  Key(w, "new"), Str(w, next_label);
+  Key(w, "wall_ns"), w.StartArray(), w.Uint64(c.base_wall_ns), w.Uint64(c.next_wall_ns),
+      w.EndArray();
+  Key(w, "kernel_ns"), w.StartArray(), w.Uint64(c.base_kernel_ns), w.Uint64(c.next_kernel_ns),
+      w.EndArray();
+  Key(w, "kernel_count"), w.StartArray(), w.Uint64(c.base_kernel_count),
+      w.Uint64(c.next_kernel_count), w.EndArray();
+  auto table = [&](const char* key, const std::vector<analysis::Delta>& rows) {
+    Key(w, key);
+    w.StartArray();
+    size_t shown = ShownRows(rows.size(), options.top);
+    for (size_t i = 0; i < shown; ++i) {
+      const analysis::Delta& d = rows[i];
+      w.StartObject();
+      Key(w, "name"), Str(w, DisplayName(d.name));
+      for (auto [side_key, side] : {std::pair<const char*, const analysis::Side*>{"base", &d.base},
+                                    {"new", &d.next}}) {
+        Key(w, side_key);
+        w.StartObject();
+        Key(w, "count"), w.Uint64(side->count);
+        Key(w, "total_ns"), w.Uint64(side->total_ns);
+        Key(w, "avg_ns"), w.Double(side->avg_ns);
+        Key(w, "kernels"), w.Uint64(side->kernels);
+        Key(w, "gpu_time_ns"), w.Uint64(side->gpu_time_ns);
+        w.EndObject();
+      }
+      Key(w, "change_ns"), w.Int64(d.total_change_ns());
+      w.EndObject();
+    }
+    w.EndArray();
+  };
+  table("kernels", c.kernels);
+  table("regions", c.regions);
+  w.EndObject();
+  out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
+  out << "\n";
+}
+
 }  // namespace cuscope::report

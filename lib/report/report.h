@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/analysis/compare.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/roofline.h"
 #include "lib/analysis/summary.h"
@@ -36,6 +37,15 @@ ReportData BuildReport(const model::Profile& profile);
 void WriteText(const ReportData& data, const ReportOptions& options, std::ostream& out);
 void WriteCsv(const ReportData& data, const ReportOptions& options, std::ostream& out);
 void WriteJson(const ReportData& data, const ReportOptions& options, std::ostream& out);
+
+// Two profiles side by side (`cuscope diff BASE NEW`): totals, then kernels and
+// regions ranked by the change of their total time. `top` limits each table.
+void WriteComparisonText(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out);
+void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out);
 
 }  // namespace cuscope::report
 

@@ -88,7 +88,7 @@ TEST(Cli, UsageErrorsExitTwoWithOneClearLine) {
   EXPECT_EQ(r.code, 2);
   r = RunCmd({kBin, "frobnicate"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("unknown command \"frobnicate\"; accepted: run, report, export"),
+  EXPECT_NE(r.err.find("unknown command \"frobnicate\"; accepted: run, report, diff, export"),
             std::string::npos)
       << r.err;
   r = RunCmd({kBin, "run", "--api=bogus", "--", "true"});
@@ -191,6 +191,24 @@ TEST(Cli, MissingAndCorruptProfilesGiveAClearError) {
   }
   r = RunCmd({kBin, "report", cut});
   EXPECT_TRUE(r.code == 0 || r.code == 1) << r.code << r.err;
+}
+
+TEST(Cli, DiffComparesTwoProfiles) {
+  const std::string torch = std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-torch-loop.sqlite";
+  Result r = RunCmd({kBin, "diff", kProfile, torch});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("cuscope diff"), std::string::npos);
+  EXPECT_NE(r.out.find("GPU kernels (by change of total time)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gone"), std::string::npos) << r.out;  // demo kernels absent in torch
+  EXPECT_NE(r.out.find("new"), std::string::npos) << r.out;
+  r = RunCmd({kBin, "diff", kProfile, kProfile, "--format=json", "--top=0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(r.out.c_str()).HasParseError());
+  for (const auto& k : doc["kernels"].GetArray()) EXPECT_EQ(k["change_ns"].GetInt64(), 0);
+  EXPECT_EQ(RunCmd({kBin, "diff", kProfile}).code, 2);
+  EXPECT_EQ(RunCmd({kBin, "diff", kProfile, "/no/such.sqlite"}).code, 1);
+  EXPECT_EQ(RunCmd({kBin, "diff", kProfile, kProfile, "--format=csv"}).code, 2);
 }
 
 TEST(Library, ExportsOnlyTheEntryPointsAndTheCApi) {

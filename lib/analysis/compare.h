@@ -1,0 +1,45 @@
+// Two profiles side by side: what changed between a baseline and a new run (the
+// "fix, profile again, compare" step). Pure functions over the summaries.
+#ifndef CUSCOPE_LIB_ANALYSIS_COMPARE_H_
+#define CUSCOPE_LIB_ANALYSIS_COMPARE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/model/profile.h"
+
+namespace cuscope::analysis {
+
+// One side's numbers for a kernel name or a region path (zero when absent there).
+struct Side {
+  uint64_t count = 0;
+  uint64_t total_ns = 0;
+  double avg_ns = 0;
+  uint64_t kernels = 0;      // regions: kernels launched inside
+  uint64_t gpu_time_ns = 0;  // regions: GPU time of those kernels
+};
+
+struct Delta {
+  std::string name;  // kernel name or region path
+  Side base, next;
+  int64_t total_change_ns() const {
+    return static_cast<int64_t>(next.total_ns) - static_cast<int64_t>(base.total_ns);
+  }
+  // Change of the total in % of the baseline (+inf when new, -100 when gone).
+  double total_change_percent() const;
+};
+
+struct Comparison {
+  uint64_t base_wall_ns = 0, next_wall_ns = 0;
+  uint64_t base_kernel_ns = 0, next_kernel_ns = 0;    // sum of kernel times
+  uint64_t base_kernel_count = 0, next_kernel_count = 0;
+  std::vector<Delta> kernels;  // by |change of total time|, largest first
+  std::vector<Delta> regions;  // by |change of total time|, largest first
+};
+
+Comparison Compare(const model::Profile& base, const model::Profile& next);
+
+}  // namespace cuscope::analysis
+
+#endif  // CUSCOPE_LIB_ANALYSIS_COMPARE_H_
