@@ -26,7 +26,8 @@ enum {
   CUSCOPE_ERROR_ALREADY_ACTIVE = -2,  /* a session runs already */
   CUSCOPE_ERROR_NOT_ACTIVE = -3,      /* no session runs */
   CUSCOPE_ERROR_CUPTI = -4,           /* CUPTI refused (no GPU, another profiler, ...) */
-  CUSCOPE_ERROR_OUTPUT = -5           /* the profile file cannot be written */
+  CUSCOPE_ERROR_OUTPUT = -5,          /* the profile file cannot be written */
+  CUSCOPE_ERROR_DISABLED = -6         /* CUSCOPE_ENABLE=0 */
 };
 
 /* Starts a profiling session. `settings` is NULL or a list of NAME=VALUE pairs
@@ -41,7 +42,8 @@ CUSCOPE_API int cuscope_stop(void);
 CUSCOPE_API int cuscope_flush(void);
 /* 1 while a session records, 0 otherwise. */
 CUSCOPE_API int cuscope_is_active(void);
-/* The path of the current (or last) session's profile; "" if none. */
+/* The path of the current (or last) session's profile; "" if none. The string is
+ * the calling thread's and stays valid until its next call. */
 CUSCOPE_API const char* cuscope_output_path(void);
 /* The last error of the calling thread, "" if none. */
 CUSCOPE_API const char* cuscope_last_error(void);

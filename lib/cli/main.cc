@@ -1,6 +1,7 @@
 // The `cuscope` command: run a program under the profiler, report a profile,
 // export a trace.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -226,12 +227,23 @@ int Run(const std::vector<std::string>& program) {
   if (env_config->trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
   unsetenv("CUSCOPE_OWNER_PID");
 
+  // Forwarding is in place before the child exists; the child gets back the
+  // dispositions this command inherited.
+  const int kSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+  struct sigaction inherited[4];
+  for (int i = 0; i < 4; ++i) {
+    struct sigaction sa = {};
+    sa.sa_handler = (kSignals[i] == SIGINT || kSignals[i] == SIGQUIT) ? SIG_IGN : ForwardSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(kSignals[i], &sa, &inherited[i]);
+  }
   pid_t child = fork();
   if (child < 0) {
     std::cerr << "cuscope: fork failed: " << std::strerror(errno) << "\n";
     return 1;
   }
   if (child == 0) {
+    for (int i = 0; i < 4; ++i) sigaction(kSignals[i], &inherited[i], nullptr);
     setenv("CUSCOPE_OWNER_PID", std::to_string(getpid()).c_str(), 1);
     std::vector<char*> args;
     for (const auto& a : program) args.push_back(const_cast<char*>(a.c_str()));
@@ -240,12 +252,8 @@ int Run(const std::vector<std::string>& program) {
     std::fprintf(stderr, "cuscope: cannot run %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
-  g_child = child;
   // Ctrl-C reaches the whole process group: the program handles it; we wait.
-  signal(SIGINT, SIG_IGN);
-  signal(SIGQUIT, SIG_IGN);
-  signal(SIGTERM, ForwardSignal);
-  signal(SIGHUP, ForwardSignal);
+  g_child = child;
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) {
@@ -256,6 +264,10 @@ int Run(const std::vector<std::string>& program) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
+    // End the way the program ended, without a core of our own (it could replace
+    // the program's core file).
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
     signal(sig, SIG_DFL);
     raise(sig);
     return 128 + sig;

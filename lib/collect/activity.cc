@@ -52,6 +52,8 @@ struct ActivityCollector::State {
   absl::Mutex pool_mu;
   std::vector<uint8_t*> free_buffers ABSL_GUARDED_BY(pool_mu);
   uint64_t allocated ABSL_GUARDED_BY(pool_mu) = 0;
+  size_t buffer_bytes ABSL_GUARDED_BY(pool_mu) = 0;  // size of every pooled buffer
+  int max_buffers ABSL_GUARDED_BY(pool_mu) = 0;
   std::atomic<uint64_t> refused{0};
   std::atomic<uint64_t> completed{0};
 
@@ -81,15 +83,15 @@ void CUPTIAPI ActivityCollector::OnBufferRequested(uint8_t** buffer, size_t* siz
   if (!s->free_buffers.empty()) {
     *buffer = s->free_buffers.back();
     s->free_buffers.pop_back();
-  } else if (s->allocated < static_cast<uint64_t>(s->config.max_buffers)) {
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, s->config.buffer_bytes));
+  } else if (s->allocated < static_cast<uint64_t>(s->max_buffers)) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, s->buffer_bytes));
     if (*buffer != nullptr) ++s->allocated;
   }
   if (*buffer == nullptr) {
     s->refused.fetch_add(1, std::memory_order_relaxed);
     return;  // CUPTI drops the records and counts them.
   }
-  *size = s->config.buffer_bytes;
+  *size = s->buffer_bytes;
 }
 
 void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t* buffer,
@@ -121,9 +123,22 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     s = new State();
     StatePtr().store(s);
   }
-  s->config = config;
+  {
+    // A new session may use another buffer size: pooled buffers of the old size go.
+    absl::MutexLock lock(&s->pool_mu);
+    if (s->buffer_bytes != config.buffer_bytes) {
+      for (uint8_t* b : s->free_buffers) std::free(b);
+      s->allocated -= s->free_buffers.size();
+      s->free_buffers.clear();
+      s->buffer_bytes = config.buffer_bytes;
+    }
+    s->max_buffers = config.max_buffers;
+    s->refused.store(0);
+    s->completed.store(0);
+  }
   {
     absl::MutexLock lock(&s->mu);
+    s->config = config;
     s->sink = std::move(sink);
     s->batch = model::Profile();
     s->converter = std::make_unique<RecordConverter>(&s->batch);

@@ -47,9 +47,18 @@ absl::Status AddHandler(Handler handler) {
 }
 
 void RemoveHandler(Handler handler) {
+  absl::MutexLock lock(&g_mu);
+  bool any = false;
   for (auto& h : g_handlers) {
     Handler expected = handler;
     h.compare_exchange_strong(expected, nullptr);
+    any = any || h.load() != nullptr;
+  }
+  // The last one out unsubscribes: CUDA runs without cuscope's callbacks, and
+  // another CUPTI client can subscribe.
+  if (!any && g_subscriber != nullptr) {
+    cuptiUnsubscribe(g_subscriber);
+    g_subscriber = nullptr;
   }
 }
 

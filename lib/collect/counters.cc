@@ -629,6 +629,8 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
 
 }  // namespace
 
+void StopLocked();
+
 absl::StatusOr<std::vector<std::string>> ResolveMetrics(const std::vector<std::string>& requested,
                                                         const std::string& chip) {
   auto host = MetricHost::Create(chip);
@@ -682,6 +684,17 @@ absl::Status Start(const config::Config& config) {
   if (!config.regions.empty()) s.regions.emplace(config.regions);
   s.start_ns = NowNs();
   s.stats = Stats();
+  // A new session starts clean: contexts were disabled at the last Stop, and the
+  // metric list may differ.
+  s.contexts.clear();
+  s.samples.clear();
+  s.window_size.clear();
+  s.matching_seen = 0;
+  s.notes.clear();
+  s.host.reset();
+  s.metrics.clear();
+  s.device_metrics_done.clear();
+  s.windows_logged = 0;
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   s.setconfig_each_pass = internal != nullptr && internal[0] == '1';
   absl::Status subscribed = callbacks::AddHandler(OnCallback);
@@ -705,6 +718,12 @@ absl::Status Start(const config::Config& config) {
 }
 
 void Stop() {
+  StopLocked();
+  // Outside the lock: unsubscribing may wait for callbacks that want it.
+  callbacks::RemoveHandler(OnCallback);
+}
+
+void StopLocked() {
   State& s = S();
   absl::MutexLock lock(&s.mu);
   if (!s.active) return;
@@ -727,7 +746,6 @@ void Stop() {
     c->object = nullptr;
     c->failed = true;
   }
-  callbacks::RemoveHandler(OnCallback);
   s.notes["counters.launches_measured"] = absl::StrCat(s.stats.launches_measured);
   s.notes["counters.samples_complete"] = absl::StrCat(s.stats.sets_complete);
   s.notes["counters.samples_dropped"] = absl::StrCat(s.stats.sets_dropped);

@@ -114,7 +114,8 @@ const std::vector<SettingInfo>& Settings() {
       {"CUSCOPE_REPLAY", "replay", "auto", "auto, rotate or kernel",
        "How multi-pass metric sets are collected: rotate spreads the passes over "
        "successive launches of a signature (no replay); kernel replays each measured "
-       "launch (CUPTI saves and restores memory); auto picks rotate."},
+       "launch (CUPTI saves and restores memory); auto: kernel replay for bounded "
+       "samples per signature (the default), rotate for all."},
       {"CUSCOPE_CAPTURE", "capture", "all", "all, profiler-api, or range:REGEX[:N]",
        "What to record: everything; only between cudaProfilerStart and "
        "cudaProfilerStop; or only inside the first N instances (all when N is left "

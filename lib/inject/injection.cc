@@ -2,7 +2,9 @@
 // C ABI. Everything else in libcuscope.so is hidden.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -17,11 +19,19 @@
 
 namespace {
 
-thread_local std::string t_last_error;
-std::string g_output_path;
+// Plain arrays, not std::string: a thread's C++ thread_local objects are destroyed
+// before atexit handlers run, and a program may call cuscope_* from one.
+thread_local char t_last_error[1024];
+thread_local char t_output_path[4096];
+
+void SetLastError(absl::string_view message) {
+  size_t n = std::min(message.size(), sizeof(t_last_error) - 1);
+  std::memcpy(t_last_error, message.data(), n);
+  t_last_error[n] = '\0';
+}
 
 int Fail(int code, const absl::Status& status) {
-  t_last_error = std::string(status.message());
+  SetLastError(status.message());
   return code;
 }
 
@@ -32,6 +42,7 @@ int CodeOf(const absl::Status& st) {
     case absl::StatusCode::kAlreadyExists: return CUSCOPE_ERROR_ALREADY_ACTIVE;
     case absl::StatusCode::kFailedPrecondition: return CUSCOPE_ERROR_NOT_ACTIVE;
     case absl::StatusCode::kPermissionDenied: return CUSCOPE_ERROR_OUTPUT;
+    case absl::StatusCode::kCancelled: return CUSCOPE_ERROR_DISABLED;
     default: return CUSCOPE_ERROR_CUPTI;
   }
 }
@@ -92,7 +103,7 @@ CUSCOPE_EXPORT int cuscope_start(const char* settings) {
     return std::getenv(name);
   });
   if (!st.ok()) return Fail(CodeOf(st), st);
-  t_last_error.clear();
+  t_last_error[0] = '\0';
   return CUSCOPE_OK;
 }
 
@@ -111,10 +122,13 @@ CUSCOPE_EXPORT int cuscope_flush(void) {
 CUSCOPE_EXPORT int cuscope_is_active(void) { return cuscope::inject::Active() ? 1 : 0; }
 
 CUSCOPE_EXPORT const char* cuscope_output_path(void) {
-  g_output_path = cuscope::inject::OutputPath();
-  return g_output_path.c_str();
+  std::string path = cuscope::inject::OutputPath();
+  size_t n = std::min(path.size(), sizeof(t_output_path) - 1);
+  std::memcpy(t_output_path, path.data(), n);
+  t_output_path[n] = '\0';
+  return t_output_path;
 }
 
-CUSCOPE_EXPORT const char* cuscope_last_error(void) { return t_last_error.c_str(); }
+CUSCOPE_EXPORT const char* cuscope_last_error(void) { return t_last_error; }
 
 CUSCOPE_EXPORT const char* cuscope_version(void) { return CUSCOPE_VERSION_STRING; }

@@ -15,6 +15,6 @@ CUSCOPE_EXPORT int cuscope_range_push(const char* name) {
 
 CUSCOPE_EXPORT int cuscope_range_pop(void) {
   int depth = cuscope::collect::scopes::Pop();
-  cuscope::collect::capture::OnRangePop();
+  if (depth >= 0) cuscope::collect::capture::OnRangePop();  // an unbalanced pop closes nothing
   return depth;
 }

@@ -110,10 +110,19 @@ void Sink(const model::Profile& batch, bool devices_changed) {
   s.records_written += batch.record_count();
 }
 
+std::atomic<int> g_flush_period_ms{1000};
+
 void BackgroundLoop() {
+  // Process-directed SIGINT/SIGTERM must not land here: OnSignal waits for this
+  // thread to write the profile.
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, nullptr);
   SessionState& s = State();
   while (!s.thread_stop.load()) {
-    int period = s.config.flush_period_ms;
+    int period = g_flush_period_ms.load();
     int rc;
     if (period > 0) {
       timespec deadline;
@@ -214,6 +223,7 @@ absl::Status Start(const config::GetEnv& getenv) {
   if (!cfg.ok()) return cfg.status();
   if (!cfg->enabled) return absl::CancelledError("disabled by CUSCOPE_ENABLE=0");
   s.config = *cfg;
+  g_flush_period_ms.store(s.config.flush_period_ms);
 
   pid_t pid = getpid();
   int64_t owner = 0;
@@ -306,6 +316,10 @@ absl::Status StartFromEnvironment() {
 }
 
 absl::Status Stop(const std::string& reason) {
+  // A forked child shares the parent's profile file: it never writes or closes it.
+  if (g_owner_pid.load() != 0 && !InOwnerProcess()) {
+    return absl::FailedPreconditionError("no cuscope session is running in this (forked) process");
+  }
   SessionState& s = State();
   absl::MutexLock lock(&s.mu);
   if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");
@@ -398,6 +412,9 @@ absl::Status Stop(const std::string& reason) {
 }
 
 absl::Status Flush() {
+  if (g_owner_pid.load() != 0 && !InOwnerProcess()) {
+    return absl::FailedPreconditionError("no cuscope session is running in this (forked) process");
+  }
   SessionState& s = State();
   absl::MutexLock lock(&s.mu);
   if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");

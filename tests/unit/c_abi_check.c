@@ -2,6 +2,7 @@
  * answers as documented when no session runs. Prints one line per check and
  * "N passed, M failed"; exits non-zero on any failure. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuscope/cuscope_c.h"
@@ -19,7 +20,21 @@ static void check(int ok, const char* what) {
   }
 }
 
+/* A program may call cuscope_* from its own atexit handler: a failing call there must
+ * not crash (the error text must outlive C++ thread_local destruction). */
+static void AtExitCalls(void) {
+  int stop = cuscope_stop();
+  int start = cuscope_start("CUSCOPE_API=bogus-and-long-enough-to-need-the-heap-xxxxxxxxxxxxxxxx");
+  if (stop != CUSCOPE_ERROR_NOT_ACTIVE || start != CUSCOPE_ERROR_INVALID_SETTING ||
+      strstr(cuscope_last_error(), "CUSCOPE_API") == NULL) {
+    printf("FAIL cuscope_* calls from an atexit handler\n");
+    _Exit(1);
+  }
+  printf("ok   cuscope_* calls from an atexit handler\n");
+}
+
 int main(void) {
+  atexit(AtExitCalls);
   const char* version = cuscope_version();
   check(version != NULL && strcmp(version, CUSCOPE_VERSION_STRING) == 0,
         "cuscope_version() == CUSCOPE_VERSION_STRING");
@@ -51,6 +66,8 @@ int main(void) {
   check(cuscope_start("CUSCOPE_NO_SUCH_SETTING=1") == CUSCOPE_ERROR_INVALID_SETTING,
         "cuscope_start with an unknown setting == CUSCOPE_ERROR_INVALID_SETTING");
   check(cuscope_is_active() == 0, "still not active after refused starts");
+  check(cuscope_start("CUSCOPE_ENABLE=0") == CUSCOPE_ERROR_DISABLED,
+        "cuscope_start(\"CUSCOPE_ENABLE=0\") == CUSCOPE_ERROR_DISABLED");
 
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
