@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -134,6 +136,30 @@ TEST(Cli, RunPassesTheExitCodeThroughWithoutAGpu) {
            "test \"$CUSCOPE_OWNER_PID\" = \"$$\" && echo owner"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("libcuscope.so\nall\nx.sqlite\nowner\n"), std::string::npos) << r.out;
+}
+
+TEST(Cli, RunEndsTheWayTheProgramEnded) {
+  // Killed by a signal: cuscope ends by the same signal (the shell sees 128 + 15).
+  Result r = RunCmd({kBin, "run", "--", "sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(r.code, 128 + SIGTERM) << r.err;
+}
+
+TEST(Cli, RunForwardsSigtermToTheProgram) {
+  // SIGTERM to `cuscope run` reaches the program, which ends; cuscope follows.
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(kBin.c_str(), kBin.c_str(), "run", "--", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  usleep(300 * 1000);
+  auto t0 = std::chrono::steady_clock::now();
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 5.0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
 }
 
 TEST(Cli, ReportsARecordedH200Profile) {
