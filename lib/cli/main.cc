@@ -275,6 +275,29 @@ int Run(const std::vector<std::string>& program) {
   return 1;
 }
 
+// --top, shared by report and diff: false (after a usage error line) if invalid.
+bool ParseTop(const char* command, cuscope::report::ReportOptions* options) {
+  std::string top = absl::GetFlag(FLAGS_top);
+  if (top.empty() || (absl::SimpleAtoi(top, &options->top) && options->top >= 0)) return true;
+  UsageError(absl::StrCat(command, ": --top=\"", top,
+                          "\" is not valid; accepted: an integer >= 0 (0 = all)"));
+  return false;
+}
+
+// --output, shared by report and diff: stdout, or `file` opened at the path; null
+// (after an error line) if it cannot be written.
+std::ostream* OpenOutput(const char* command, std::ofstream& file) {
+  std::string out_path = absl::GetFlag(FLAGS_output);
+  if (out_path.empty() || out_path == "-") return &std::cout;
+  file.open(out_path);
+  if (!file) {
+    std::cerr << "cuscope: " << command << ": cannot write " << out_path << ": "
+              << std::strerror(errno) << "\n";
+    return nullptr;
+  }
+  return &file;
+}
+
 int Report(const std::vector<std::string>& args) {
   if (args.size() != 1) {
     return UsageError(absl::StrCat("report: expected exactly one PROFILE argument, got ",
@@ -286,29 +309,16 @@ int Report(const std::vector<std::string>& args) {
                                    "\" is not valid; accepted: text, csv, json"));
   }
   cuscope::report::ReportOptions options;
-  std::string top = absl::GetFlag(FLAGS_top);
-  if (!top.empty() && (!absl::SimpleAtoi(top, &options.top) || options.top < 0)) {
-    return UsageError(absl::StrCat("report: --top=\"", top,
-                                   "\" is not valid; accepted: an integer >= 0 (0 = all)"));
-  }
+  if (!ParseTop("report", &options)) return kUsageError;
   absl::StatusOr<cuscope::model::Profile> profile = cuscope::model::LoadProfile(args[0]);
   if (!profile.ok()) {
     std::cerr << "cuscope: report: " << profile.status().message() << "\n";
     return 1;
   }
   cuscope::report::ReportData data = cuscope::report::BuildReport(*profile);
-  std::string out_path = absl::GetFlag(FLAGS_output);
   std::ofstream file;
-  std::ostream* out = &std::cout;
-  if (!out_path.empty() && out_path != "-") {
-    file.open(out_path);
-    if (!file) {
-      std::cerr << "cuscope: report: cannot write " << out_path << ": " << std::strerror(errno)
-                << "\n";
-      return 1;
-    }
-    out = &file;
-  }
+  std::ostream* out = OpenOutput("report", file);
+  if (out == nullptr) return 1;
   std::string svg = absl::GetFlag(FLAGS_roofline);
   if (!svg.empty()) {
     absl::Status st = cuscope::report::WriteRooflineSvg(*profile, svg);
@@ -340,11 +350,7 @@ int Diff(const std::vector<std::string>& args) {
                                    "\" is not valid; accepted: text, json"));
   }
   cuscope::report::ReportOptions options;
-  std::string top = absl::GetFlag(FLAGS_top);
-  if (!top.empty() && (!absl::SimpleAtoi(top, &options.top) || options.top < 0)) {
-    return UsageError(absl::StrCat("diff: --top=\"", top,
-                                   "\" is not valid; accepted: an integer >= 0 (0 = all)"));
-  }
+  if (!ParseTop("diff", &options)) return kUsageError;
   absl::StatusOr<cuscope::model::Profile> base = cuscope::model::LoadProfile(args[0]);
   if (!base.ok()) {
     std::cerr << "cuscope: diff: " << base.status().message() << "\n";
@@ -356,18 +362,9 @@ int Diff(const std::vector<std::string>& args) {
     return 1;
   }
   cuscope::analysis::Comparison c = cuscope::analysis::Compare(*base, *next);
-  std::string out_path = absl::GetFlag(FLAGS_output);
   std::ofstream file;
-  std::ostream* out = &std::cout;
-  if (!out_path.empty() && out_path != "-") {
-    file.open(out_path);
-    if (!file) {
-      std::cerr << "cuscope: diff: cannot write " << out_path << ": " << std::strerror(errno)
-                << "\n";
-      return 1;
-    }
-    out = &file;
-  }
+  std::ostream* out = OpenOutput("diff", file);
+  if (out == nullptr) return 1;
   if (format == "text") {
     cuscope::report::WriteComparisonText(c, args[0], args[1], options, *out);
   } else {
