@@ -86,9 +86,13 @@ uint32_t ThreadIdOf(const ThreadState* t) {
   return static_cast<uint32_t>(pthread_self());
 }
 
+std::atomic<bool> g_cupti_clock{true};
+
 uint64_t Now() {
   uint64_t t = 0;
-  if (cuptiGetTimestamp(&t) == CUPTI_SUCCESS) return t;
+  if (g_cupti_clock.load(std::memory_order_relaxed) && cuptiGetTimestamp(&t) == CUPTI_SUCCESS) {
+    return t;
+  }
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
@@ -250,12 +254,13 @@ void Convert(std::vector<PendingScope>& from, model::Profile* batch, model::Stri
 
 }  // namespace
 
-void SetRecording(bool on) {
+void SetRecording(bool on, Clock clock) {
   if (!on) {
     g_state.fetch_and(~kRecordingBit);
     return;
   }
   InstallForkHandlers();
+  g_cupti_clock.store(clock == Clock::kCupti);
   g_pid.store(static_cast<uint32_t>(getpid()));
   CUpti_ActivityThreadIdType type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
   if (cuptiGetThreadIdType(&type) != CUPTI_SUCCESS) type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;

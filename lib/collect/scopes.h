@@ -44,9 +44,15 @@ inline constexpr const char kDomain[] = "cuscope";
 // (about 80 MB a thread with short names) if nothing drains.
 inline constexpr size_t kMaxPending = size_t{1} << 20;
 
+// Where scope timestamps come from: CUPTI's clock, so that scopes line up with
+// activity records (what a session uses), or CLOCK_REALTIME (tests without a GPU:
+// there, concurrent cuptiGetTimestamp calls were seen to stall for minutes on a CUPTI
+// lock; CUPTI's clock followed CLOCK_REALTIME on the H200).
+enum class Clock { kCupti, kRealtime };
+
 // Turns recording on (a new generation; also reads CUPTI's thread-id type and the
 // pid) or off. Cheap; safe from any thread. Off at process start.
-void SetRecording(bool on);
+void SetRecording(bool on, Clock clock = Clock::kCupti);
 bool Recording();
 
 // Opens a scope on the calling thread. `name` (nullptr is "") is copied. Returns the

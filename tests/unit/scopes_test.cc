@@ -54,7 +54,7 @@ TEST_F(ScopesTest, CuptiTimestampWorksWithoutAGpu) {
 }
 
 TEST_F(ScopesTest, NestingDepthAndContainment) {
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   EXPECT_TRUE(Recording());
   EXPECT_EQ(Push("outer"), 1u);
   EXPECT_EQ(Push("inner"), 2u);
@@ -100,7 +100,7 @@ TEST_F(ScopesTest, NestingDepthAndContainment) {
 }
 
 TEST_F(ScopesTest, NullNameIsEmpty) {
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   EXPECT_EQ(Push(nullptr), 1u);
   EXPECT_EQ(Pop(), 0);
   model::Profile p;
@@ -113,7 +113,7 @@ TEST_F(ScopesTest, NullNameIsEmpty) {
 // inner ones), drained concurrently by another thread.
 TEST_F(ScopesTest, ManyThreadsConcurrently) {
   constexpr int kThreads = 8, kOuter = 1000, kInner = 9;
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   model::Profile p;
   std::atomic<bool> done{false};
   std::thread drainer([&] {
@@ -197,7 +197,7 @@ TEST_F(ScopesTest, ManyThreadsConcurrently) {
 }
 
 TEST_F(ScopesTest, UnbalancedPopsWarnOnceAndAreIgnored) {
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   EXPECT_EQ(Push("before"), 1u);
   EXPECT_EQ(Pop(), 0);
   testing::internal::CaptureStderr();
@@ -244,7 +244,7 @@ TEST_F(ScopesTest, NotRecordingRecordsNothingAndStaysBalanced) {
   // Pushed before the session started, popped inside it: not recorded, and the
   // scope inside is recorded as outermost.
   EXPECT_EQ(Push("straddles start"), 0u);
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   EXPECT_EQ(Push("inside"), 2u);
   EXPECT_EQ(Pop(), 1);
   EXPECT_EQ(Pop(), 0);
@@ -259,10 +259,10 @@ TEST_F(ScopesTest, NotRecordingRecordsNothingAndStaysBalanced) {
   SetRecording(false);
   EXPECT_EQ(Pop(), 0);
   // Pushed in one session, popped in the next: not recorded.
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   EXPECT_EQ(Push("straddles two"), 1u);
   SetRecording(false);
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   EXPECT_EQ(Push("in the second"), 2u);
   EXPECT_EQ(Pop(), 1);
   EXPECT_EQ(Pop(), 0);
@@ -276,7 +276,7 @@ TEST_F(ScopesTest, NotRecordingRecordsNothingAndStaysBalanced) {
 }
 
 TEST_F(ScopesTest, CloseOpenScopesAtStop) {
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   EXPECT_EQ(Push("done"), 1u);
   EXPECT_EQ(Pop(), 0);
   EXPECT_EQ(Push("x"), 1u);
@@ -318,7 +318,7 @@ TEST_F(ScopesTest, CloseOpenScopesAtStop) {
 }
 
 TEST_F(ScopesTest, ThreadExitingWithOpenScopesIsCounted) {
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   std::thread([] {
     Push("leaked");
     Push("leaked/inner");
@@ -338,7 +338,7 @@ TEST_F(ScopesTest, ThreadExitingWithOpenScopesIsCounted) {
 TEST_F(ScopesTest, DrainInternsNamesAndDomain) {
   model::Profile p;
   model::StringId existing = p.strings.Intern("already here");
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   for (int i = 0; i < 3; ++i) {
     Push("step");
     Push("already here");
@@ -374,7 +374,7 @@ TEST_F(ScopesTest, DrainInternsNamesAndDomain) {
 }
 
 TEST_F(ScopesTest, PendingListIsBounded) {
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   for (size_t i = 0; i < kMaxPending + 5; ++i) {
     Push("s");
     Pop();
@@ -392,7 +392,7 @@ TEST_F(ScopesTest, PendingListIsBounded) {
 }
 
 TEST_F(ScopesTest, ForkedChildDoesNotRecord) {
-  SetRecording(true);
+  SetRecording(true, Clock::kRealtime);
   Push("parent");
   pid_t child = fork();
   ASSERT_GE(child, 0);
