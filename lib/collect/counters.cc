@@ -51,6 +51,15 @@ std::string Explain(const char* what, CUptiResult r) {
   return absl::StrCat(what, " failed: ", ResultString(r));
 }
 
+uint64_t NowNs();
+
+// Adds the time from its construction to its destruction to *sum.
+struct AddElapsed {
+  uint64_t* sum;
+  uint64_t t0;
+  ~AddElapsed() { *sum += NowNs() - t0; }
+};
+
 uint64_t NowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -93,6 +102,7 @@ struct Context {
   std::vector<std::vector<Launch>> windows;
   // Kernel replay: the launch being measured.
   std::optional<Launch> replaying;
+  uint64_t replay_start_ns = 0;
 };
 
 struct PendingSet {
@@ -212,9 +222,17 @@ bool SetConfig(State& s, Context& c, size_t pass = 0, size_t level = 1) {
 }
 
 // Prepares the range profiler on a context at its first measured launch.
+Context* GetContextTimed(State& s, CUcontext ctx);
 Context* GetContext(State& s, CUcontext ctx) {
   auto it = s.contexts.find(ctx);
   if (it != s.contexts.end()) return it->second->failed ? nullptr : it->second.get();
+  uint64_t t0 = NowNs();
+  Context* c = GetContextTimed(s, ctx);
+  s.stats.setup_ns += NowNs() - t0;
+  return c;
+}
+
+Context* GetContextTimed(State& s, CUcontext ctx) {
   auto owned = std::make_unique<Context>();
   Context& c = *owned;
   s.contexts[ctx] = std::move(owned);
@@ -389,6 +407,7 @@ void DecodeSet(State& s, Context& c) {
 void CloseWindow(State& s, Context& c) {
   if (!c.window_open) return;
   c.window_open = false;
+  AddElapsed timed{&s.stats.measure_ns, NowNs()};
   CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = c.object;
   CUptiResult r = cuptiRangeProfilerStop(&stop);
@@ -497,6 +516,7 @@ bool IsGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 }
 
 void OpenWindow(State& s, Context& c, const Signature& sig) {
+  AddElapsed timed{&s.stats.measure_ns, NowNs()};
   if (s.setconfig_each_pass && c.next_pass > 0 && !SetConfig(s, c, c.next_pass, c.next_level)) {
     c.failed = true;
     return;
@@ -567,6 +587,7 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
     if (it == s.contexts.end() || !it->second->replaying) return;
     Context& c = *it->second;
     c.replaying.reset();
+  AddElapsed timed{&s.stats.measure_ns, c.replay_start_ns};
     CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     stop.pRangeProfilerObject = c.object;
     CUptiResult r = cuptiRangeProfilerStop(&stop);
@@ -607,6 +628,7 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
 
   Launch launch{sig, cb->correlationId};
   if (!s.rotate) {
+    uint64_t start_ns = NowNs();
     CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = c->object;
     CUptiResult r = cuptiRangeProfilerStart(&start);
@@ -617,6 +639,7 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
     }
     c->windows.assign(1, {launch});
     c->replaying = launch;
+    c->replay_start_ns = start_ns;
   } else {
     // Measured only inside a window opened before this launch (at the previous
     // launch's exit); the first launch of a signature opens the way for the next.
@@ -749,6 +772,8 @@ void StopLocked() {
   s.notes["counters.launches_measured"] = absl::StrCat(s.stats.launches_measured);
   s.notes["counters.samples_complete"] = absl::StrCat(s.stats.sets_complete);
   s.notes["counters.samples_dropped"] = absl::StrCat(s.stats.sets_dropped);
+  s.notes["counters.setup_ms"] = absl::StrFormat("%.1f", s.stats.setup_ns / 1e6);
+  s.notes["counters.measure_ms"] = absl::StrFormat("%.1f", s.stats.measure_ns / 1e6);
 }
 
 bool Active() { return g_active.load(); }

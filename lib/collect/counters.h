@@ -54,6 +54,8 @@ struct Stats {
   uint64_t launches_measured = 0;
   uint64_t sets_complete = 0;
   uint64_t sets_dropped = 0;  // signatures of a set's passes did not match
+  uint64_t setup_ns = 0;      // profiler initialization, metric configuration, enable
+  uint64_t measure_ns = 0;    // inside measured launches and decoding (kernel replay, rotate)
 };
 Stats GetStats();
 
