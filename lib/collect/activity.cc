@@ -1,6 +1,7 @@
 #include "lib/collect/activity.h"
 
 #include <cupti.h>
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,7 @@ struct ActivityCollector::State {
   int max_buffers ABSL_GUARDED_BY(pool_mu) = 0;
   std::atomic<uint64_t> refused{0};
   std::atomic<uint64_t> completed{0};
+  bool records_taken = false;
 
   absl::Mutex mu;  // guards the batch, the converter and the sink
   model::Profile batch ABSL_GUARDED_BY(mu);
@@ -135,6 +137,7 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     s->max_buffers = config.max_buffers;
     s->refused.store(0);
     s->completed.store(0);
+    s->records_taken = false;
   }
   {
     absl::MutexLock lock(&s->mu);
@@ -233,9 +236,46 @@ void ActivityCollector::Flush(bool forced) {
   s->batch.ClearRecords();
 }
 
+namespace {
+// Whether activity records still reach cuscope: records one cuDriverGetVersion call
+// and flushes. torch.profiler (Kineto) registers its own buffer callbacks when it
+// starts and disables the kinds when it stops; CUPTI keeps one set of callbacks per
+// process, so cuscope gets nothing from then on and no error says so.
+bool ProbeRecordsArrive(ActivityCollector::State* s) {
+  using GetVersion = int (*)(int*);
+  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (cuda == nullptr) return true;  // no driver loaded: nothing could be taken
+  auto get_version = reinterpret_cast<GetVersion>(dlsym(cuda, "cuDriverGetVersion"));
+  bool arrived = true;
+  uint64_t now = 0;
+  if (get_version != nullptr && cuptiGetTimestamp(&now) == CUPTI_SUCCESS) {
+    uint64_t before;
+    {
+      absl::MutexLock lock(&s->mu);
+      if (s->converter == nullptr) {
+        dlclose(cuda);
+        return true;
+      }
+      s->converter->set_probe_after(now);
+      before = s->converter->stats().probe_records;
+    }
+    cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
+    int version = 0;
+    get_version(&version);
+    cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    absl::MutexLock lock(&s->mu);
+    arrived = s->converter->stats().probe_records > before;
+  }
+  dlclose(cuda);
+  return arrived;
+}
+}  // namespace
+
 void ActivityCollector::Stop(uint64_t end_ns) {
   State* s = StatePtr().load();
   if (s == nullptr || !g_running.exchange(false)) return;
+  s->records_taken = !ProbeRecordsArrive(s);
   for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
   if (s->config.trace.api && s->config.api == config::ApiMode::kDefault) {
     for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
@@ -269,6 +309,7 @@ ActivityStats ActivityCollector::stats() {
     out.buffers_outstanding = s->allocated - s->free_buffers.size();
   }
   out.buffers_refused = s->refused.load();
+  out.records_taken = s->records_taken;
   out.buffers_completed = s->completed.load();
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
@@ -278,6 +319,7 @@ ActivityStats ActivityCollector::stats() {
   if (s->converter != nullptr) {
     out.internal_kernels = s->converter->stats().internal_kernels;
     out.records = s->converter->stats().records;
+    out.last_api_end_ns = s->converter->stats().last_api_end_ns;
   }
   return out;
 }

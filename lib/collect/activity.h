@@ -27,6 +27,11 @@ struct ActivityStats {
   // another CUPTI client (torch.profiler, nsys) replaced the activity callbacks and
   // took the records from then on.
   uint64_t buffers_outstanding = 0;
+  // The end-of-run probe (one recorded cuDriverGetVersion call) did not come back:
+  // another CUPTI client replaced cuscope's activity callbacks or disabled its
+  // kinds, so records after that went to it or were never made.
+  bool records_taken = false;
+  uint64_t last_api_end_ns = 0;   // end of the latest API call recorded
   uint64_t dropped_records = 0;   // as CUPTI counted them
   uint64_t internal_kernels = 0;
   uint64_t records = 0;

@@ -153,6 +153,12 @@ void RecordConverter::AddMemset(const CUpti_ActivityMemset4& m) {
 }
 
 void RecordConverter::AddApi(const CUpti_ActivityAPI& a, model::ApiDomain domain) {
+  if (domain == model::ApiDomain::kDriver && a.cbid == CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion &&
+      a.start >= probe_after_ns_) {
+    ++stats_.probe_records;
+    return;
+  }
+  if (a.end > stats_.last_api_end_ns) stats_.last_api_end_ns = a.end;
   model::ApiRecord& r = out_->api_calls.emplace_back();
   r.start_ns = a.start;
   r.end_ns = a.end;

@@ -18,6 +18,10 @@ struct ConvertStats {
   uint64_t internal_kernels = 0;  // CUPTI's own kernels (correlation id 0), left out
   uint64_t unknown_records = 0;   // kinds we do not convert
   uint64_t unmatched_range_ends = 0;
+  // cuDriverGetVersion records at or after the probe time: cuscope's own probe that
+  // records still reach it (ActivityCollector::Stop); not added to the profile.
+  uint64_t probe_records = 0;
+  uint64_t last_api_end_ns = 0;  // the latest end of an API record
   bool devices_changed = false;
 };
 
@@ -46,6 +50,8 @@ class RecordConverter {
   ConvertStats& stats() { return stats_; }
   // Marks kernels whose launches counters measured (asks lib/collect/counters).
   void set_check_measured(bool on) { check_measured_ = on; }
+  // From `start_ns` (CUPTI clock) on, cuDriverGetVersion records are probes.
+  void set_probe_after(uint64_t start_ns) { probe_after_ns_ = start_ns; }
 
  private:
   struct KernelName {
@@ -62,6 +68,7 @@ class RecordConverter {
   model::Profile* out_;
   ConvertStats stats_;
   bool check_measured_ = false;
+  uint64_t probe_after_ns_ = UINT64_MAX;
   absl::flat_hash_map<const char*, KernelName> kernel_names_;
   absl::flat_hash_map<uint64_t, model::StringId> api_names_;   // domain << 32 | cbid
   absl::flat_hash_map<uint32_t, OpenRange> open_ranges_;        // by NVTX id

@@ -355,7 +355,15 @@ absl::Status Stop(const std::string& reason) {
   s.run.dropped_records = stats.dropped_records;
   s.run.buffers_refused = stats.buffers_refused;
   s.run.internal_kernels = stats.internal_kernels;
-  if (stats.buffers_outstanding > 0) {
+  if (stats.records_taken) {
+    s.run.extra["activity.status"] = absl::StrFormat(
+        "activity records stopped reaching cuscope (the last API call recorded ended %.3f s "
+        "into the run): another CUPTI client (torch.profiler, nsys, ...) took over activity "
+        "collection; what came after is missing from this profile",
+        stats.last_api_end_ns > s.run.start_ns ? (stats.last_api_end_ns - s.run.start_ns) / 1e9
+                                               : 0.0);
+    Warn(s.run.extra["activity.status"]);
+  } else if (stats.buffers_outstanding > 0) {
     s.run.extra["activity.status"] = absl::StrFormat(
         "%d activity buffers were not returned: another CUPTI client (torch.profiler, "
         "nsys, ...) took over activity collection; records after that are missing",

@@ -122,6 +122,25 @@ TEST(Convert, MemcpyMemsetSyncApi) {
   EXPECT_EQ(p.api_calls[0].thread_id, 9u);
 }
 
+TEST(Convert, ProbeRecordsAreCountedNotReported) {
+  model::Profile p;
+  RecordConverter c(&p);
+  auto a = Zeroed<CUpti_ActivityAPI>();
+  a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+  a.cbid = CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion;
+  a.start = 100;
+  a.end = 110;
+  c.Add(reinterpret_cast<CUpti_Activity*>(&a));  // the program's own call: kept
+  c.set_probe_after(200);
+  c.Add(reinterpret_cast<CUpti_Activity*>(&a));  // before the probe time: kept
+  a.start = 250;
+  a.end = 260;
+  c.Add(reinterpret_cast<CUpti_Activity*>(&a));  // the probe
+  EXPECT_EQ(p.api_calls.size(), 2u);
+  EXPECT_EQ(c.stats().probe_records, 1u);
+  EXPECT_EQ(c.stats().last_api_end_ns, 110u);  // the probe is not the program's
+}
+
 CUpti_ActivityMarker2 Marker(uint32_t flags, uint32_t id, uint64_t t, uint32_t tid,
                              const char* name) {
   auto m = Zeroed<CUpti_ActivityMarker2>();
