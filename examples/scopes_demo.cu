@@ -1,10 +1,13 @@
 // A C++ application that links cuscope: it starts a session from code (or joins the
 // injected one: linking and injecting give one profiler), marks regions with
 // CUSCOPE_SCOPE, and stops the session.
-//   scopes_demo [profile.sqlite]
+//   scopes_demo [profile.sqlite] [steps=3]
+// Each step: "init" fills 2^20 floats, "compute" scales them 4 times (4 x 2^20 FP32
+// multiplies: the exact count region counters must find).
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cuscope/cuscope.h"
@@ -21,6 +24,7 @@ __global__ void scale(float* y, float a, int n) {
 
 int main(int argc, char** argv) {
   std::string output = argc > 1 ? argv[1] : "scopes_demo.sqlite";
+  const int steps = argc > 2 ? std::atoi(argv[2]) : 3;
   std::string error;
   bool own = cuscope::Session::Start(cuscope::Options().Set("CUSCOPE_OUTPUT", output), &error);
   if (!own) {
@@ -31,7 +35,7 @@ int main(int argc, char** argv) {
   const int n = 1 << 20;
   float* y = nullptr;
   cudaMalloc(&y, n * sizeof(float));
-  for (int step = 0; step < 3; ++step) {
+  for (int step = 0; step < steps; ++step) {
     CUSCOPE_SCOPE("step");
     {
       CUSCOPE_SCOPE("init");

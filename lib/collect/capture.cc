@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/activity.h"
 #include "lib/collect/callbacks.h"
+#include "lib/collect/counters.h"
 
 namespace cuscope::collect::capture {
 namespace {
@@ -48,22 +49,26 @@ void Close(State& s) {
 
 void Push(const char* name) {
   State& s = S();
-  absl::MutexLock lock(&s.mu);
-  bool opens = false;
-  if (s.mode == config::CaptureMode::kRange && !s.open && s.range &&
-      std::regex_search(name ? name : "", *s.range)) {
-    if (s.limit == 0 || s.instances < s.limit) {
-      ++s.instances;
-      Open(s);
-      opens = true;
+  {
+    absl::MutexLock lock(&s.mu);
+    bool opens = false;
+    if (s.mode == config::CaptureMode::kRange && !s.open && s.range &&
+        std::regex_search(name ? name : "", *s.range)) {
+      if (s.limit == 0 || s.instances < s.limit) {
+        ++s.instances;
+        Open(s);
+        opens = true;
+      }
     }
+    t_stack.push_back(opens);
+    t_names.emplace_back(name ? name : "");
   }
-  t_stack.push_back(opens);
-  t_names.emplace_back(name ? name : "");
+  counters::OnRegionPush(t_names);
 }
 
 void Pop() {
   if (t_stack.empty()) return;
+  counters::OnRegionPop(t_names);
   bool opened = t_stack.back();
   t_stack.pop_back();
   if (!t_names.empty()) t_names.pop_back();

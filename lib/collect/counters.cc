@@ -5,6 +5,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <cxxabi.h>
+#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,12 +15,15 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/collect/activity.h"
 #include "lib/collect/callbacks.h"
 #include "lib/collect/capture.h"
 #include "lib/collect/metric_host.h"
@@ -119,6 +123,18 @@ struct State {
   bool active = false;
   config::Config config;
   bool rotate = true;
+  // Region counters: each matching region instance is one user range; successive
+  // instances of the same region are the passes of one set.
+  bool region_mode = false;
+  struct OpenRegion {
+    Context* context = nullptr;
+    std::string path;
+    size_t depth = 0;
+    std::thread::id thread;
+  };
+  std::optional<OpenRegion> region;      // measured now
+  std::string region_set_path;           // the region whose set is in progress
+  bool region_paused_tracing = false;
   std::vector<std::string> metrics;
   std::string chip;
   std::unique_ptr<MetricHost> host;
@@ -206,7 +222,7 @@ bool SetConfig(State& s, Context& c, size_t pass = 0, size_t level = 1) {
   p.pConfig = s.image.image.data();
   p.counterDataImageSize = c.counter_data.size();
   p.pCounterDataImage = c.counter_data.data();
-  p.range = CUPTI_AutoRange;
+  p.range = s.region_mode ? CUPTI_UserRange : CUPTI_AutoRange;
   p.replayMode = s.rotate ? CUPTI_UserReplay : CUPTI_KernelReplay;
   p.maxRangesPerPass = c.max_ranges;
   p.numNestingLevels = 1;
@@ -282,7 +298,9 @@ Context* GetContextTimed(State& s, CUcontext ctx) {
     s.image = std::move(*image);
     s.notes["counters.chip"] = s.chip;
     s.notes["counters.passes"] = absl::StrCat(s.image.passes);
-    s.notes["counters.strategy"] = s.rotate ? "rotate" : "kernel replay";
+    s.notes["counters.strategy"] = s.region_mode ? "region (user range)"
+                                   : s.rotate    ? "rotate"
+                                                 : "kernel replay";
     if (s.config.verbose) {
       Note(s, "counters.config",
            absl::StrFormat("%d metrics on %s in %d passes, %s", s.metrics.size(), s.chip,
@@ -297,7 +315,7 @@ Context* GetContextTimed(State& s, CUcontext ctx) {
     return nullptr;
   }
   c.object = enable.pRangeProfilerObject;
-  c.max_ranges = s.rotate ? static_cast<size_t>(s.config.window) : 1;
+  c.max_ranges = s.rotate && !s.region_mode ? static_cast<size_t>(s.config.window) : 1;
   if (!ReinitCounterData(s, c) || !SetConfig(s, c)) return nullptr;
   c.failed = false;
   return &c;
@@ -362,7 +380,7 @@ void DecodeSet(State& s, Context& c) {
         match = false;
         break;
       }
-      set.correlation_ids.push_back(pass[i].correlation_id);
+      if (pass[i].correlation_id != 0) set.correlation_ids.push_back(pass[i].correlation_id);
     }
     if (!match || (s.rotate && windows.size() < s.image.passes)) {
       ++s.stats.sets_dropped;
@@ -378,8 +396,9 @@ void DecodeSet(State& s, Context& c) {
     }
     set.device_id = c.device_id;
     set.sig = windows[0][i].sig;
-    set.strategy = s.rotate ? model::CounterStrategy::kRotate
-                            : model::CounterStrategy::kKernelReplay;
+    set.strategy = s.region_mode ? model::CounterStrategy::kUserRange
+                   : s.rotate    ? model::CounterStrategy::kRotate
+                                 : model::CounterStrategy::kKernelReplay;
     set.passes = static_cast<uint32_t>(s.image.passes);
     ++s.samples[set.sig];
     ++s.stats.sets_complete;
@@ -650,9 +669,133 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
   MarkMeasured(s, cb->correlationId);
 }
 
+
+// The calling thread's current CUDA context, from the driver already loaded.
+CUcontext CurrentContext() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  static GetCurrent get_current = [] {
+    void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return cuda ? reinterpret_cast<GetCurrent>(dlsym(cuda, "cuCtxGetCurrent")) : nullptr;
+  }();
+  CUcontext ctx = nullptr;
+  if (get_current == nullptr || get_current(&ctx) != CUDA_SUCCESS) return nullptr;
+  return ctx;
+}
+
+// Ends the measured region instance: one pass of its set.
+void CloseRegion(State& s, bool keep) {
+  if (!s.region) return;
+  State::OpenRegion region = std::move(*s.region);
+  s.region.reset();
+  Context& c = *region.context;
+  AddElapsed timed{&s.stats.measure_ns, NowNs()};
+  CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+  pop.pRangeProfilerObject = c.object;
+  CUptiResult r = cuptiRangeProfilerPopRange(&pop);
+  CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  stop.pRangeProfilerObject = c.object;
+  CUptiResult r2 = cuptiRangeProfilerStop(&stop);
+  if (s.region_paused_tracing) {
+    s.region_paused_tracing = false;
+    ActivityCollector::Resume();
+  }
+  if (r != CUPTI_SUCCESS || r2 != CUPTI_SUCCESS) {
+    Note(s, "counters.status", Explain(r != CUPTI_SUCCESS ? "cuptiRangeProfilerPopRange"
+                                                          : "cuptiRangeProfilerStop",
+                                       r != CUPTI_SUCCESS ? r : r2));
+    c.failed = true;
+    return;
+  }
+  if (!keep) return;
+  Signature sig{region.path, {0, 0, 0}, {0, 0, 0}};
+  c.windows.push_back({Launch{sig, 0}});
+  ++s.stats.launches_measured;
+  s.region_set_path = region.path;
+  if (stop.isAllPassSubmitted) {
+    DecodeSet(s, c);
+    s.region_set_path.clear();
+  }
+}
+
 }  // namespace
 
 void StopLocked();
+
+void OnRegionPush(const std::vector<std::string>& stack) {
+  if (!g_active.load(std::memory_order_relaxed) || stack.empty()) return;
+  State& s = S();
+  absl::MutexLock lock(&s.mu);
+  if (!s.active || !s.region_mode || !s.regions || s.region) return;  // one at a time
+  if (!std::regex_search(stack.back(), *s.regions)) return;
+  std::string path = absl::StrJoin(stack, "/");
+  // The passes of a set must all measure the same region.
+  if (!s.region_set_path.empty() && s.region_set_path != path) return;
+  if (s.region_set_path.empty()) {
+    ++s.matching_seen;
+    if (s.matching_seen <= s.config.launch_skip) return;
+    if (s.config.launch_count > 0 && s.stats.launches_measured >= s.config.launch_count) return;
+    Signature sig{path, {0, 0, 0}, {0, 0, 0}};
+    if (s.config.per_signature > 0 &&
+        s.samples[sig] >= static_cast<uint64_t>(s.config.per_signature)) {
+      return;
+    }
+  }
+  CUcontext ctx = CurrentContext();
+  if (ctx == nullptr) {
+    Note(s, "counters.region_context",
+         absl::StrFormat("region '%s' began on a thread without a CUDA context: not measured",
+                         path));
+    return;
+  }
+  Context* c = GetContext(s, ctx);
+  if (c == nullptr) return;
+  AddElapsed timed{&s.stats.measure_ns, NowNs()};
+  if (s.config.trace.kernel && NeedsInstrumentedCounters(s.config)) {
+    // As in rotate: instruction counters read 0 under user replay while kernels are
+    // traced. The measured instances go without kernel records.
+    ActivityCollector::Pause();
+    s.region_paused_tracing = true;
+    s.notes["counters.region_kernels"] =
+        "kernel records are off inside measured region instances (instruction counters "
+        "read 0 under user replay while kernels are traced)";
+  }
+  CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  start.pRangeProfilerObject = c->object;
+  CUptiResult r = cuptiRangeProfilerStart(&start);
+  CUpti_RangeProfiler_PushRange_Params push = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+  push.pRangeProfilerObject = c->object;
+  push.pRangeName = path.c_str();
+  if (r == CUPTI_SUCCESS) {
+    r = cuptiRangeProfilerPushRange(&push);
+    if (r != CUPTI_SUCCESS) {
+      CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      stop.pRangeProfilerObject = c->object;
+      cuptiRangeProfilerStop(&stop);
+    }
+  }
+  if (r != CUPTI_SUCCESS) {
+    Note(s, "counters.status", Explain("cuptiRangeProfilerStart/PushRange", r));
+    c->failed = true;
+    if (s.region_paused_tracing) {
+      s.region_paused_tracing = false;
+      ActivityCollector::Resume();
+    }
+    return;
+  }
+  s.region = State::OpenRegion{c, std::move(path), stack.size(), std::this_thread::get_id()};
+}
+
+void OnRegionPop(const std::vector<std::string>& stack) {
+  if (!g_active.load(std::memory_order_relaxed)) return;
+  State& s = S();
+  absl::MutexLock lock(&s.mu);
+  if (!s.active || !s.region || s.region->depth != stack.size() ||
+      s.region->thread != std::this_thread::get_id()) {
+    return;
+  }
+  CloseRegion(s, true);
+  Progress(s);
+}
 
 absl::StatusOr<std::vector<std::string>> ResolveMetrics(const std::vector<std::string>& requested,
                                                         const std::string& chip) {
@@ -700,7 +843,11 @@ absl::Status Start(const config::Config& config) {
   absl::MutexLock lock(&s.mu);
   if (s.active) return absl::AlreadyExistsError("counters already started");
   s.config = config;
-  s.rotate = UsesRotate(config);
+  s.region_mode = config.region_counters && !config.regions.empty();
+  s.rotate = s.region_mode || UsesRotate(config);
+  s.region.reset();
+  s.region_set_path.clear();
+  s.region_paused_tracing = false;
   s.kernels.reset();
   if (!config.kernels.empty()) s.kernels.emplace(config.kernels);
   s.regions.reset();
@@ -720,6 +867,13 @@ absl::Status Start(const config::Config& config) {
   s.windows_logged = 0;
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   s.setconfig_each_pass = internal != nullptr && internal[0] == '1';
+  if (s.region_mode) {
+    // Regions arrive from capture's region tracking (OnRegionPush/Pop); no launch
+    // callbacks needed.
+    s.active = true;
+    g_active.store(true);
+    return absl::OkStatus();
+  }
   absl::Status subscribed = callbacks::AddHandler(OnCallback);
   if (!subscribed.ok()) return subscribed;
   const CUpti_CallbackId runtime[] = {
@@ -752,6 +906,12 @@ void StopLocked() {
   if (!s.active) return;
   g_active.store(false);
   s.active = false;
+  if (s.region) {
+    s.notes["counters.region_open"] = absl::StrFormat(
+        "region '%s' was still open at the end: its last instance is not measured",
+        s.region->path);
+    CloseRegion(s, false);
+  }
   for (auto& [ctx, c] : s.contexts) {
     if (c->failed || c->object == nullptr) continue;
     CloseWindow(s, *c);

@@ -7,6 +7,10 @@
 //    P). Range i of every pass must be the same signature, or the set is dropped.
 //    No replay, no memory save/restore.
 //  - kernel replay: CUPTI replays each measured launch once per pass.
+// And region counters (config.region_counters): a region (NVTX range or cuscope
+// scope) matching config.regions is one user range; its successive instances are
+// the passes of one set (user replay), so a repeating region (a training step's
+// forward) gets one roofline point for all its kernels together.
 #ifndef CUSCOPE_LIB_COLLECT_COUNTERS_H_
 #define CUSCOPE_LIB_COLLECT_COUNTERS_H_
 
@@ -40,6 +44,10 @@ bool NeedsInstrumentedCounters(const config::Config& config);
 absl::Status Start(const config::Config& config);
 // Closes open windows, decodes what is complete, unsubscribes.
 void Stop();
+// Region counters: the calling thread's region stack (outermost first) just after a
+// push / just before a pop (from lib/collect/capture's region tracking).
+void OnRegionPush(const std::vector<std::string>& stack);
+void OnRegionPop(const std::vector<std::string>& stack);
 bool Active();
 // True if the launch with this correlation id was measured (serialized, slowed).
 bool IsMeasured(uint32_t correlation_id);
@@ -51,7 +59,7 @@ std::map<std::string, std::string> Notes();
 
 struct Stats {
   uint64_t launches_seen = 0;
-  uint64_t launches_measured = 0;
+  uint64_t launches_measured = 0;  // region instances in region mode
   uint64_t sets_complete = 0;
   uint64_t sets_dropped = 0;  // signatures of a set's passes did not match
   uint64_t setup_ns = 0;      // profiler initialization, metric configuration, enable

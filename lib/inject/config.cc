@@ -123,6 +123,10 @@ const std::vector<SettingInfo>& Settings() {
       {"CUSCOPE_REGIONS", "regions", "", "an ECMAScript regular expression",
        "Measure counters only for kernels launched inside a region (NVTX range or "
        "cuscope scope, on the launching thread) whose name matches."},
+      {"CUSCOPE_REGION_COUNTERS", "region_counters", "0", "1 or 0",
+       "Measure each region matching CUSCOPE_REGIONS as a whole (one user range per "
+       "instance; successive instances serve as the passes) instead of its kernels one "
+       "by one: the region's roofline point."},
       {"CUSCOPE_WINDOW", "window", "32", "an integer from 1 to 4096",
        "Most launches of one signature per rotate window (one pass each)."},
   };
@@ -311,6 +315,16 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
     } else {
       return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
     }
+  }
+  if (get("CUSCOPE_REGION_COUNTERS", &v)) {
+    auto b = ParseBool("CUSCOPE_REGION_COUNTERS", v);
+    if (!b.ok()) return b.status();
+    c.region_counters = *b;
+  }
+  if (c.region_counters && (c.regions.empty() || c.metrics.empty())) {
+    return absl::InvalidArgumentError(
+        "CUSCOPE_REGION_COUNTERS=1 needs CUSCOPE_REGIONS (a regular expression naming the "
+        "regions to measure) and CUSCOPE_METRICS (what to measure)");
   }
   if (get("CUSCOPE_WINDOW", &v)) {
     auto n = ParseInt("CUSCOPE_WINDOW", v, 1, 4096);

@@ -52,6 +52,7 @@ struct Config {
   ReplayMode replay = ReplayMode::kAuto;
   int window = 32;                   // most launches in one rotate window
   std::string regions;               // counters only inside regions matching this regex
+  bool region_counters = false;      // measure matching regions as a whole (user range)
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.

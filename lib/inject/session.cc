@@ -260,7 +260,7 @@ absl::Status Start(const config::GetEnv& getenv) {
   }
   g_owner_pid.store(pid);
 
-  if (s.config.counters_enabled() && s.config.trace.kernel &&
+  if (s.config.counters_enabled() && s.config.trace.kernel && !s.config.region_counters &&
       collect::counters::UsesRotate(s.config) &&
       collect::counters::NeedsInstrumentedCounters(s.config)) {
     // CUPTI returns 0 for instruction counters under user replay while kernels are

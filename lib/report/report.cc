@@ -506,7 +506,8 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
         const analysis::KernelCounters& k = data.counters[i];
         const bool flops = k.total_flops > 0 || k.compute_known;
         table.AddRow({FormatPercent(k.time_percent),
-                      absl::StrCat(k.measured_launches, "/", k.launches),
+                      k.region ? absl::StrCat(k.sets * k.max_passes, " inst")
+                               : absl::StrCat(k.measured_launches, "/", k.launches),
                       k.StrategyNames(),
                       k.duration_ns > 0 ? FormatDuration(k.duration_ns) : "-",
                       flops && k.duration_ns > 0 ? analysis::FormatRate(k.total_flops_per_s, "FLOP/s") : "-",
@@ -519,7 +520,8 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
                       PctCell(k.l2_known, k.pct_l2),
                       PctCell(k.l1_known, k.pct_l1),
                       VerdictCell(k),
-                      Truncate(DisplayName(k.name), name_width)});
+                      Truncate(k.region ? absl::StrCat("[region] ", k.name) : DisplayName(k.name),
+                               name_width)});
         table.AddDetail(k.reason);
         for (std::string& line : CounterDetails(k)) table.AddDetail(std::move(line));
       }
@@ -527,6 +529,12 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
       WriteMoreLine(data.counters.size(), shown, "kernel signatures", out);
       out << "  Measured: launches whose counters were measured / launches of the signature. "
              "Compute %: the highest % of a FLOP roof (over FP64, FP32, FP16, bf16 tensor).\n";
+      bool any_region = false;
+      for (const analysis::KernelCounters& k : data.counters) any_region = any_region || k.region;
+      if (any_region) {
+        out << "  [region]: a region measured as a whole (one user range per instance, "
+               "instances = passes x samples); its values are the sum over its kernels.\n";
+      }
     }
     if (!data.counter_notes.empty()) {
       out << "\n  Counter notes:\n";

@@ -121,6 +121,24 @@ TEST(Config, CounterSettings) {
   EXPECT_EQ(FromMap({{"CUSCOPE_PER_SIGNATURE", "3"}})->per_signature, 3);
 }
 
+TEST(Config, RegionCountersNeedRegionsAndMetrics) {
+  auto c = FromMap({{"CUSCOPE_METRICS", "roofline"},
+                    {"CUSCOPE_REGIONS", "^forward$"},
+                    {"CUSCOPE_REGION_COUNTERS", "1"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->region_counters);
+  EXPECT_FALSE(FromMap({})->region_counters);
+  auto no_regions = FromMap({{"CUSCOPE_METRICS", "roofline"}, {"CUSCOPE_REGION_COUNTERS", "1"}});
+  ASSERT_FALSE(no_regions.ok());
+  EXPECT_NE(no_regions.status().message().find("CUSCOPE_REGIONS"), std::string::npos);
+  auto no_metrics = FromMap({{"CUSCOPE_REGIONS", "x"}, {"CUSCOPE_REGION_COUNTERS", "1"}});
+  ASSERT_FALSE(no_metrics.ok());
+  EXPECT_NE(no_metrics.status().message().find("CUSCOPE_METRICS"), std::string::npos);
+  auto bad = FromMap({{"CUSCOPE_REGION_COUNTERS", "yes please"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("CUSCOPE_REGION_COUNTERS"), std::string::npos);
+}
+
 TEST(Config, CaptureModes) {
   EXPECT_EQ(FromMap({})->capture, CaptureMode::kAll);
   EXPECT_EQ(FromMap({{"CUSCOPE_CAPTURE", "profiler-api"}})->capture, CaptureMode::kProfilerApi);

@@ -132,6 +132,19 @@ TEST(RooflineReportTest, TextHasCeilingsTableVerdictsAndNotes) {
   EXPECT_THAT(text, HasSubstr("Counter notes:\n    status: partial: 2 of 3 kernels measured"));
 }
 
+TEST(RooflineReportTest, RegionRowsSayInstancesAndRegion) {
+  model::Profile p = CounterProfile();
+  AddSet(p, "step/forward", {0, 0, 0}, {0, 0, 0},
+         {{m::kDuration, 2e6}, {m::kFfma, 5e9}, {m::kDramBytes, 1e9}}, {});
+  p.counters.back().strategy = model::CounterStrategy::kUserRange;
+  p.counters.back().passes = 3;
+  const std::string text = Text(BuildReport(p));
+  EXPECT_THAT(text, HasSubstr("[region] step/forward"));
+  EXPECT_THAT(text, HasSubstr("3 inst"));
+  EXPECT_THAT(text, HasSubstr("[region]: a region measured as a whole"));
+  EXPECT_THAT(Text(BuildReport(CounterProfile())), Not(HasSubstr("[region]")));
+}
+
 TEST(RooflineReportTest, NothingAboutCountersWithoutThem) {
   ProfileBuilder b;
   b.Kernel("k", 1000, 2000);
