@@ -17,6 +17,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -52,6 +53,7 @@ ABSL_FLAG(std::string, replay, "", "run: auto, rotate or kernel (CUSCOPE_REPLAY)
 ABSL_FLAG(std::string, window, "", "run: rotate window (CUSCOPE_WINDOW)");
 ABSL_FLAG(std::string, capture, "", "run: what to record (CUSCOPE_CAPTURE)");
 ABSL_FLAG(std::string, regions, "", "run: counters only inside these regions (CUSCOPE_REGIONS)");
+ABSL_FLAG(std::string, region_counters, "", "run: measure matching regions as a whole (CUSCOPE_REGION_COUNTERS)");
 ABSL_FLAG(std::string, roofline, "", "report: also write the roofline chart (SVG) here");
 ABSL_FLAG(std::string, format, "text", "report: text, csv or json");
 ABSL_FLAG(bool, chrome, false, "export: write a Chrome trace (Perfetto, HTA)");
@@ -171,27 +173,13 @@ int Run(const std::vector<std::string>& program) {
     const char* env;
     std::string value;
   };
-  std::vector<Pair> settings = {
-      {"CUSCOPE_OUTPUT", absl::GetFlag(FLAGS_output)},
-      {"CUSCOPE_TRACE", absl::GetFlag(FLAGS_trace)},
-      {"CUSCOPE_API", absl::GetFlag(FLAGS_api)},
-      {"CUSCOPE_REPORT", absl::GetFlag(FLAGS_report)},
-      {"CUSCOPE_REPORT_TOP", absl::GetFlag(FLAGS_top)},
-      {"CUSCOPE_BUFFER_SIZE", absl::GetFlag(FLAGS_buffer_size)},
-      {"CUSCOPE_MAX_BUFFERS", absl::GetFlag(FLAGS_max_buffers)},
-      {"CUSCOPE_FLUSH_PERIOD_MS", absl::GetFlag(FLAGS_flush_period_ms)},
-      {"CUSCOPE_VERBOSE", absl::GetFlag(FLAGS_verbose)},
-      {"CUSCOPE_ENABLE", absl::GetFlag(FLAGS_enable)},
-      {"CUSCOPE_METRICS", absl::GetFlag(FLAGS_metrics)},
-      {"CUSCOPE_KERNELS", absl::GetFlag(FLAGS_kernels)},
-      {"CUSCOPE_LAUNCH_SKIP", absl::GetFlag(FLAGS_launch_skip)},
-      {"CUSCOPE_LAUNCH_COUNT", absl::GetFlag(FLAGS_launch_count)},
-      {"CUSCOPE_PER_SIGNATURE", absl::GetFlag(FLAGS_per_signature)},
-      {"CUSCOPE_REPLAY", absl::GetFlag(FLAGS_replay)},
-      {"CUSCOPE_WINDOW", absl::GetFlag(FLAGS_window)},
-      {"CUSCOPE_CAPTURE", absl::GetFlag(FLAGS_capture)},
-      {"CUSCOPE_REGIONS", absl::GetFlag(FLAGS_regions)},
-  };
+  // Every setting's flag (the Settings table is the one list; flags are declared
+  // above with the same names).
+  std::vector<Pair> settings;
+  for (const auto& info : cuscope::config::Settings()) {
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(info.flag);
+    settings.push_back({info.env, flag != nullptr ? flag->CurrentValue() : std::string()});
+  }
   for (const auto& s : settings) {
     if (s.value.empty()) continue;
     absl::Status st = cuscope::config::ValidateSetting(s.env, s.value);
@@ -452,18 +440,15 @@ int main(int argc, char** argv) {
   for (int i = 2; i < flag_argc; ++i) raw.push_back(argv[i]);
   std::vector<char*> prepared = PrepareArgs(static_cast<int>(raw.size()), raw.data(), &storage);
   // Unknown flags are a usage error (exit 2) naming the flag.
-  static const char* kKnown[] = {"output", "trace", "api", "report", "top", "buffer_size",
-                                 "max_buffers", "flush_period_ms", "verbose", "enable",
-                                 "format", "chrome", "nochrome", "metrics", "kernels",
-                                 "launch_skip", "launch_count", "per_signature", "replay",
-                                 "window", "roofline", "capture", "regions"};
+  std::vector<std::string> known_flags = {"format", "chrome", "nochrome", "roofline"};
+  for (const auto& info : cuscope::config::Settings()) known_flags.push_back(info.flag);
   for (size_t i = 1; i < prepared.size(); ++i) {
     std::string a = prepared[i];
     if (a.size() < 2 || a[0] != '-') continue;
     std::string name = a.substr(a[1] == '-' ? 2 : 1);
     name = name.substr(0, name.find('='));
     bool known = false;
-    for (const char* k : kKnown) known = known || name == k;
+    for (const std::string& k : known_flags) known = known || name == k;
     if (!known) return UsageError(absl::StrCat(command, ": unknown flag ", a));
   }
   std::vector<std::string> positional;

@@ -85,6 +85,20 @@ TEST(Cli, HelpListsEveryCommandAndSetting) {
   EXPECT_EQ(RunCmd({kBin, "run", "--help"}).code, 0);
 }
 
+TEST(Cli, RunAcceptsEverySettingAsAFlag) {
+  for (const auto& s : cuscope::config::Settings()) {
+    std::string flag = std::string("--") + s.flag + "=" + s.default_value;
+    Result r = RunCmd({kBin, "run", "--enable=0", "--report=none", flag, "--", "true"});
+    EXPECT_EQ(r.code, 0) << flag << ": " << r.err;
+    EXPECT_EQ(r.err.find("unknown flag"), std::string::npos) << flag << ": " << r.err;
+  }
+  // A bad value is named with its flag.
+  Result r = RunCmd({kBin, "run", "--region_counters=maybe", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--region_counters: CUSCOPE_REGION_COUNTERS=\"maybe\""), std::string::npos)
+      << r.err;
+}
+
 TEST(Cli, UsageErrorsExitTwoWithOneClearLine) {
   Result r = RunCmd({kBin});
   EXPECT_EQ(r.code, 2);
