@@ -151,6 +151,10 @@ absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
   return n * mult;
 }
 
+namespace {
+absl::StatusOr<Config> ParseEach(const GetEnv& getenv);
+}  // namespace
+
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
   const char* name = nullptr;
   for (const auto& s : Settings()) {
@@ -158,13 +162,16 @@ absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
   }
   if (name == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown setting ", env));
   std::string key(env), val(value);
-  auto result = ConfigFromEnv([&](const char* k) -> const char* {
+  // This value alone: combinations are checked by ConfigFromEnv.
+  auto result = ParseEach([&](const char* k) -> const char* {
     return key == k ? val.c_str() : nullptr;
   });
   return result.status();
 }
 
-absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
+namespace {
+// Each variable on its own; ConfigFromEnv adds the checks of combinations.
+absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
   Config c;
   auto get = [&](const char* name, absl::string_view* out) {
     const char* v = getenv(name);
@@ -321,15 +328,23 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
     if (!b.ok()) return b.status();
     c.region_counters = *b;
   }
-  if (c.region_counters && (c.regions.empty() || c.metrics.empty())) {
-    return absl::InvalidArgumentError(
-        "CUSCOPE_REGION_COUNTERS=1 needs CUSCOPE_REGIONS (a regular expression naming the "
-        "regions to measure) and CUSCOPE_METRICS (what to measure)");
-  }
   if (get("CUSCOPE_WINDOW", &v)) {
     auto n = ParseInt("CUSCOPE_WINDOW", v, 1, 4096);
     if (!n.ok()) return n.status();
     c.window = *n;
+  }
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
+  absl::StatusOr<Config> c = ParseEach(getenv);
+  if (!c.ok()) return c;
+  if (c->region_counters && (c->regions.empty() || c->metrics.empty())) {
+    return absl::InvalidArgumentError(
+        "CUSCOPE_REGION_COUNTERS=1 needs CUSCOPE_REGIONS (a regular expression naming the "
+        "regions to measure) and CUSCOPE_METRICS (what to measure)");
   }
   return c;
 }

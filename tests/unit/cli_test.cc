@@ -92,8 +92,15 @@ TEST(Cli, RunAcceptsEverySettingAsAFlag) {
     EXPECT_EQ(r.code, 0) << flag << ": " << r.err;
     EXPECT_EQ(r.err.find("unknown flag"), std::string::npos) << flag << ": " << r.err;
   }
+  // Settings that go together are accepted together, refused apart.
+  Result r = RunCmd({kBin, "run", "--enable=0", "--report=none", "--region_counters=1",
+                     "--metrics=roofline", "--regions=^forward$", "--", "true"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = RunCmd({kBin, "run", "--region_counters=1", "--metrics=roofline", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("needs CUSCOPE_REGIONS"), std::string::npos) << r.err;
   // A bad value is named with its flag.
-  Result r = RunCmd({kBin, "run", "--region_counters=maybe", "--", "true"});
+  r = RunCmd({kBin, "run", "--region_counters=maybe", "--", "true"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--region_counters: CUSCOPE_REGION_COUNTERS=\"maybe\""), std::string::npos)
       << r.err;
