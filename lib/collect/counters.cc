@@ -597,9 +597,24 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
       // Open the next window now, between launches: a window started inside the
       // launch's own API_ENTER callback misses instrumented (SASS) counters
       // (measured on the H200: FFMA 0 instead of N), one started before it does not.
-      if (it == s.contexts.end() || it->second->failed || it->second->window_open) return;
+      if (it == s.contexts.end() || it->second->failed) return;
       Context& c = *it->second;
+      if (c.window_open) {
+        if (c.windows.back().size() < c.window_cap) return;  // room for the next launch
+        // Full: end the pass here, between launches, and open the next one now, so the
+        // next launch of the signature is measured (ended at its own API_ENTER, the
+        // window could not reopen before it: SGEMM x3 gave no set on 2026-11-30).
+        CloseWindow(s, c);
+        if (c.failed) return;
+      }
       if (!c.last_wanted || !c.last_sig) return;
+      if (c.windows.empty() && s.config.per_signature > 0) {
+        auto done = s.samples.find(*c.last_sig);
+        if (done != s.samples.end() &&
+            done->second >= static_cast<uint64_t>(s.config.per_signature)) {
+          return;
+        }
+      }
       OpenWindow(s, c, *c.last_sig);
       return;
     }
