@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "lib/analysis/regions.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/metrics.h"
 
@@ -541,6 +542,79 @@ Occupancy TheoreticalOccupancy(const model::DeviceInfo& device, uint32_t threads
 
 // --- Per signature ----------------------------------------------------------------------
 
+namespace {
+
+// "453 us", "1.45 ms", "812 ns": three significant digits.
+std::string FormatNsShort(double ns) {
+  if (ns >= 1e9) return absl::StrFormat("%.3g s", ns / 1e9);
+  if (ns >= 1e6) return absl::StrFormat("%.3g ms", ns / 1e6);
+  if (ns >= 1e3) return absl::StrFormat("%.3g us", ns / 1e3);
+  return absl::StrFormat("%.3g ns", ns);
+}
+
+double PeakOf(const Ceilings& c, Precision p) {
+  switch (p) {
+    case Precision::kFp64: return c.peak_fp64_flops;
+    case Precision::kFp32: return c.peak_fp32_flops;
+    case Precision::kFp16: return c.peak_fp16_flops;
+    case Precision::kTensorBf16: return c.peak_tensor_bf16_flops;
+  }
+  return 0;
+}
+
+double FlopsOf(const KernelCounters& k, Precision p) {
+  switch (p) {
+    case Precision::kFp64: return k.fp64_flops;
+    case Precision::kFp32: return k.fp32_flops;
+    case Precision::kFp16: return k.fp16_flops;
+    case Precision::kTensorBf16: return k.tensor_flops;
+  }
+  return 0;
+}
+
+// Regions measured as a whole: their kernels' GPU time per instance, from the
+// instances with kernel records (measured instances have none when kernel records
+// were paused for instruction counters, "counters.region_kernels").
+void AddRegionKernelTime(const model::Profile& p, std::map<uint32_t, Ceilings>& ceilings,
+                         std::vector<KernelCounters>* out) {
+  bool any = false;
+  for (const KernelCounters& k : *out) any = any || k.region;
+  if (!any) return;
+  const bool paused = p.run.extra.count("counters.region_kernels") > 0;
+  std::map<std::string, RegionSummaryRow> rows;
+  for (RegionSummaryRow& row : SummarizeRegions(p)) {
+    std::string path = row.path;
+    rows.emplace(std::move(path), std::move(row));
+  }
+  for (KernelCounters& k : *out) {
+    if (!k.region) continue;
+    auto it = rows.find(k.name);
+    if (it == rows.end() || it->second.kernel_count == 0) continue;
+    const uint64_t measured = k.sets * std::max<uint32_t>(k.max_passes, 1);
+    const uint64_t count = it->second.stats.count;
+    const uint64_t with_kernels = paused ? (count > measured ? count - measured : 0) : count;
+    if (with_kernels == 0) continue;
+    k.region_kernel_ns = double(it->second.gpu_time_ns) / double(with_kernels);
+    if (k.region_kernel_ns <= 0) continue;
+    k.region_kernel_flops_per_s = k.total_flops / (k.region_kernel_ns * 1e-9);
+    std::string line = absl::StrFormat("; its kernels run %s of GPU time per instance (%d traced)",
+                                       FormatNsShort(k.region_kernel_ns), with_kernels);
+    if (k.total_flops > 0) {
+      absl::StrAppend(&line, ": ", FormatRate(k.region_kernel_flops_per_s, "FLOP/s"),
+                      " while they run");
+      const double peak = PeakOf(ceilings[k.device_id], k.dominant);
+      if (peak > 0) {
+        absl::StrAppend(&line, absl::StrFormat(" (%s at %s%% of peak)", PrecisionName(k.dominant),
+                                               FormatRatio(100 * FlopsOf(k, k.dominant) /
+                                                           (k.region_kernel_ns * 1e-9) / peak)));
+      }
+    }
+    k.reason += line;
+  }
+}
+
+}  // namespace
+
 std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
   std::vector<KernelCounters> out;
   if (p.counters.empty()) return out;
@@ -628,6 +702,7 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
     }
     out.push_back(std::move(k));
   }
+  AddRegionKernelTime(p, ceilings, &out);
   uint64_t denominator = all_kernel_ns;
   for (const KernelCounters& k : out) {
     if (k.launches == 0) denominator += k.total_time_ns;

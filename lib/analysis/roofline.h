@@ -142,6 +142,12 @@ struct KernelCounters {
   // configuration is unknown); 0 for regions.
   uint64_t wave_blocks = 0;
   std::string reason;       // one line, in numbers
+  // Regions: the GPU time of the region's kernels per instance, from the instances
+  // that have kernel records (0 when none), and the FLOP/s while they run. The
+  // region's duration is its span, gaps between kernels included: the two differ
+  // when the GPU waits on the CPU. Appended to `reason`.
+  double region_kernel_ns = 0;
+  double region_kernel_flops_per_s = 0;
 
   // --- Optional sections, present when their metrics were measured.
   bool has_occupancy = false;

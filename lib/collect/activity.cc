@@ -63,6 +63,12 @@ struct ActivityCollector::State {
   model::Profile batch ABSL_GUARDED_BY(mu);
   std::unique_ptr<RecordConverter> converter ABSL_GUARDED_BY(mu);
   std::vector<CUpti_ActivityKind> enabled;
+  // The GPU-side kinds are on when capture control has not paused them and counters
+  // do not hold them off (a region measured with instruction counters).
+  absl::Mutex kinds_mu;
+  bool capture_paused ABSL_GUARDED_BY(kinds_mu) = false;
+  bool counters_hold ABSL_GUARDED_BY(kinds_mu) = false;
+  bool gpu_kinds_on ABSL_GUARDED_BY(kinds_mu) = true;
 };
 
 namespace {
@@ -162,6 +168,12 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
     kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
   }
+  {
+    absl::MutexLock lock(&s->kinds_mu);
+    s->capture_paused = false;
+    s->counters_hold = false;
+    s->gpu_kinds_on = true;
+  }
   s->enabled.clear();
   for (CUpti_ActivityKind k : kinds) {
     r = cuptiActivityEnable(k);
@@ -207,20 +219,41 @@ bool Pausable(CUpti_ActivityKind k) {
 
 }  // namespace
 
+namespace {
+void ApplyGpuKinds(ActivityCollector::State* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->kinds_mu) {
+  const bool on = !s->capture_paused && !s->counters_hold;
+  if (on == s->gpu_kinds_on) return;
+  s->gpu_kinds_on = on;
+  for (CUpti_ActivityKind k : s->enabled) {
+    if (!Pausable(k)) continue;
+    if (on) cuptiActivityEnable(k);
+    else cuptiActivityDisable(k);
+  }
+}
+}  // namespace
+
 void ActivityCollector::Pause() {
   State* s = StatePtr().load();
   if (s == nullptr || !g_running.load()) return;
-  for (CUpti_ActivityKind k : s->enabled) {
-    if (Pausable(k)) cuptiActivityDisable(k);
-  }
+  absl::MutexLock lock(&s->kinds_mu);
+  s->capture_paused = true;
+  ApplyGpuKinds(s);
 }
 
 void ActivityCollector::Resume() {
   State* s = StatePtr().load();
   if (s == nullptr || !g_running.load()) return;
-  for (CUpti_ActivityKind k : s->enabled) {
-    if (Pausable(k)) cuptiActivityEnable(k);
-  }
+  absl::MutexLock lock(&s->kinds_mu);
+  s->capture_paused = false;
+  ApplyGpuKinds(s);
+}
+
+void ActivityCollector::HoldGpuKinds(bool hold) {
+  State* s = StatePtr().load();
+  if (s == nullptr || !g_running.load()) return;
+  absl::MutexLock lock(&s->kinds_mu);
+  s->counters_hold = hold;
+  ApplyGpuKinds(s);
 }
 
 void ActivityCollector::Flush(bool forced) {
@@ -259,13 +292,16 @@ bool ProbeRecordsArrive(ActivityCollector::State* s) {
       s->converter->set_probe_after(now);
       before = s->converter->stats().probe_records;
     }
+    const uint64_t refused_before = s->refused.load();
     cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
     int version = 0;
     get_version(&version);
     cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     absl::MutexLock lock(&s->mu);
-    arrived = s->converter->stats().probe_records > before;
+    // A buffer refused at the pool cap drops the probe too: that is not a takeover
+    // (the dropped records are counted and reported on their own).
+    arrived = s->converter->stats().probe_records > before || s->refused.load() > refused_before;
   }
   dlclose(cuda);
   return arrived;

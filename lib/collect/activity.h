@@ -54,6 +54,9 @@ class ActivityCollector {
   // memsets, syncs, overhead); NVTX ranges and API calls stay recorded.
   static void Pause();
   static void Resume();
+  // Counters: keep the GPU-side kinds off (true) while a region is measured with
+  // instruction counters, whatever capture control says; false gives them back to it.
+  static void HoldGpuKinds(bool hold);
   static ActivityStats stats();
 
  struct State;  // defined in activity.cc

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -128,12 +129,15 @@ struct State {
   bool region_mode = false;
   struct OpenRegion {
     Context* context = nullptr;
+    std::string name;  // the matching region's own name
     std::string path;
     size_t depth = 0;
     std::thread::id thread;
   };
   std::optional<OpenRegion> region;      // measured now
-  std::string region_set_path;           // the region whose set is in progress
+  std::string region_set_name;           // the region whose set is in progress
+  std::string region_set_path;           // its first instance's path: the set's name
+  absl::flat_hash_map<std::string, uint64_t> region_samples;  // complete sets per name
   bool region_paused_tracing = false;
   std::vector<std::string> metrics;
   std::string chip;
@@ -685,23 +689,32 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
 }
 
 
-// The calling thread's current CUDA context, from the driver already loaded.
+// The calling thread's current CUDA context, from the driver already loaded. The
+// lookup is kept once it succeeds (a session may start before CUDA is loaded).
 CUcontext CurrentContext() {
   using GetCurrent = CUresult (*)(CUcontext*);
-  static GetCurrent get_current = [] {
+  static std::atomic<GetCurrent> cached{nullptr};
+  GetCurrent get_current = cached.load();
+  if (get_current == nullptr) {
     void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    return cuda ? reinterpret_cast<GetCurrent>(dlsym(cuda, "cuCtxGetCurrent")) : nullptr;
-  }();
+    if (cuda == nullptr) return nullptr;
+    get_current = reinterpret_cast<GetCurrent>(dlsym(cuda, "cuCtxGetCurrent"));
+    if (get_current == nullptr) return nullptr;
+    cached.store(get_current);
+  }
   CUcontext ctx = nullptr;
-  if (get_current == nullptr || get_current(&ctx) != CUDA_SUCCESS) return nullptr;
+  if (get_current(&ctx) != CUDA_SUCCESS) return nullptr;
   return ctx;
 }
 
-// Ends the measured region instance: one pass of its set.
-void CloseRegion(State& s, bool keep) {
-  if (!s.region) return;
+// Ends the measured region instance: one pass of its set. Returns true if the
+// caller must give the GPU-side activity kinds back (after releasing s.mu).
+bool CloseRegion(State& s, bool keep) {
+  if (!s.region) return false;
   State::OpenRegion region = std::move(*s.region);
   s.region.reset();
+  const bool release = s.region_paused_tracing;
+  s.region_paused_tracing = false;
   Context& c = *region.context;
   AddElapsed timed{&s.stats.measure_ns, NowNs()};
   CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
@@ -710,26 +723,30 @@ void CloseRegion(State& s, bool keep) {
   CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = c.object;
   CUptiResult r2 = cuptiRangeProfilerStop(&stop);
-  if (s.region_paused_tracing) {
-    s.region_paused_tracing = false;
-    ActivityCollector::Resume();
-  }
   if (r != CUPTI_SUCCESS || r2 != CUPTI_SUCCESS) {
     Note(s, "counters.status", Explain(r != CUPTI_SUCCESS ? "cuptiRangeProfilerPopRange"
                                                           : "cuptiRangeProfilerStop",
                                        r != CUPTI_SUCCESS ? r : r2));
     c.failed = true;
-    return;
+    return release;
   }
-  if (!keep) return;
-  Signature sig{region.path, {0, 0, 0}, {0, 0, 0}};
+  if (!keep) return release;
+  if (s.region_set_name.empty()) {
+    s.region_set_name = region.name;
+    s.region_set_path = region.path;
+  }
+  // Every pass carries the set's first path, so that DecodeSet matches them.
+  Signature sig{s.region_set_path, {0, 0, 0}, {0, 0, 0}};
   c.windows.push_back({Launch{sig, 0}});
   ++s.stats.launches_measured;
-  s.region_set_path = region.path;
   if (stop.isAllPassSubmitted) {
+    const uint64_t complete = s.stats.sets_complete;
     DecodeSet(s, c);
+    if (s.stats.sets_complete > complete) ++s.region_samples[s.region_set_name];
+    s.region_set_name.clear();
     s.region_set_path.clear();
   }
+  return release;
 }
 
 }  // namespace
@@ -739,77 +756,86 @@ void StopLocked();
 void OnRegionPush(const std::vector<std::string>& stack) {
   if (!g_active.load(std::memory_order_relaxed) || stack.empty()) return;
   State& s = S();
-  absl::MutexLock lock(&s.mu);
-  if (!s.active || !s.region_mode || !s.regions || s.region) return;  // one at a time
-  if (!std::regex_search(stack.back(), *s.regions)) return;
-  std::string path = absl::StrJoin(stack, "/");
-  // The passes of a set must all measure the same region.
-  if (!s.region_set_path.empty() && s.region_set_path != path) return;
-  if (s.region_set_path.empty()) {
-    ++s.matching_seen;
-    if (s.matching_seen <= s.config.launch_skip) return;
-    if (s.config.launch_count > 0 && s.stats.launches_measured >= s.config.launch_count) return;
-    Signature sig{path, {0, 0, 0}, {0, 0, 0}};
-    if (s.config.per_signature > 0 &&
-        s.samples[sig] >= static_cast<uint64_t>(s.config.per_signature)) {
+  bool hold = false;
+  {
+    absl::MutexLock lock(&s.mu);
+    if (!s.active || !s.region_mode || !s.regions || s.region) return;  // one at a time
+    const std::string& name = stack.back();
+    if (!std::regex_search(name, *s.regions)) return;
+    // The passes of a set all measure the same region, by name: its path may differ
+    // between instances (`step 3/forward`), the set is shown with the first one.
+    if (!s.region_set_name.empty() && s.region_set_name != name) return;
+    if (s.region_set_name.empty()) {
+      ++s.matching_seen;
+      if (s.matching_seen <= s.config.launch_skip) return;
+      if (s.config.launch_count > 0 && s.stats.launches_measured >= s.config.launch_count) return;
+      if (s.config.per_signature > 0 &&
+          s.region_samples[name] >= static_cast<uint64_t>(s.config.per_signature)) {
+        return;
+      }
+    }
+    std::string path = absl::StrJoin(stack, "/");
+    CUcontext ctx = CurrentContext();
+    if (ctx == nullptr) {
+      Note(s, "counters.region_context",
+           absl::StrFormat("region '%s' began on a thread without a CUDA context: not measured",
+                           path));
       return;
     }
-  }
-  CUcontext ctx = CurrentContext();
-  if (ctx == nullptr) {
-    Note(s, "counters.region_context",
-         absl::StrFormat("region '%s' began on a thread without a CUDA context: not measured",
-                         path));
-    return;
-  }
-  Context* c = GetContext(s, ctx);
-  if (c == nullptr) return;
-  AddElapsed timed{&s.stats.measure_ns, NowNs()};
-  if (s.config.trace.kernel && NeedsInstrumentedCounters(s.config)) {
-    // As in rotate: instruction counters read 0 under user replay while kernels are
-    // traced. The measured instances go without kernel records.
-    ActivityCollector::Pause();
-    s.region_paused_tracing = true;
-    s.notes["counters.region_kernels"] =
-        "kernel records are off inside measured region instances (instruction counters "
-        "read 0 under user replay while kernels are traced)";
-  }
-  CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-  start.pRangeProfilerObject = c->object;
-  CUptiResult r = cuptiRangeProfilerStart(&start);
-  CUpti_RangeProfiler_PushRange_Params push = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-  push.pRangeProfilerObject = c->object;
-  push.pRangeName = path.c_str();
-  if (r == CUPTI_SUCCESS) {
-    r = cuptiRangeProfilerPushRange(&push);
+    Context* c = GetContext(s, ctx);
+    if (c == nullptr) return;
+    AddElapsed timed{&s.stats.measure_ns, NowNs()};
+    CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    start.pRangeProfilerObject = c->object;
+    CUptiResult r = cuptiRangeProfilerStart(&start);
+    CUpti_RangeProfiler_PushRange_Params push = {
+        CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    push.pRangeProfilerObject = c->object;
+    push.pRangeName = path.c_str();
+    if (r == CUPTI_SUCCESS) {
+      r = cuptiRangeProfilerPushRange(&push);
+      if (r != CUPTI_SUCCESS) {
+        CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        stop.pRangeProfilerObject = c->object;
+        cuptiRangeProfilerStop(&stop);
+      }
+    }
     if (r != CUPTI_SUCCESS) {
-      CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      stop.pRangeProfilerObject = c->object;
-      cuptiRangeProfilerStop(&stop);
+      Note(s, "counters.status", Explain("cuptiRangeProfilerStart/PushRange", r));
+      c->failed = true;
+      return;
     }
-  }
-  if (r != CUPTI_SUCCESS) {
-    Note(s, "counters.status", Explain("cuptiRangeProfilerStart/PushRange", r));
-    c->failed = true;
-    if (s.region_paused_tracing) {
-      s.region_paused_tracing = false;
-      ActivityCollector::Resume();
+    if (s.config.trace.kernel && NeedsInstrumentedCounters(s.config)) {
+      // As in rotate: instruction counters read 0 under user replay while kernels are
+      // traced. The measured instances go without kernel records.
+      hold = true;
+      s.region_paused_tracing = true;
+      s.notes["counters.region_kernels"] =
+          "kernel records are off inside measured region instances (instruction counters "
+          "read 0 under user replay while kernels are traced)";
     }
-    return;
+    s.region = State::OpenRegion{c, name, std::move(path), stack.size(),
+                                 std::this_thread::get_id()};
   }
-  s.region = State::OpenRegion{c, std::move(path), stack.size(), std::this_thread::get_id()};
+  // Outside s.mu: enabling kinds may wait for CUPTI, whose buffer thread takes s.mu
+  // (Drain). Before returning to the program, so the region's kernels are not traced.
+  if (hold) ActivityCollector::HoldGpuKinds(true);
 }
 
 void OnRegionPop(const std::vector<std::string>& stack) {
   if (!g_active.load(std::memory_order_relaxed)) return;
   State& s = S();
-  absl::MutexLock lock(&s.mu);
-  if (!s.active || !s.region || s.region->depth != stack.size() ||
-      s.region->thread != std::this_thread::get_id()) {
-    return;
+  bool release = false;
+  {
+    absl::MutexLock lock(&s.mu);
+    if (!s.active || !s.region || s.region->depth != stack.size() ||
+        s.region->thread != std::this_thread::get_id()) {
+      return;
+    }
+    release = CloseRegion(s, true);
+    Progress(s);
   }
-  CloseRegion(s, true);
-  Progress(s);
+  if (release) ActivityCollector::HoldGpuKinds(false);
 }
 
 absl::StatusOr<std::vector<std::string>> ResolveMetrics(const std::vector<std::string>& requested,
@@ -861,7 +887,9 @@ absl::Status Start(const config::Config& config) {
   s.region_mode = config.region_counters && !config.regions.empty();
   s.rotate = s.region_mode || UsesRotate(config);
   s.region.reset();
+  s.region_set_name.clear();
   s.region_set_path.clear();
+  s.region_samples.clear();
   s.region_paused_tracing = false;
   s.kernels.reset();
   if (!config.kernels.empty()) s.kernels.emplace(config.kernels);
@@ -925,18 +953,22 @@ void StopLocked() {
     s.notes["counters.region_open"] = absl::StrFormat(
         "region '%s' was still open at the end: its last instance is not measured",
         s.region->path);
+    // The held GPU kinds stay off: the tracer stops next, and its Start resets them.
     CloseRegion(s, false);
   }
   for (auto& [ctx, c] : s.contexts) {
-    if (c->failed || c->object == nullptr) continue;
-    CloseWindow(s, *c);
-    if (!c->windows.empty()) {
-      s.stats.sets_dropped += c->windows[0].size();
-      s.notes["counters.incomplete"] = absl::StrFormat(
-          "%d launches measured in a set whose passes did not all run before the end",
-          c->windows[0].size());
-      c->windows.clear();
+    if (c->object == nullptr) continue;
+    if (!c->failed) {
+      CloseWindow(s, *c);
+      if (!c->windows.empty()) {
+        s.stats.sets_dropped += c->windows[0].size();
+        s.notes["counters.incomplete"] = absl::StrFormat(
+            "%d launches measured in a set whose passes did not all run before the end",
+            c->windows[0].size());
+        c->windows.clear();
+      }
     }
+    // Failed contexts too: a later session must be able to enable the profiler again.
     CUpti_RangeProfiler_Disable_Params disable = {
         CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     disable.pRangeProfilerObject = c->object;

@@ -551,6 +551,47 @@ TEST(MissingMetricsTest, NoCrashAndUnknownVerdict) {
   EXPECT_TRUE(ComputeAllCeilings(model::Profile()).empty());
 }
 
+// A region measured as a whole over 3 instances (3 passes, kernel records paused in
+// them) and traced in 2 more: its kernels' time per traced instance and the FLOP/s
+// while they run join the reason.
+TEST(AnalyzeCountersTest, RegionKernelTimeFromTracedInstances) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  AddDeviceMetrics(p, H200Peaks());
+  p.run.extra["counters.region_kernels"] = "paused";
+  uint32_t corr = 1000;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t t0 = 100000 * (i + 1);
+    b.Range("step", t0, t0 + 90000, 0);
+    b.Range("forward", t0 + 1000, t0 + 60000, 1);
+    if (i < 3) continue;  // measured instances: no kernel records
+    for (int k = 0; k < 2; ++k) {
+      b.Api("cudaLaunchKernel", t0 + 2000 + k * 100, t0 + 2050 + k * 100, ++corr);
+      b.Kernel("gemm", t0 + 5000 + k * 10000, t0 + 5000 + k * 10000 + 5000, 7, corr);
+    }
+  }
+  // 1e9 FP32 FLOPs in a span of 50 us: 20 TFLOP/s over the span; its kernels run
+  // 10 us per instance: 100 TFLOP/s while they run.
+  model::CounterSet& s = AddSet(p, "step/forward", {0, 0, 0}, {0, 0, 0},
+                                {{m::kDuration, 50000}, {m::kFfma, 5e8}}, {},
+                                model::CounterStrategy::kUserRange);
+  s.passes = 3;
+  const std::vector<KernelCounters> all = AnalyzeCounters(p);
+  const KernelCounters* r = Find(all, "step/forward");
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->region);
+  EXPECT_DOUBLE_EQ(r->region_kernel_ns, 10000);
+  EXPECT_DOUBLE_EQ(r->region_kernel_flops_per_s, 1e14);
+  EXPECT_NE(r->reason.find("its kernels run 10 us of GPU time per instance (2 traced)"),
+            std::string::npos)
+      << r->reason;
+  EXPECT_NE(r->reason.find("while they run (FP32 at"), std::string::npos) << r->reason;
+  // Without paused records every instance counts: no kernels in 3 of them halves nothing
+  // here, the time is spread over all 5.
+  p.run.extra.erase("counters.region_kernels");
+  EXPECT_DOUBLE_EQ(Find(AnalyzeCounters(p), "step/forward")->region_kernel_ns, 4000);
+}
+
 // --- Notes ------------------------------------------------------------------------------
 
 TEST(CounterNotesTest, ExtraKeysAndMissingCeilings) {
