@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "lib/collect/counters.h"
@@ -57,6 +58,8 @@ struct ActivityCollector::State {
   int max_buffers ABSL_GUARDED_BY(pool_mu) = 0;
   std::atomic<uint64_t> refused{0};
   std::atomic<uint64_t> completed{0};
+  std::atomic<uint64_t> foreign{0};  // completed buffers another client had handed out
+  absl::flat_hash_set<uint8_t*> own_buffers ABSL_GUARDED_BY(pool_mu);
   bool records_taken = false;
 
   absl::Mutex mu;  // guards the batch, the converter and the sink
@@ -93,7 +96,10 @@ void CUPTIAPI ActivityCollector::OnBufferRequested(uint8_t** buffer, size_t* siz
     s->free_buffers.pop_back();
   } else if (s->allocated < static_cast<uint64_t>(s->max_buffers)) {
     *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, s->buffer_bytes));
-    if (*buffer != nullptr) ++s->allocated;
+    if (*buffer != nullptr) {
+      ++s->allocated;
+      s->own_buffers.insert(*buffer);
+    }
   }
   if (*buffer == nullptr) {
     s->refused.fetch_add(1, std::memory_order_relaxed);
@@ -121,6 +127,12 @@ void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t*
   }
   s->completed.fetch_add(1, std::memory_order_relaxed);
   absl::MutexLock lock(&s->pool_mu);
+  if (!s->own_buffers.contains(buffer)) {
+    // Another client's buffer, delivered to cuscope after it took the callbacks
+    // back (Stop): its records are converted; the memory is not ours to reuse or free.
+    s->foreign.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   s->free_buffers.push_back(buffer);
 }
 
@@ -135,7 +147,10 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     // A new session may use another buffer size: pooled buffers of the old size go.
     absl::MutexLock lock(&s->pool_mu);
     if (s->buffer_bytes != config.buffer_bytes) {
-      for (uint8_t* b : s->free_buffers) std::free(b);
+      for (uint8_t* b : s->free_buffers) {
+        s->own_buffers.erase(b);
+        std::free(b);
+      }
       s->allocated -= s->free_buffers.size();
       s->free_buffers.clear();
       s->buffer_bytes = config.buffer_bytes;
@@ -269,12 +284,11 @@ void ActivityCollector::Flush(bool forced) {
   s->batch.ClearRecords();
 }
 
-namespace {
 // Whether activity records still reach cuscope: records one cuDriverGetVersion call
 // and flushes. torch.profiler (Kineto) registers its own buffer callbacks when it
 // starts and disables the kinds when it stops; CUPTI keeps one set of callbacks per
 // process, so cuscope gets nothing from then on and no error says so.
-bool ProbeRecordsArrive(ActivityCollector::State* s) {
+bool ActivityCollector::ProbeRecordsArrive(State* s) {
   using GetVersion = int (*)(int*);
   void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
   if (cuda == nullptr) return true;  // no driver loaded: nothing could be taken
@@ -297,16 +311,23 @@ bool ProbeRecordsArrive(ActivityCollector::State* s) {
     int version = 0;
     get_version(&version);
     cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
+    // Take the callbacks back before flushing: the buffer that holds the probe then
+    // comes to cuscope whoever handed it out, and no flush calls into another
+    // client's callbacks at exit (Kineto's may already be destroyed by then: a
+    // flush into them crashed a PyTorch program at exit on the H200).
+    const uint64_t foreign_before = s->foreign.load();
+    cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     absl::MutexLock lock(&s->mu);
-    // A buffer refused at the pool cap drops the probe too: that is not a takeover
-    // (the dropped records are counted and reported on their own).
-    arrived = s->converter->stats().probe_records > before || s->refused.load() > refused_before;
+    // The probe came back in a buffer cuscope did not hand out: another client had
+    // the callbacks. A buffer refused at the pool cap drops the probe too: that is
+    // not a takeover (dropped records are counted and reported on their own).
+    arrived = (s->converter->stats().probe_records > before && s->foreign.load() == foreign_before) ||
+              s->refused.load() > refused_before;
   }
   dlclose(cuda);
   return arrived;
 }
-}  // namespace
 
 void ActivityCollector::Stop(uint64_t end_ns) {
   State* s = StatePtr().load();

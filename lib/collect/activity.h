@@ -65,6 +65,8 @@ class ActivityCollector {
   static void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer,
                                          size_t size, size_t valid_size);
+  // At Stop: whether records still reached cuscope (takes the callbacks back).
+  static bool ProbeRecordsArrive(State* s);
 };
 
 // The CUDA API calls recorded by default (launches, copies, memsets, allocations,

@@ -135,6 +135,7 @@ struct State {
     std::thread::id thread;
   };
   std::optional<OpenRegion> region;      // measured now
+  bool region_reserved = false;          // a thread is about to open `region`
   std::string region_set_name;           // the region whose set is in progress
   std::string region_set_path;           // its first instance's path: the set's name
   absl::flat_hash_map<std::string, uint64_t> region_samples;  // complete sets per name
@@ -756,11 +757,11 @@ void StopLocked();
 void OnRegionPush(const std::vector<std::string>& stack) {
   if (!g_active.load(std::memory_order_relaxed) || stack.empty()) return;
   State& s = S();
+  const std::string& name = stack.back();
   bool hold = false;
   {
     absl::MutexLock lock(&s.mu);
-    if (!s.active || !s.region_mode || !s.regions || s.region) return;  // one at a time
-    const std::string& name = stack.back();
+    if (!s.active || !s.region_mode || !s.regions || s.region || s.region_reserved) return;
     if (!std::regex_search(name, *s.regions)) return;
     // The passes of a set all measure the same region, by name: its path may differ
     // between instances (`step 3/forward`), the set is shown with the first one.
@@ -774,52 +775,63 @@ void OnRegionPush(const std::vector<std::string>& stack) {
         return;
       }
     }
+    s.region_reserved = true;  // this thread measures the next instance
+    hold = s.config.trace.kernel && NeedsInstrumentedCounters(s.config);
+  }
+  // As in rotate: instruction counters read 0 under user replay while kernels are
+  // traced, so the measured instance goes without kernel records. Held before the
+  // range starts (the switch costs time that must not fall in the range), and outside
+  // s.mu (enabling kinds may wait for CUPTI, whose buffer thread takes s.mu in Drain).
+  if (hold) ActivityCollector::HoldGpuKinds(true);
+  bool started = false;
+  {
+    absl::MutexLock lock(&s.mu);
+    s.region_reserved = false;
     std::string path = absl::StrJoin(stack, "/");
-    CUcontext ctx = CurrentContext();
-    if (ctx == nullptr) {
+    CUcontext ctx = s.active ? CurrentContext() : nullptr;
+    Context* c = nullptr;
+    if (!s.active) {
+    } else if (ctx == nullptr) {
       Note(s, "counters.region_context",
            absl::StrFormat("region '%s' began on a thread without a CUDA context: not measured",
                            path));
-      return;
+    } else {
+      c = GetContext(s, ctx);
     }
-    Context* c = GetContext(s, ctx);
-    if (c == nullptr) return;
-    AddElapsed timed{&s.stats.measure_ns, NowNs()};
-    CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = c->object;
-    CUptiResult r = cuptiRangeProfilerStart(&start);
-    CUpti_RangeProfiler_PushRange_Params push = {
-        CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-    push.pRangeProfilerObject = c->object;
-    push.pRangeName = path.c_str();
-    if (r == CUPTI_SUCCESS) {
-      r = cuptiRangeProfilerPushRange(&push);
+    if (c != nullptr) {
+      AddElapsed timed{&s.stats.measure_ns, NowNs()};
+      CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+      start.pRangeProfilerObject = c->object;
+      CUptiResult r = cuptiRangeProfilerStart(&start);
+      CUpti_RangeProfiler_PushRange_Params push = {
+          CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+      push.pRangeProfilerObject = c->object;
+      push.pRangeName = path.c_str();
+      if (r == CUPTI_SUCCESS) {
+        r = cuptiRangeProfilerPushRange(&push);
+        if (r != CUPTI_SUCCESS) {
+          CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+          stop.pRangeProfilerObject = c->object;
+          cuptiRangeProfilerStop(&stop);
+        }
+      }
       if (r != CUPTI_SUCCESS) {
-        CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        stop.pRangeProfilerObject = c->object;
-        cuptiRangeProfilerStop(&stop);
+        Note(s, "counters.status", Explain("cuptiRangeProfilerStart/PushRange", r));
+        c->failed = true;
+      } else {
+        started = true;
+        if (hold) {
+          s.region_paused_tracing = true;
+          s.notes["counters.region_kernels"] =
+              "kernel records are off inside measured region instances (instruction counters "
+              "read 0 under user replay while kernels are traced)";
+        }
+        s.region = State::OpenRegion{c, name, std::move(path), stack.size(),
+                                     std::this_thread::get_id()};
       }
     }
-    if (r != CUPTI_SUCCESS) {
-      Note(s, "counters.status", Explain("cuptiRangeProfilerStart/PushRange", r));
-      c->failed = true;
-      return;
-    }
-    if (s.config.trace.kernel && NeedsInstrumentedCounters(s.config)) {
-      // As in rotate: instruction counters read 0 under user replay while kernels are
-      // traced. The measured instances go without kernel records.
-      hold = true;
-      s.region_paused_tracing = true;
-      s.notes["counters.region_kernels"] =
-          "kernel records are off inside measured region instances (instruction counters "
-          "read 0 under user replay while kernels are traced)";
-    }
-    s.region = State::OpenRegion{c, name, std::move(path), stack.size(),
-                                 std::this_thread::get_id()};
   }
-  // Outside s.mu: enabling kinds may wait for CUPTI, whose buffer thread takes s.mu
-  // (Drain). Before returning to the program, so the region's kernels are not traced.
-  if (hold) ActivityCollector::HoldGpuKinds(true);
+  if (hold && !started) ActivityCollector::HoldGpuKinds(false);
 }
 
 void OnRegionPop(const std::vector<std::string>& stack) {
@@ -887,6 +899,7 @@ absl::Status Start(const config::Config& config) {
   s.region_mode = config.region_counters && !config.regions.empty();
   s.rotate = s.region_mode || UsesRotate(config);
   s.region.reset();
+  s.region_reserved = false;
   s.region_set_name.clear();
   s.region_set_path.clear();
   s.region_samples.clear();
