@@ -4,6 +4,7 @@ clients in one process. cuscope must say so in one line; the program must run on
     cuscope run -- python3 with_torch_profiler.py
 """
 import sys
+import time
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -24,7 +25,11 @@ def main():
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         ops(100)
     events = [e for e in prof.events() if "add" in e.name]
-    ops(100)
+    # The program goes on after torch.profiler (for 0.3 s here): cuscope's flush
+    # thread finds within one flush period that records no longer reach it.
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.3:
+        ops(100)
     print(f"TORCH_PROFILER_EVENTS {len(events)}")
     return 0
 

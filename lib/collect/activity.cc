@@ -60,7 +60,7 @@ struct ActivityCollector::State {
   std::atomic<uint64_t> completed{0};
   std::atomic<uint64_t> foreign{0};  // completed buffers another client had handed out
   absl::flat_hash_set<uint8_t*> own_buffers ABSL_GUARDED_BY(pool_mu);
-  bool records_taken = false;
+  std::atomic<bool> records_taken{false};
 
   absl::Mutex mu;  // guards the batch, the converter and the sink
   model::Profile batch ABSL_GUARDED_BY(mu);
@@ -158,7 +158,7 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     s->max_buffers = config.max_buffers;
     s->refused.store(0);
     s->completed.store(0);
-    s->records_taken = false;
+    s->records_taken.store(false);
   }
   {
     absl::MutexLock lock(&s->mu);
@@ -288,8 +288,18 @@ void ActivityCollector::Flush(bool forced) {
 // and flushes. torch.profiler (Kineto) registers its own buffer callbacks when it
 // starts and disables the kinds when it stops; CUPTI keeps one set of callbacks per
 // process, so cuscope gets nothing from then on and no error says so.
-bool ActivityCollector::ProbeRecordsArrive(State* s) {
+//
+// While the program runs (`at_stop` false, cuscope's flush thread) the probe goes
+// through whatever callbacks are registered: missing, it was taken. At Stop, cuscope
+// first takes the callbacks back and only then records and flushes: at exit another
+// client's callbacks may belong to objects already destroyed (Kineto's singletons are
+// destroyed before cuscope's atexit handler runs; a PyTorch program with
+// torch.profiler crashed at exit once on the H200 while cuscope flushed). Then a
+// buffer cuscope did not hand out, delivered to it, is the sign.
+bool ActivityCollector::ProbeRecordsArrive(State* s, bool at_stop) {
   using GetVersion = int (*)(int*);
+  if (at_stop) cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
+  const uint64_t foreign_before = s->foreign.load();
   void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
   if (cuda == nullptr) return true;  // no driver loaded: nothing could be taken
   auto get_version = reinterpret_cast<GetVersion>(dlsym(cuda, "cuDriverGetVersion"));
@@ -310,29 +320,33 @@ bool ActivityCollector::ProbeRecordsArrive(State* s) {
     cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
     int version = 0;
     get_version(&version);
-    cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
-    // Take the callbacks back before flushing: the buffer that holds the probe then
-    // comes to cuscope whoever handed it out, and no flush calls into another
-    // client's callbacks at exit (Kineto's may already be destroyed by then: a
-    // flush into them crashed a PyTorch program at exit on the H200).
-    const uint64_t foreign_before = s->foreign.load();
-    cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
+    if (!(s->config.trace.api && s->config.api == config::ApiMode::kAll)) {
+      cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
+    }
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     absl::MutexLock lock(&s->mu);
-    // The probe came back in a buffer cuscope did not hand out: another client had
-    // the callbacks. A buffer refused at the pool cap drops the probe too: that is
-    // not a takeover (dropped records are counted and reported on their own).
-    arrived = (s->converter->stats().probe_records > before && s->foreign.load() == foreign_before) ||
-              s->refused.load() > refused_before;
+    const bool foreign = s->foreign.load() != foreign_before;
+    // A buffer refused at the pool cap drops the probe too: that is not a takeover
+    // (dropped records are counted and reported on their own).
+    arrived = (s->converter->stats().probe_records > before && !foreign) ||
+              (!foreign && s->refused.load() > refused_before);
+  } else if (s->foreign.load() != foreign_before) {
+    arrived = false;
   }
   dlclose(cuda);
   return arrived;
 }
 
+void ActivityCollector::CheckRecordsArrive() {
+  State* s = StatePtr().load();
+  if (s == nullptr || !g_running.load() || s->records_taken.load()) return;
+  if (!ProbeRecordsArrive(s, /*at_stop=*/false)) s->records_taken.store(true);
+}
+
 void ActivityCollector::Stop(uint64_t end_ns) {
   State* s = StatePtr().load();
   if (s == nullptr || !g_running.exchange(false)) return;
-  s->records_taken = !ProbeRecordsArrive(s);
+  if (!ProbeRecordsArrive(s, /*at_stop=*/true)) s->records_taken.store(true);
   for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
   if (s->config.trace.api && s->config.api == config::ApiMode::kDefault) {
     for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
@@ -366,7 +380,7 @@ ActivityStats ActivityCollector::stats() {
     out.buffers_outstanding = s->allocated - s->free_buffers.size();
   }
   out.buffers_refused = s->refused.load();
-  out.records_taken = s->records_taken;
+  out.records_taken = s->records_taken.load();
   out.buffers_completed = s->completed.load();
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {

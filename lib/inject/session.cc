@@ -146,6 +146,7 @@ void BackgroundLoop() {
     }
     if (rc != 0 && errno == ETIMEDOUT && collect::ActivityCollector::running()) {
       collect::ActivityCollector::Flush(false);
+      collect::ActivityCollector::CheckRecordsArrive();
     }
   }
 }

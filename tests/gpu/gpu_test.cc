@@ -702,7 +702,7 @@ TEST_F(GpuTest, TorchProfilerInsideATracedProgram) {
   if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("with_torch_profiler.sqlite");
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
-                         "--report=none", "--", "python3",
+                         "--report=none", "--flush_period_ms=50", "--", "python3",
                          SourceDir() + "/examples/python/with_torch_profiler.py"},
                         {});
   std::cerr << r.err << r.out;
@@ -712,7 +712,7 @@ TEST_F(GpuTest, TorchProfilerInsideATracedProgram) {
   EXPECT_GE(profile->kernels.size(), 100u);  // at least the launches before torch.profiler
   std::cerr << "cuscope kernels: " << profile->kernels.size() << "\n";
   // Either cuscope kept every record, or it said in one line what it lost.
-  if (profile->kernels.size() < 300u) {
+  if (profile->kernels.size() < 300u) {  // the 0.3 s after torch.profiler add more
     EXPECT_NE(r.err.find("another CUPTI client"), std::string::npos) << r.err;
   }
 }
