@@ -831,6 +831,12 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
       Key(w, "grid"), w.StartArray(), w.Uint(k.grid.x), w.Uint(k.grid.y), w.Uint(k.grid.z), w.EndArray();
       Key(w, "block"), w.StartArray(), w.Uint(k.block.x), w.Uint(k.block.y), w.Uint(k.block.z), w.EndArray();
       Key(w, "region"), w.Bool(k.region);
+      if (k.region) {
+        // The region's kernels per traced instance (0/null when unknown).
+        Key(w, "region_kernel_ns"), num_or_null(k.region_kernel_ns > 0, k.region_kernel_ns);
+        Key(w, "region_kernel_flops_per_s"),
+            num_or_null(k.region_kernel_ns > 0 && k.total_flops > 0, k.region_kernel_flops_per_s);
+      }
       Key(w, "time_percent"), Num(w, k.time_percent);
       Key(w, "total_time_ns"), w.Uint64(k.total_time_ns);
       Key(w, "launches"), w.Uint64(k.launches);

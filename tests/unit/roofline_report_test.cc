@@ -143,6 +143,21 @@ TEST(RooflineReportTest, RegionRowsSayInstancesAndRegion) {
   EXPECT_THAT(text, HasSubstr("3 inst"));
   EXPECT_THAT(text, HasSubstr("[region]: a region measured as a whole"));
   EXPECT_THAT(Text(BuildReport(CounterProfile())), Not(HasSubstr("[region]")));
+  rapidjson::Document doc;
+  const std::string json = Json(BuildReport(p));
+  doc.Parse(json.c_str());
+  ASSERT_FALSE(doc.HasParseError()) << json;
+  bool found = false;
+  for (const auto& row : doc["kernel_counters"]["rows"].GetArray()) {
+    if (std::string(row["name"].GetString()) != "step/forward") {
+      EXPECT_FALSE(row.HasMember("region_kernel_ns"));
+      continue;
+    }
+    found = true;
+    EXPECT_TRUE(row["region"].GetBool());
+    EXPECT_TRUE(row["region_kernel_ns"].IsNull());  // no region instances in this profile
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(RooflineReportTest, NothingAboutCountersWithoutThem) {
