@@ -59,6 +59,7 @@ struct ActivityCollector::State {
   std::atomic<uint64_t> refused{0};
   std::atomic<uint64_t> completed{0};
   std::atomic<uint64_t> foreign{0};  // completed buffers another client had handed out
+  absl::Mutex probe_mu;              // one ProbeRecordsArrive at a time
   absl::flat_hash_set<uint8_t*> own_buffers ABSL_GUARDED_BY(pool_mu);
   std::atomic<bool> records_taken{false};
 
@@ -298,6 +299,10 @@ void ActivityCollector::Flush(bool forced) {
 // buffer cuscope did not hand out, delivered to it, is the sign.
 bool ActivityCollector::ProbeRecordsArrive(State* s, bool at_stop) {
   using GetVersion = int (*)(int*);
+  // One probe at a time: the flush thread's and Stop's must not switch the probe's
+  // record off under each other (that would read as a takeover).
+  absl::MutexLock probe_lock(&s->probe_mu);
+  if (!at_stop && !g_running.load()) return true;  // Stop came first
   if (at_stop) cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   const uint64_t foreign_before = s->foreign.load();
   void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
