@@ -10,9 +10,8 @@
 #include "lib/collect/counters.h"
 
 namespace cuscope::collect {
-namespace {
 
-std::string DemangleName(const char* name) {
+std::string DemangleKernelName(const char* name) {
   int status = 0;
   char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
   if (status != 0 || out == nullptr) return name;
@@ -20,6 +19,8 @@ std::string DemangleName(const char* name) {
   std::free(out);
   return s;
 }
+
+namespace {
 
 const char* OverheadName(CUpti_ActivityOverheadKind k) {
   switch (k) {
@@ -68,7 +69,7 @@ const RecordConverter::KernelName& RecordConverter::LookupKernelName(const char*
   model::StringId mangled = out_->strings.Intern(name);
   kn.cupti_name = out_->strings.Get(mangled).c_str();
   kn.mangled = mangled;
-  kn.name = out_->strings.Intern(DemangleName(name));
+  kn.name = out_->strings.Intern(DemangleKernelName(name));
   return kernel_names_.insert_or_assign(name, kn).first->second;
 }
 

@@ -6,12 +6,17 @@
 #include <cupti.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::collect {
+
+// A kernel's demangled name, as the profile stores it (the symbol unchanged when
+// it does not demangle). Counter sets use it too, so that they join their kernels.
+std::string DemangleKernelName(const char* name);
 
 struct ConvertStats {
   uint64_t records = 0;

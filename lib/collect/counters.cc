@@ -4,8 +4,6 @@
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
-#include <cxxabi.h>
-#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +25,8 @@
 #include "lib/collect/activity.h"
 #include "lib/collect/callbacks.h"
 #include "lib/collect/capture.h"
+#include "lib/collect/convert.h"
+#include "lib/collect/driver.h"
 #include "lib/collect/metric_host.h"
 #include "lib/model/metrics.h"
 
@@ -179,15 +179,6 @@ void Note(State& s, const std::string& key, const std::string& text) {
     ssize_t n = write(STDERR_FILENO, line.data(), line.size());
     (void)n;
   }
-}
-
-std::string Demangle(const char* name) {
-  int status = 0;
-  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || out == nullptr) return name;
-  std::string s(out);
-  std::free(out);
-  return s;
 }
 
 bool ReinitCounterData(State& s, Context& c) {
@@ -642,7 +633,7 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
   const char* symbol = cb->symbolName ? cb->symbolName : "";
   auto name_it = s.names.find(symbol);
   if (name_it == s.names.end()) {
-    std::string name = Demangle(symbol);
+    std::string name = DemangleKernelName(symbol);
     bool matches = !s.kernels || std::regex_search(name, *s.kernels);
     name_it = s.names.emplace(symbol, std::make_pair(name, matches)).first;
   }
@@ -697,9 +688,7 @@ CUcontext CurrentContext() {
   static std::atomic<GetCurrent> cached{nullptr};
   GetCurrent get_current = cached.load();
   if (get_current == nullptr) {
-    void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (cuda == nullptr) return nullptr;
-    get_current = reinterpret_cast<GetCurrent>(dlsym(cuda, "cuCtxGetCurrent"));
+    get_current = reinterpret_cast<GetCurrent>(LoadedDriverSymbol("cuCtxGetCurrent"));
     if (get_current == nullptr) return nullptr;
     cached.store(get_current);
   }

@@ -1,0 +1,15 @@
+#include "lib/collect/driver.h"
+
+#include <dlfcn.h>
+
+namespace cuscope::collect {
+
+void* LoadedDriverSymbol(const char* name) {
+  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (cuda == nullptr) return nullptr;
+  void* symbol = dlsym(cuda, name);
+  dlclose(cuda);  // the process keeps the driver loaded: the symbol stays valid
+  return symbol;
+}
+
+}  // namespace cuscope::collect
