@@ -1,7 +1,6 @@
 #include "lib/collect/activity.h"
 
 #include <cupti.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "lib/collect/counters.h"
+#include "lib/collect/driver.h"
 #include "lib/collect/scopes.h"
 
 namespace cuscope::collect {
@@ -285,73 +285,79 @@ void ActivityCollector::Flush(bool forced) {
   s->batch.ClearRecords();
 }
 
-// Whether activity records still reach cuscope: records one cuDriverGetVersion call
-// and flushes. torch.profiler (Kineto) registers its own buffer callbacks when it
-// starts and disables the kinds when it stops; CUPTI keeps one set of callbacks per
-// process, so cuscope gets nothing from then on and no error says so.
+// Whether activity records still reach cuscope: one recorded cuDriverGetVersion call
+// must come back through cuscope's buffers at the next forced flush. torch.profiler
+// (Kineto) registers its own buffer callbacks when it starts and disables the kinds
+// when it stops; CUPTI keeps one set of callbacks per process, so cuscope gets
+// nothing from then on and no error says so.
 //
-// While the program runs (`at_stop` false, cuscope's flush thread) the probe goes
-// through whatever callbacks are registered: missing, it was taken. At Stop, cuscope
-// first takes the callbacks back and only then records and flushes: at exit another
-// client's callbacks may belong to objects already destroyed (Kineto's singletons are
+// While the program runs (cuscope's flush thread) the probe goes through whatever
+// callbacks are registered: missing, it was taken. At Stop, cuscope first takes the
+// callbacks back and only then records and flushes: at exit another client's
+// callbacks may belong to objects already destroyed (Kineto's singletons are
 // destroyed before cuscope's atexit handler runs; a PyTorch program with
 // torch.profiler crashed at exit once on the H200 while cuscope flushed). Then a
 // buffer cuscope did not hand out, delivered to it, is the sign.
-bool ActivityCollector::ProbeRecordsArrive(State* s, bool at_stop) {
+struct ActivityCollector::ProbeMark {
+  bool made = false;  // a probe record was made
+  uint64_t probes = 0, foreign = 0, refused = 0;  // counts before it
+};
+
+ActivityCollector::ProbeMark ActivityCollector::RecordProbe(State* s) {
+  ProbeMark mark;
+  mark.foreign = s->foreign.load();
+  mark.refused = s->refused.load();
   using GetVersion = int (*)(int*);
-  // One probe at a time: the flush thread's and Stop's must not switch the probe's
-  // record off under each other (that would read as a takeover).
-  absl::MutexLock probe_lock(&s->probe_mu);
-  if (!at_stop && !g_running.load()) return true;  // Stop came first
-  if (at_stop) cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
-  const uint64_t foreign_before = s->foreign.load();
-  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-  if (cuda == nullptr) return true;  // no driver loaded: nothing could be taken
-  auto get_version = reinterpret_cast<GetVersion>(dlsym(cuda, "cuDriverGetVersion"));
-  bool arrived = true;
+  auto get_version = reinterpret_cast<GetVersion>(LoadedDriverSymbol("cuDriverGetVersion"));
   uint64_t now = 0;
-  if (get_version != nullptr && cuptiGetTimestamp(&now) == CUPTI_SUCCESS) {
-    uint64_t before;
-    {
-      absl::MutexLock lock(&s->mu);
-      if (s->converter == nullptr) {
-        dlclose(cuda);
-        return true;
-      }
-      s->converter->set_probe_after(now);
-      before = s->converter->stats().probe_records;
-    }
-    const uint64_t refused_before = s->refused.load();
-    cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
-    int version = 0;
-    get_version(&version);
-    if (!(s->config.trace.api && s->config.api == config::ApiMode::kAll)) {
-      cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
-    }
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (get_version == nullptr || cuptiGetTimestamp(&now) != CUPTI_SUCCESS) return mark;
+  {
     absl::MutexLock lock(&s->mu);
-    const bool foreign = s->foreign.load() != foreign_before;
-    // A buffer refused at the pool cap drops the probe too: that is not a takeover
-    // (dropped records are counted and reported on their own).
-    arrived = (s->converter->stats().probe_records > before && !foreign) ||
-              (!foreign && s->refused.load() > refused_before);
-  } else if (s->foreign.load() != foreign_before) {
-    arrived = false;
+    if (s->converter == nullptr) return mark;
+    s->converter->set_probe_after(now);
+    mark.probes = s->converter->stats().probe_records;
   }
-  dlclose(cuda);
-  return arrived;
+  cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
+  int version = 0;
+  get_version(&version);
+  if (!(s->config.trace.api && s->config.api == config::ApiMode::kAll)) {
+    cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
+  }
+  mark.made = true;
+  return mark;
 }
 
-void ActivityCollector::CheckRecordsArrive() {
+// After a forced flush. A buffer refused at the pool cap drops the probe too: that
+// is not a takeover (dropped records are counted and reported on their own).
+bool ActivityCollector::RecordsArrived(State* s, const ProbeMark& mark) {
+  if (s->foreign.load() != mark.foreign) return false;
+  if (!mark.made || s->refused.load() > mark.refused) return true;
+  absl::MutexLock lock(&s->mu);
+  return s->converter != nullptr && s->converter->stats().probe_records > mark.probes;
+}
+
+void ActivityCollector::PeriodicFlush() {
   State* s = StatePtr().load();
-  if (s == nullptr || !g_running.load() || s->records_taken.load()) return;
-  if (!ProbeRecordsArrive(s, /*at_stop=*/false)) s->records_taken.store(true);
+  if (s == nullptr || !g_running.load()) return;
+  // One probe at a time: Stop's and this one must not switch the probe's record off
+  // under each other (that would read as a takeover).
+  absl::MutexLock probe_lock(&s->probe_mu);
+  if (!g_running.load()) return;  // Stop came first
+  if (s->records_taken.load()) {
+    Flush(false);
+    return;
+  }
+  const ProbeMark mark = RecordProbe(s);
+  Flush(/*forced=*/mark.made);  // a probe comes back only with a forced flush
+  if (!RecordsArrived(s, mark)) s->records_taken.store(true);
 }
 
 void ActivityCollector::Stop(uint64_t end_ns) {
   State* s = StatePtr().load();
   if (s == nullptr || !g_running.exchange(false)) return;
-  if (!ProbeRecordsArrive(s, /*at_stop=*/true)) s->records_taken.store(true);
+  absl::MutexLock probe_lock(&s->probe_mu);
+  cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
+  const ProbeMark mark = RecordProbe(s);
   for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
   if (s->config.trace.api && s->config.api == config::ApiMode::kDefault) {
     for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
@@ -363,6 +369,7 @@ void ActivityCollector::Stop(uint64_t end_ns) {
   }
   s->enabled.clear();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (!RecordsArrived(s, mark)) s->records_taken.store(true);
   absl::MutexLock lock(&s->mu);
   if (s->converter != nullptr) {
     s->converter->CloseOpenRanges(end_ns);

@@ -47,10 +47,10 @@ class ActivityCollector {
   static absl::Status Start(const config::Config& config, Sink sink);
   // Flushes CUPTI's buffers into the sink. `forced` also flushes buffers in use.
   static void Flush(bool forced);
-  // From cuscope's flush thread, each period: one probe record through the current
-  // callbacks; when it does not come back, another CUPTI client took the records
-  // (ActivityStats::records_taken).
-  static void CheckRecordsArrive();
+  // From cuscope's flush thread, each period: Flush with one probe record through
+  // the current callbacks (then forced); when the probe does not come back, another
+  // CUPTI client took the records (ActivityStats::records_taken).
+  static void PeriodicFlush();
   // Flushes, disables every kind and closes ranges left open at `end_ns`.
   static void Stop(uint64_t end_ns);
   static bool running();
@@ -69,9 +69,10 @@ class ActivityCollector {
   static void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer,
                                          size_t size, size_t valid_size);
-  // Whether records still reach cuscope (activity.cc says how; at Stop it first
-  // takes the callbacks back).
-  static bool ProbeRecordsArrive(State* s, bool at_stop);
+  // Whether records still reach cuscope (activity.cc says how).
+  struct ProbeMark;
+  static ProbeMark RecordProbe(State* s);
+  static bool RecordsArrived(State* s, const ProbeMark& mark);
 };
 
 // The CUDA API calls recorded by default (launches, copies, memsets, allocations,

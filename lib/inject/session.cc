@@ -145,8 +145,7 @@ void BackgroundLoop() {
       return;
     }
     if (rc != 0 && errno == ETIMEDOUT && collect::ActivityCollector::running()) {
-      collect::ActivityCollector::Flush(false);
-      collect::ActivityCollector::CheckRecordsArrive();
+      collect::ActivityCollector::PeriodicFlush();
     }
   }
 }
