@@ -171,6 +171,7 @@ State& S() {
   return *s;
 }
 std::atomic<bool> g_active{false};
+std::atomic<bool> g_region_mode{false};  // NVTX pushes and pops skip counters' lock otherwise
 
 void Note(State& s, const std::string& key, const std::string& text) {
   if (s.notes.count(key) == 0) {
@@ -744,7 +745,7 @@ bool CloseRegion(State& s, bool keep) {
 void StopLocked();
 
 void OnRegionPush(const std::vector<std::string>& stack) {
-  if (!g_active.load(std::memory_order_relaxed) || stack.empty()) return;
+  if (!g_region_mode.load(std::memory_order_relaxed) || stack.empty()) return;
   State& s = S();
   const std::string& name = stack.back();
   bool hold = false;
@@ -824,7 +825,7 @@ void OnRegionPush(const std::vector<std::string>& stack) {
 }
 
 void OnRegionPop(const std::vector<std::string>& stack) {
-  if (!g_active.load(std::memory_order_relaxed)) return;
+  if (!g_region_mode.load(std::memory_order_relaxed)) return;
   State& s = S();
   bool release = false;
   {
@@ -917,6 +918,7 @@ absl::Status Start(const config::Config& config) {
     // callbacks needed.
     s.active = true;
     g_active.store(true);
+    g_region_mode.store(true);
     return absl::OkStatus();
   }
   absl::Status subscribed = callbacks::AddHandler(OnCallback);
@@ -950,6 +952,7 @@ void StopLocked() {
   absl::MutexLock lock(&s.mu);
   if (!s.active) return;
   g_active.store(false);
+  g_region_mode.store(false);
   s.active = false;
   if (s.region) {
     s.notes["counters.region_open"] = absl::StrFormat(
