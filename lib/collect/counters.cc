@@ -140,6 +140,7 @@ struct State {
   std::string region_set_path;           // its first instance's path: the set's name
   absl::flat_hash_map<std::string, uint64_t> region_samples;  // complete sets per name
   bool region_paused_tracing = false;
+  bool region_hold_kernels = false;      // kernel records off inside measured instances
   std::vector<std::string> metrics;
   std::string chip;
   std::unique_ptr<MetricHost> host;
@@ -276,16 +277,7 @@ Context* GetContextTimed(State& s, CUcontext ctx) {
       return nullptr;
     }
     s.host = std::move(*host);
-    std::vector<std::string> expanded;
-    for (const auto& m : s.config.metrics) {
-      std::vector<std::string> set = metrics::SetMetrics(m);
-      if (set.empty()) set.push_back(m);
-      for (auto& name : set) {
-        if (std::find(expanded.begin(), expanded.end(), name) == expanded.end()) {
-          expanded.push_back(name);
-        }
-      }
-    }
+    std::vector<std::string> expanded = metrics::ExpandMetrics(s.config.metrics);
     auto image = s.host->BuildConfig(expanded);
     if (!image.ok()) {
       Note(s, "counters.status", std::string(image.status().message()));
@@ -457,9 +449,9 @@ bool InMatchingRegion(State& s) {
 }
 
 bool WantSample(State& s, const Signature& sig, bool matches) {
-  if (!matches || !InMatchingRegion(s)) return false;
-  ++s.matching_seen;
-  if (s.matching_seen <= s.config.launch_skip) return false;
+  if (!matches) return false;
+  // The cheap "done" checks before the region regexes. Either can hold only after
+  // launch_skip matching launches went by, so skipping the count below changes nothing.
   if (s.config.launch_count > 0 && s.stats.launches_measured >= s.config.launch_count) {
     return false;
   }
@@ -469,7 +461,9 @@ bool WantSample(State& s, const Signature& sig, bool matches) {
       return false;
     }
   }
-  return true;
+  if (!InMatchingRegion(s)) return false;
+  ++s.matching_seen;
+  return s.matching_seen > s.config.launch_skip;
 }
 
 void MarkMeasured(State& s, uint32_t correlation_id) {
@@ -766,7 +760,7 @@ void OnRegionPush(const std::vector<std::string>& stack) {
       }
     }
     s.region_reserved = true;  // this thread measures the next instance
-    hold = s.config.trace.kernel && NeedsInstrumentedCounters(s.config);
+    hold = s.region_hold_kernels;
   }
   // As in rotate: instruction counters read 0 under user replay while kernels are
   // traced, so the measured instance goes without kernel records. Held before the
@@ -840,25 +834,6 @@ void OnRegionPop(const std::vector<std::string>& stack) {
   if (release) ActivityCollector::HoldGpuKinds(false);
 }
 
-absl::StatusOr<std::vector<std::string>> ResolveMetrics(const std::vector<std::string>& requested,
-                                                        const std::string& chip) {
-  auto host = MetricHost::Create(chip);
-  if (!host.ok()) return host.status();
-  std::vector<std::string> out;
-  for (const auto& m : requested) {
-    std::vector<std::string> set = metrics::SetMetrics(m);
-    if (set.empty()) {
-      absl::Status st = (*host)->Validate(m);
-      if (!st.ok()) return st;
-      set.push_back(m);
-    }
-    for (auto& name : set) {
-      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-    }
-  }
-  return out;
-}
-
 bool UsesRotate(const config::Config& config) {
   switch (config.replay) {
     case config::ReplayMode::kRotate: return true;
@@ -871,12 +846,8 @@ bool UsesRotate(const config::Config& config) {
 }
 
 bool NeedsInstrumentedCounters(const config::Config& config) {
-  for (const auto& m : config.metrics) {
-    std::vector<std::string> set = metrics::SetMetrics(m);
-    if (set.empty()) set.push_back(m);
-    for (const auto& name : set) {
-      if (name.rfind("smsp__sass_", 0) == 0) return true;
-    }
+  for (const std::string& name : metrics::ExpandMetrics(config.metrics)) {
+    if (name.rfind("smsp__sass_", 0) == 0) return true;
   }
   return false;
 }
@@ -887,6 +858,7 @@ absl::Status Start(const config::Config& config) {
   if (s.active) return absl::AlreadyExistsError("counters already started");
   s.config = config;
   s.region_mode = config.region_counters && !config.regions.empty();
+  s.region_hold_kernels = config.trace.kernel && NeedsInstrumentedCounters(config);
   s.rotate = s.region_mode || UsesRotate(config);
   s.region.reset();
   s.region_reserved = false;

@@ -25,10 +25,6 @@
 
 namespace cuscope::collect::counters {
 
-// Resolves the metric list (named sets expanded, raw names validated for `chip`).
-absl::StatusOr<std::vector<std::string>> ResolveMetrics(const std::vector<std::string>& requested,
-                                                        const std::string& chip);
-
 // Which strategy a configuration uses (auto: rotate only when every launch is
 // measured, kernel replay when a bounded number of samples per signature is).
 bool UsesRotate(const config::Config& config);

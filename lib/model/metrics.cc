@@ -54,4 +54,16 @@ std::vector<std::string> SetMetrics(const std::string& set) {
   return unique;
 }
 
+std::vector<std::string> ExpandMetrics(const std::vector<std::string>& requested) {
+  std::vector<std::string> out;
+  for (const std::string& m : requested) {
+    std::vector<std::string> set = SetMetrics(m);
+    if (set.empty()) set.push_back(m);
+    for (std::string& name : set) {
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+    }
+  }
+  return out;
+}
+
 }  // namespace cuscope::metrics

@@ -93,6 +93,9 @@ inline constexpr const char kGlobalStRequests[] = "l1tex__t_requests_pipe_lsu_me
 const std::vector<std::string>& SetNames();
 // The metrics of a named set (empty if the name is not a set).
 std::vector<std::string> SetMetrics(const std::string& set);
+// A requested list (named sets and raw metric names) as metric names: sets
+// expanded, raw names kept, each name once, in first-seen order.
+std::vector<std::string> ExpandMetrics(const std::vector<std::string>& requested);
 
 }  // namespace cuscope::metrics
 

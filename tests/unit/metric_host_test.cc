@@ -18,6 +18,16 @@ class MetricHostTest : public ::testing::Test {
   std::unique_ptr<MetricHost> host_;
 };
 
+TEST(ExpandMetrics, SetsExpandedRawNamesKeptEachOnce) {
+  std::vector<std::string> roofline = metrics::SetMetrics("roofline");
+  std::vector<std::string> got =
+      metrics::ExpandMetrics({"dram__bytes.sum", "roofline", metrics::kDuration, "x.sum"});
+  ASSERT_EQ(got.size(), roofline.size() + 1);  // dram__bytes.sum and duration are in roofline
+  EXPECT_EQ(got.front(), "dram__bytes.sum");
+  EXPECT_EQ(got.back(), "x.sum");
+  EXPECT_TRUE(metrics::ExpandMetrics({}).empty());
+}
+
 TEST_F(MetricHostTest, EveryNamedSetIsValidOnHopper) {
   for (const auto& set : metrics::SetNames()) {
     auto config = host_->BuildConfig(metrics::SetMetrics(set));
