@@ -112,10 +112,6 @@ absl::Status MetricHost::Validate(const std::string& metric) {
 
 absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
     const std::vector<std::string>& metrics) {
-  for (const auto& m : metrics) {
-    absl::Status st = Validate(m);
-    if (!st.ok()) return st;
-  }
   CUptiResult r;
   CUpti_Profiler_Host_Object* object = NewHostObject(chip_, &r);
   if (object == nullptr) return absl::UnavailableError(ResultString(r));
@@ -128,6 +124,18 @@ absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
   add.ppMetricNames = names.data();
   add.numMetrics = names.size();
   r = cuptiProfilerHostConfigAddMetrics(&add);
+  if (r != CUPTI_SUCCESS) {
+    // Name the bad metric, with the nearest valid ones: one check per name only
+    // when the list as a whole was refused (each check builds a host object; for
+    // the roofline set that was most of the configuration's time).
+    DeleteHostObject(object);
+    for (const auto& m : metrics) {
+      absl::Status st = Validate(m);
+      if (!st.ok()) return st;
+    }
+    return absl::InternalError(absl::StrCat("building the counter configuration failed: ",
+                                            ResultString(r)));
+  }
   CUpti_Profiler_Host_GetConfigImageSize_Params size = {
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
   size.pHostObject = object;
