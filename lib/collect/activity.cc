@@ -34,19 +34,18 @@ constexpr const char* kDefaultDriverPrefixes[] = {
 
 }  // namespace
 
-bool IsDefaultRuntimeApi(const char* name) {
-  for (const char* p : kDefaultRuntimePrefixes) {
+namespace {
+template <size_t N>
+bool HasPrefix(const char* name, const char* const (&prefixes)[N]) {
+  for (const char* p : prefixes) {
     if (absl::StartsWith(name, p)) return true;
   }
   return false;
 }
+}  // namespace
 
-bool IsDefaultDriverApi(const char* name) {
-  for (const char* p : kDefaultDriverPrefixes) {
-    if (absl::StartsWith(name, p)) return true;
-  }
-  return false;
-}
+bool IsDefaultRuntimeApi(const char* name) { return HasPrefix(name, kDefaultRuntimePrefixes); }
+bool IsDefaultDriverApi(const char* name) { return HasPrefix(name, kDefaultDriverPrefixes); }
 
 struct ActivityCollector::State {
   config::Config config;
@@ -67,6 +66,7 @@ struct ActivityCollector::State {
   model::Profile batch ABSL_GUARDED_BY(mu);
   std::unique_ptr<RecordConverter> converter ABSL_GUARDED_BY(mu);
   std::vector<CUpti_ActivityKind> enabled;
+  std::vector<uint32_t> runtime_cbids, driver_cbids;  // API records enabled one by one
   // The GPU-side kinds are on when capture control has not paused them and counters
   // do not hold them off (a region measured with instruction counters).
   absl::Mutex kinds_mu;
@@ -200,6 +200,8 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
     }
     s->enabled.push_back(k);
   }
+  s->runtime_cbids.clear();
+  s->driver_cbids.clear();
   if (t.api && config.api == config::ApiMode::kDefault) {
     // Only the calls that matter: enabling per call keeps the rest untraced.
     for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
@@ -207,6 +209,7 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
       if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
           name != nullptr && IsDefaultRuntimeApi(name)) {
         cuptiActivityEnableRuntimeApi(cbid, 1);
+        s->runtime_cbids.push_back(cbid);
       }
     }
     for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
@@ -214,6 +217,7 @@ absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
       if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
           name != nullptr && IsDefaultDriverApi(name)) {
         cuptiActivityEnableDriverApi(cbid, 1);
+        s->driver_cbids.push_back(cbid);
       }
     }
   }
@@ -359,14 +363,11 @@ void ActivityCollector::Stop(uint64_t end_ns) {
   cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   const ProbeMark mark = RecordProbe(s);
   for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
-  if (s->config.trace.api && s->config.api == config::ApiMode::kDefault) {
-    for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
-      cuptiActivityEnableRuntimeApi(cbid, 0);
-    }
-    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
-      cuptiActivityEnableDriverApi(cbid, 0);
-    }
-  }
+  // The calls Start enabled one by one (the probe switches its own off).
+  for (uint32_t cbid : s->runtime_cbids) cuptiActivityEnableRuntimeApi(cbid, 0);
+  for (uint32_t cbid : s->driver_cbids) cuptiActivityEnableDriverApi(cbid, 0);
+  s->runtime_cbids.clear();
+  s->driver_cbids.clear();
   s->enabled.clear();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (!RecordsArrived(s, mark)) s->records_taken.store(true);

@@ -49,20 +49,20 @@ void Close(State& s) {
 
 void Push(const char* name) {
   State& s = S();
-  {
+  bool opens = false;
+  // The mode is set before the callbacks are; only capture by region needs the lock,
+  // and only while instances remain to capture (then the regex).
+  if (s.mode == config::CaptureMode::kRange) {
     absl::MutexLock lock(&s.mu);
-    bool opens = false;
-    if (s.mode == config::CaptureMode::kRange && !s.open && s.range &&
+    if (!s.open && s.range && (s.limit == 0 || s.instances < s.limit) &&
         std::regex_search(name ? name : "", *s.range)) {
-      if (s.limit == 0 || s.instances < s.limit) {
-        ++s.instances;
-        Open(s);
-        opens = true;
-      }
+      ++s.instances;
+      Open(s);
+      opens = true;
     }
-    t_stack.push_back(opens);
-    t_names.emplace_back(name ? name : "");
   }
+  t_stack.push_back(opens);
+  t_names.emplace_back(name ? name : "");
   counters::OnRegionPush(t_names);
 }
 
@@ -124,9 +124,8 @@ void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
 }  // namespace
 
 absl::Status Start(const config::Config& config) {
-  const bool track_regions = config.capture == config::CaptureMode::kRange ||
-                             (config.counters_enabled() && !config.regions.empty());
-  if (config.capture == config::CaptureMode::kAll && !track_regions) return absl::OkStatus();
+  const bool track_regions = config.tracks_regions();
+  if (!config.needs_capture_control()) return absl::OkStatus();
   State& s = S();
   {
     absl::MutexLock lock(&s.mu);

@@ -60,6 +60,12 @@ struct Config {
   std::string capture_range;
   uint64_t capture_count = 0;
   bool counters_enabled() const { return !metrics.empty(); }
+  // Region boundaries must be followed: capture by region, or counters by region.
+  bool tracks_regions() const {
+    return capture == CaptureMode::kRange || (counters_enabled() && !regions.empty());
+  }
+  // Capture control runs (lib/collect/capture): to capture, or to follow regions.
+  bool needs_capture_control() const { return capture != CaptureMode::kAll || tracks_regions(); }
 };
 
 // One setting: its environment variable, the `cuscope run` flag that sets it, its

@@ -282,8 +282,7 @@ absl::Status Start(const config::GetEnv& getenv) {
     return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
                                                started.message()));
   }
-  if (s.config.capture != config::CaptureMode::kAll ||
-      (s.config.counters_enabled() && !s.config.regions.empty())) {
+  if (s.config.needs_capture_control()) {
     absl::Status capturing = collect::capture::Start(s.config);
     if (!capturing.ok()) {
       // Without callbacks the tracer would stay paused: record everything instead.
@@ -336,8 +335,7 @@ absl::Status Stop(const std::string& reason) {
     if (s.writer != nullptr && !s.write_failed) s.writer->WriteRunInfo(s.run).IgnoreError();
   }
   if (s.config.verbose) Warn(absl::StrCat("stopping (", reason, "): flushing CUPTI"));
-  if (s.config.capture != config::CaptureMode::kAll ||
-      (s.config.counters_enabled() && !s.config.regions.empty())) {
+  if (s.config.needs_capture_control()) {
     collect::capture::Stop();
     s.run.extra["capture.windows"] = absl::StrCat(collect::capture::WindowsOpened());
   }

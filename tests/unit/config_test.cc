@@ -139,6 +139,16 @@ TEST(Config, RegionCountersNeedRegionsAndMetrics) {
   EXPECT_NE(bad.status().message().find("CUSCOPE_REGION_COUNTERS"), std::string::npos);
 }
 
+TEST(Config, WhenRegionsAreFollowed) {
+  EXPECT_FALSE(FromMap({})->needs_capture_control());
+  EXPECT_FALSE(FromMap({{"CUSCOPE_REGIONS", "x"}})->tracks_regions());  // no counters
+  EXPECT_TRUE(FromMap({{"CUSCOPE_METRICS", "roofline"}, {"CUSCOPE_REGIONS", "x"}})->tracks_regions());
+  EXPECT_TRUE(FromMap({{"CUSCOPE_CAPTURE", "range:^step$"}})->tracks_regions());
+  auto api = FromMap({{"CUSCOPE_CAPTURE", "profiler-api"}});
+  EXPECT_FALSE(api->tracks_regions());
+  EXPECT_TRUE(api->needs_capture_control());
+}
+
 TEST(Config, CaptureModes) {
   EXPECT_EQ(FromMap({})->capture, CaptureMode::kAll);
   EXPECT_EQ(FromMap({{"CUSCOPE_CAPTURE", "profiler-api"}})->capture, CaptureMode::kProfilerApi);
