@@ -56,13 +56,6 @@ std::string Pct(double p) {
   return absl::StrFormat("%.1f%%", p);
 }
 
-const model::DeviceInfo* FindDevice(const model::Profile& p, uint32_t id) {
-  for (const model::DeviceInfo& d : p.devices) {
-    if (d.id == id) return &d;
-  }
-  return nullptr;
-}
-
 // Per device: the value of each of a fixed list of metrics (device_metrics first,
 // else the median over the device's CounterSets).
 class DeviceValues {
@@ -696,7 +689,7 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
     for (const auto& [name, sum_n] : a.sums) {
       k.values.emplace_back(name, sum_n.first / double(sum_n.second));
     }
-    Derive(k, ceilings[k.device_id], FindDevice(p, k.device_id));
+    Derive(k, ceilings[k.device_id], p.FindDevice(k.device_id));
     if (k.launches == 0) {
       k.total_time_ns = static_cast<uint64_t>(std::max(0.0, k.duration_ns) * double(k.sets));
     }

@@ -334,12 +334,7 @@ Summary Summarize(const model::Profile& profile) {
     for (auto& [id, iv] : per_device) {
       DeviceBusy busy;
       busy.device_id = id;
-      for (const model::DeviceInfo& d : profile.devices) {
-        if (d.id == id) {
-          busy.device_name = d.name;
-          break;
-        }
-      }
+      if (const model::DeviceInfo* d = profile.FindDevice(id)) busy.device_name = d->name;
       busy.kernel_ns = UnionLength(iv.kernels);
       iv.others.insert(iv.others.end(), iv.kernels.begin(), iv.kernels.end());
       std::vector<std::pair<uint64_t, uint64_t>>().swap(iv.kernels);

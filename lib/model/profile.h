@@ -248,6 +248,13 @@ struct Profile {
   std::vector<DeviceMetric> device_metrics;
 
   const std::string& str(StringId id) const { return strings.Get(id); }
+  // The device with this id, or nullptr.
+  const DeviceInfo* FindDevice(uint32_t id) const {
+    for (const DeviceInfo& d : devices) {
+      if (d.id == id) return &d;
+    }
+    return nullptr;
+  }
   size_t record_count() const;
   // Clears the record vectors, keeping run info, devices and strings.
   void ClearRecords();

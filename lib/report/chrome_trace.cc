@@ -543,9 +543,8 @@ absl::Status Write(const model::Profile& p, std::FILE* out, ChromeTraceStats* st
   }
   for (uint32_t id : devices) {
     std::string name = absl::StrCat("GPU ", id);
-    for (const model::DeviceInfo& d : p.devices) {
-      if (d.id == id && !d.name.empty()) absl::StrAppend(&name, " ", d.name);
-    }
+    const model::DeviceInfo* d = p.FindDevice(id);
+    if (d != nullptr && !d->name.empty()) absl::StrAppend(&name, " ", d->name);
     t.Metadata("process_name", id, 0, name);
     t.SortIndex("process_sort_index", id, 0, 0x1000000 + int64_t{id});
   }

@@ -310,11 +310,7 @@ std::string CsvDim(const model::Dim3& d) { return absl::StrFormat("%dx%dx%d", d.
 
 
 const model::DeviceInfo* FindDevice(const model::Profile* p, uint32_t id) {
-  if (p == nullptr) return nullptr;
-  for (const model::DeviceInfo& d : p->devices) {
-    if (d.id == id) return &d;
-  }
-  return nullptr;
+  return p == nullptr ? nullptr : p->FindDevice(id);
 }
 
 }  // namespace

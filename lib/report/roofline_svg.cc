@@ -189,8 +189,8 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
   std::string out;
   // Title.
   std::string device = absl::StrCat("GPU ", c.device_id);
-  for (const model::DeviceInfo& d : p.devices) {
-    if (d.id != c.device_id) continue;
+  if (const model::DeviceInfo* found = p.FindDevice(c.device_id)) {
+    const model::DeviceInfo& d = *found;
     if (!d.name.empty()) absl::StrAppend(&device, ": ", d.name);
     if (d.compute_major > 0) absl::StrAppend(&device, " (sm_", d.compute_major, d.compute_minor);
     if (d.compute_major > 0 && d.sm_count > 0) absl::StrAppend(&device, ", ", d.sm_count, " SMs");
