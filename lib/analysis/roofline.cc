@@ -710,6 +710,12 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
   return out;
 }
 
+std::string VerdictLabel(const KernelCounters& k) {
+  return k.small_grid && k.verdict == Verdict::kLatencyBound
+             ? absl::StrCat(VerdictName(k.verdict), " (small grid)")
+             : std::string(VerdictName(k.verdict));
+}
+
 std::vector<std::string> CounterNotes(const model::Profile& profile) {
   std::vector<std::string> notes;
   constexpr absl::string_view kPrefix = "counters.";

@@ -184,6 +184,10 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& profile);
 // then a note for each device whose counters give no ceilings.
 std::vector<std::string> CounterNotes(const model::Profile& profile);
 
+// The verdict as reports label it: "latency-bound (small grid)" when the grid is
+// under one wave, else VerdictName.
+std::string VerdictLabel(const KernelCounters& k);
+
 // Numbers as the reports print them: "-" for infinity/NaN, "14" from 10 up, "6.5"
 // from 1 up, "0.17" (2 significant digits) below.
 std::string FormatRatio(double v);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lib/model/metrics.h"
+#include "lib/report/cut.h"
 #include "lib/report/demangle.h"
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
@@ -23,10 +24,6 @@ using analysis::DurationStats;
 // Rows to show of a table of `total` rows.
 size_t ShownRows(size_t total, int top) {
   return top <= 0 ? total : std::min(total, static_cast<size_t>(top));
-}
-
-std::string DisplayName(const std::string& name) {
-  return LooksMangled(name) ? Demangle(name) : name;
 }
 
 // --- Text helpers -------------------------------------------------------------------
@@ -71,9 +68,7 @@ std::string Truncate(absl::string_view name, size_t width) {
     if (collapsed.size() <= width) return collapsed;
     name = collapsed;
   }
-  size_t cut = width - 3;
-  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
-  return absl::StrCat(name.substr(0, cut), "...");
+  return CutWithEllipsis(name, width);
 }
 
 // A table with right-aligned numeric columns and a left-aligned last column.
@@ -262,12 +257,6 @@ std::string GbPerS(const analysis::KernelCounters& k, const char* bytes_metric, 
   return k.has(bytes_metric) && k.duration_ns > 0 ? absl::StrFormat("%.1f", bytes_per_s / 1e9) : "-";
 }
 
-std::string VerdictCell(const analysis::KernelCounters& k) {
-  return k.small_grid && k.verdict == analysis::Verdict::kLatencyBound
-             ? absl::StrCat(analysis::VerdictName(k.verdict), " (small grid)")
-             : std::string(analysis::VerdictName(k.verdict));
-}
-
 // Lines of the optional sections of a row (occupancy, stalls, memory, SOL).
 std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
   std::vector<std::string> lines;
@@ -405,7 +394,7 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
                         : r.all_measured       ? absl::StrCat(r.measured_launches, " (all)")
                                                : absl::StrCat(r.measured_launches));
       }
-      cells.push_back(Truncate(DisplayName(r.name), name_width));
+      cells.push_back(Truncate(Demangle(r.name), name_width));
       table.AddRow(std::move(cells));
     }
     table.Write(out);
@@ -480,7 +469,7 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
       table.AddRow(std::move(cells));
       for (const analysis::RegionTopKernel& k : r.top_kernels) {
         table.AddDetail(absl::StrFormat("%s  %dx  %s", FormatDuration(double(k.total_ns)),
-                                        k.count, Truncate(DisplayName(k.name), name_width)));
+                                        k.count, Truncate(Demangle(k.name), name_width)));
       }
     }
     table.Write(out);
@@ -515,8 +504,8 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
                       PctCell(k.dram_known, k.pct_dram),
                       PctCell(k.l2_known, k.pct_l2),
                       PctCell(k.l1_known, k.pct_l1),
-                      VerdictCell(k),
-                      Truncate(k.region ? absl::StrCat("[region] ", k.name) : DisplayName(k.name),
+                      analysis::VerdictLabel(k),
+                      Truncate(k.region ? absl::StrCat("[region] ", k.name) : Demangle(k.name),
                                name_width)});
         table.AddDetail(k.reason);
         for (std::string& line : CounterDetails(k)) table.AddDetail(std::move(line));
@@ -594,7 +583,7 @@ void WriteCsv(const ReportData& data, const ReportOptions& options, std::ostream
     CsvRow(out, Concat({CsvNum(r.time_percent)}, CsvStats(r.stats),
                        std::vector<std::string>{absl::StrCat(r.measured_launches),
                                                 r.all_measured ? "1" : "0",
-                                                CsvField(DisplayName(r.name))}));
+                                                CsvField(Demangle(r.name))}));
   }
 
   out << "\n# api\n";
@@ -636,7 +625,7 @@ void WriteCsv(const ReportData& data, const ReportOptions& options, std::ostream
       const analysis::RegionTopKernel& t = r.top_kernels[k];
       CsvRow(out, {CsvField(r.domain), CsvField(r.path), absl::StrCat(k + 1),
                    absl::StrCat(t.count), absl::StrCat(t.total_ns),
-                   CsvField(DisplayName(t.name))});
+                   CsvField(Demangle(t.name))});
     }
   }
 
@@ -676,7 +665,7 @@ void WriteCsv(const ReportData& data, const ReportOptions& options, std::ostream
                    CsvRatio(k.pct_fp16), CsvRatio(k.pct_tensor), pct(k.compute_known, k.pct_compute),
                    pct(k.dram_known, k.pct_dram), pct(k.l2_known, k.pct_l2),
                    pct(k.l1_known, k.pct_l1), analysis::VerdictName(k.verdict),
-                   k.small_grid ? "1" : "0", CsvField(k.reason), CsvField(DisplayName(k.name))});
+                   k.small_grid ? "1" : "0", CsvField(k.reason), CsvField(Demangle(k.name))});
     }
   }
   if (!data.counter_notes.empty()) {
@@ -756,7 +745,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
   w.EndArray();
 
   JsonTable(w, "kernels", s.kernels, options.top, [&](const analysis::KernelSummaryRow& r) {
-    Key(w, "name"), Str(w, DisplayName(r.name));
+    Key(w, "name"), Str(w, Demangle(r.name));
     Key(w, "time_percent"), Num(w, r.time_percent);
     JsonStats(w, r.stats);
     Key(w, "measured_launches"), w.Uint64(r.measured_launches);
@@ -784,7 +773,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
     w.StartArray();
     for (const analysis::RegionTopKernel& k : r.top_kernels) {
       w.StartObject();
-      Key(w, "name"), Str(w, DisplayName(k.name));
+      Key(w, "name"), Str(w, Demangle(k.name));
       Key(w, "count"), w.Uint64(k.count);
       Key(w, "total_ns"), w.Uint64(k.total_ns);
       w.EndObject();
@@ -822,7 +811,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
     };
     JsonTable(w, "kernel_counters", data.counters, options.top,
               [&](const analysis::KernelCounters& k) {
-      Key(w, "name"), Str(w, DisplayName(k.name));
+      Key(w, "name"), Str(w, Demangle(k.name));
       Key(w, "device_id"), w.Uint(k.device_id);
       Key(w, "grid"), w.StartArray(), w.Uint(k.grid.x), w.Uint(k.grid.y), w.Uint(k.grid.z), w.EndArray();
       Key(w, "block"), w.StartArray(), w.Uint(k.block.x), w.Uint(k.block.y), w.Uint(k.block.z), w.EndArray();
@@ -1006,7 +995,7 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
       cells.push_back(absl::StrCat(d.base.kernels));
       cells.push_back(absl::StrCat(d.next.kernels));
     }
-    cells.push_back(Truncate(DisplayName(d.name), name_width));
+    cells.push_back(Truncate(Demangle(d.name), name_width));
     t.AddRow(std::move(cells));
   }
   t.Write(out);
@@ -1054,7 +1043,7 @@ void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_
     for (size_t i = 0; i < shown; ++i) {
       const analysis::Delta& d = rows[i];
       w.StartObject();
-      Key(w, "name"), Str(w, DisplayName(d.name));
+      Key(w, "name"), Str(w, Demangle(d.name));
       for (auto [side_key, side] : {std::pair<const char*, const analysis::Side*>{"base", &d.base},
                                     {"new", &d.next}}) {
         Key(w, side_key);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lib/analysis/roofline.h"
+#include "lib/report/cut.h"
 #include "lib/report/demangle.h"
 
 namespace cuscope::report {
@@ -51,17 +52,9 @@ std::string Escape(absl::string_view s) {
   return out;
 }
 
-// Cuts at `n` bytes with "..." (never inside a UTF-8 sequence).
-std::string Cut(absl::string_view s, size_t n) {
-  if (s.size() <= n) return std::string(s);
-  size_t cut = n - 3;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return absl::StrCat(s.substr(0, cut), "...");
-}
-
 // The demangled name without its return type and parameter list: "k<float, 2>".
 std::string ShortName(const std::string& raw) {
-  std::string name = LooksMangled(raw) ? Demangle(raw) : raw;
+  std::string name = Demangle(raw);
   absl::string_view v(name);
   if (v.substr(0, 5) == "void ") v.remove_prefix(5);
   int angle = 0;
@@ -75,8 +68,6 @@ std::string ShortName(const std::string& raw) {
   }
   return std::string(v);
 }
-
-std::string FullName(const std::string& raw) { return LooksMangled(raw) ? Demangle(raw) : raw; }
 
 const char* VerdictColor(Verdict v) {
   switch (v) {
@@ -302,12 +293,12 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
     absl::StrAppendFormat(
         &out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\"><title>%s</title></circle>\n",
         x, y, color,
-        Escape(absl::StrCat(FullName(k.name), "\n", analysis::FormatRate(k.total_flops_per_s, "FLOP/s"),
+        Escape(absl::StrCat(Demangle(k.name), "\n", analysis::FormatRate(k.total_flops_per_s, "FLOP/s"),
                             ", AI ", analysis::FormatRatio(k.ai_dram), " FLOP/B (DRAM)\n", k.reason)));
     // The label right of the point, or left of it near the plot's right edge.
     const bool left = x > kPlotLeft + kPlotWidth - 160;
     Text(out, left ? x - 8 : x + 8, y - 6,
-         Escape(absl::StrCat(i + 1, " ", Cut(ShortName(k.name), kLabelChars))),
+         Escape(absl::StrCat(i + 1, " ", CutWithEllipsis(ShortName(k.name), kLabelChars))),
          left ? " text-anchor=\"end\" class=\"label\"" : " class=\"label\"");
   }
   out += "</g>\n";
@@ -342,10 +333,9 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
                           "fill=\"%s\" fill-opacity=\"%s\"/>\n",
                           kLegendLeft + 1, ly - 8, VerdictColor(k.verdict), plotted[i] ? "1" : "0.2");
     Text(out, kLegendLeft + 14, ly,
-         Escape(absl::StrCat(i + 1, ". ", Cut(FullName(k.name), kLegendChars))));
+         Escape(absl::StrCat(i + 1, ". ", CutWithEllipsis(Demangle(k.name), kLegendChars))));
     ly += kLineHeight;
-    std::string detail = analysis::VerdictName(k.verdict);
-    if (k.small_grid && k.verdict == Verdict::kLatencyBound) absl::StrAppend(&detail, " (small grid)");
+    std::string detail = analysis::VerdictLabel(k);
     if (plotted[i]) {
       absl::StrAppend(&detail, ", ", analysis::FormatRate(k.total_flops_per_s, "FLOP/s"), ", AI ",
                       analysis::FormatRatio(k.ai_dram));
