@@ -569,25 +569,28 @@ double FlopsOf(const KernelCounters& k, Precision p) {
 // instances with kernel records (measured instances have none when kernel records
 // were paused for instruction counters, "counters.region_kernels").
 void AddRegionKernelTime(const model::Profile& p, std::map<uint32_t, Ceilings>& ceilings,
+                         const std::vector<RegionSummaryRow>* region_rows,
                          std::vector<KernelCounters>* out) {
   bool any = false;
   for (const KernelCounters& k : *out) any = any || k.region;
   if (!any) return;
   const bool paused = p.run.extra.count("counters.region_kernels") > 0;
-  std::map<std::string, RegionSummaryRow> rows;
-  for (RegionSummaryRow& row : SummarizeRegions(p)) {
-    std::string path = row.path;
-    rows.emplace(std::move(path), std::move(row));
+  std::vector<RegionSummaryRow> computed;
+  if (region_rows == nullptr) {
+    computed = SummarizeRegions(p);
+    region_rows = &computed;
   }
+  std::map<absl::string_view, const RegionSummaryRow*> rows;
+  for (const RegionSummaryRow& row : *region_rows) rows.emplace(row.path, &row);
   for (KernelCounters& k : *out) {
     if (!k.region) continue;
     auto it = rows.find(k.name);
-    if (it == rows.end() || it->second.kernel_count == 0) continue;
+    if (it == rows.end() || it->second->kernel_count == 0) continue;
     const uint64_t measured = k.sets * std::max<uint32_t>(k.max_passes, 1);
-    const uint64_t count = it->second.stats.count;
+    const uint64_t count = it->second->stats.count;
     const uint64_t with_kernels = paused ? (count > measured ? count - measured : 0) : count;
     if (with_kernels == 0) continue;
-    k.region_kernel_ns = double(it->second.gpu_time_ns) / double(with_kernels);
+    k.region_kernel_ns = double(it->second->gpu_time_ns) / double(with_kernels);
     if (k.region_kernel_ns <= 0) continue;
     k.region_kernel_flops_per_s = k.total_flops / (k.region_kernel_ns * 1e-9);
     std::string line = absl::StrFormat("; its kernels run %s of GPU time per instance (%d traced)",
@@ -609,6 +612,12 @@ void AddRegionKernelTime(const model::Profile& p, std::map<uint32_t, Ceilings>& 
 }  // namespace
 
 std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
+  return AnalyzeCounters(p, ComputeAllCeilings(p), nullptr);
+}
+
+std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p,
+                                            const std::vector<Ceilings>& all_ceilings,
+                                            const std::vector<RegionSummaryRow>* region_rows) {
   std::vector<KernelCounters> out;
   if (p.counters.empty()) return out;
 
@@ -683,7 +692,7 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
   }
 
   std::map<uint32_t, Ceilings> ceilings;
-  for (const Ceilings& c : ComputeAllCeilings(p)) ceilings[c.device_id] = c;
+  for (const Ceilings& c : all_ceilings) ceilings[c.device_id] = c;
   for (auto& [key, a] : groups) {
     KernelCounters& k = a.k;
     for (const auto& [name, sum_n] : a.sums) {
@@ -695,7 +704,7 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
     }
     out.push_back(std::move(k));
   }
-  AddRegionKernelTime(p, ceilings, &out);
+  AddRegionKernelTime(p, ceilings, region_rows, &out);
   uint64_t denominator = all_kernel_ns;
   for (const KernelCounters& k : out) {
     if (k.launches == 0) denominator += k.total_time_ns;
@@ -717,13 +726,18 @@ std::string VerdictLabel(const KernelCounters& k) {
 }
 
 std::vector<std::string> CounterNotes(const model::Profile& profile) {
+  return CounterNotes(profile, ComputeAllCeilings(profile));
+}
+
+std::vector<std::string> CounterNotes(const model::Profile& profile,
+                                      const std::vector<Ceilings>& ceilings) {
   std::vector<std::string> notes;
   constexpr absl::string_view kPrefix = "counters.";
   for (const auto& [key, value] : profile.run.extra) {
     if (!absl::StartsWith(key, kPrefix)) continue;
     notes.push_back(absl::StrCat(absl::string_view(key).substr(kPrefix.size()), ": ", value));
   }
-  for (const Ceilings& c : ComputeAllCeilings(profile)) {
+  for (const Ceilings& c : ceilings) {
     if (!c.valid) {
       notes.push_back(absl::StrFormat(
           "GPU %d: no peak or clock metrics measured: ceilings unknown, so no %% of roof "

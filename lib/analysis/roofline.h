@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/analysis/regions.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::analysis {
@@ -178,11 +179,18 @@ struct KernelCounters {
 // the sum of all. Regions and signatures without kernel records use the measured
 // duration x sets.
 std::vector<KernelCounters> AnalyzeCounters(const model::Profile& profile);
+// The same with the profile's ceilings (ComputeAllCeilings) and, when not null, its
+// region rows (SummarizeRegions) already at hand.
+std::vector<KernelCounters> AnalyzeCounters(const model::Profile& profile,
+                                            const std::vector<Ceilings>& ceilings,
+                                            const std::vector<RegionSummaryRow>* region_rows);
 
 // What is missing and why: "key: value" for each run.extra key starting with
 // "counters." (prefix removed), e.g. "status: not permitted: ERR_NVGPUCTRPERM ...",
 // then a note for each device whose counters give no ceilings.
 std::vector<std::string> CounterNotes(const model::Profile& profile);
+std::vector<std::string> CounterNotes(const model::Profile& profile,
+                                      const std::vector<Ceilings>& ceilings);
 
 // The verdict as reports label it: "latency-bound (small grid)" when the grid is
 // under one wave, else VerdictName.

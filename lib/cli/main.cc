@@ -309,7 +309,8 @@ int Report(const std::vector<std::string>& args) {
   if (out == nullptr) return 1;
   std::string svg = absl::GetFlag(FLAGS_roofline);
   if (!svg.empty()) {
-    absl::Status st = cuscope::report::WriteRooflineSvg(*profile, svg);
+    absl::Status st =
+        cuscope::report::WriteRooflineSvg(*profile, data.ceilings, data.counters, svg);
     if (!st.ok()) {
       std::cerr << "cuscope: report: --roofline: " << st.message() << "\n";
       return 1;

@@ -310,8 +310,8 @@ ReportData BuildReport(const model::Profile& profile) {
   data.summary = analysis::Summarize(profile);
   data.regions = analysis::SummarizeRegions(profile);
   data.ceilings = analysis::ComputeAllCeilings(profile);
-  data.counters = analysis::AnalyzeCounters(profile);
-  data.counter_notes = analysis::CounterNotes(profile);
+  data.counters = analysis::AnalyzeCounters(profile, data.ceilings, &data.regions);
+  data.counter_notes = analysis::CounterNotes(profile, data.ceilings);
   return data;
 }
 

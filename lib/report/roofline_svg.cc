@@ -353,12 +353,17 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
 }  // namespace
 
 absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile) {
+  const std::vector<Ceilings> ceilings = analysis::ComputeAllCeilings(profile);
+  return RenderRooflineSvg(profile, ceilings, analysis::AnalyzeCounters(profile, ceilings, nullptr));
+}
+
+absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile,
+                                              const std::vector<Ceilings>& ceilings,
+                                              const std::vector<KernelCounters>& counters) {
   if (profile.counters.empty()) {
     return absl::FailedPreconditionError(
         "no hardware counters in the profile: nothing to put on a roofline chart");
   }
-  const std::vector<Ceilings> ceilings = analysis::ComputeAllCeilings(profile);
-  const std::vector<KernelCounters> counters = analysis::AnalyzeCounters(profile);
   std::string charts;
   double total_height = 0;
   for (const Ceilings& c : ceilings) {
@@ -392,7 +397,16 @@ absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile) {
 }
 
 absl::Status WriteRooflineSvg(const model::Profile& profile, const std::string& path) {
-  absl::StatusOr<std::string> svg = RenderRooflineSvg(profile);
+  const std::vector<Ceilings> ceilings = analysis::ComputeAllCeilings(profile);
+  return WriteRooflineSvg(profile, ceilings, analysis::AnalyzeCounters(profile, ceilings, nullptr),
+                          path);
+}
+
+absl::Status WriteRooflineSvg(const model::Profile& profile,
+                              const std::vector<analysis::Ceilings>& ceilings,
+                              const std::vector<analysis::KernelCounters>& counters,
+                              const std::string& path) {
+  absl::StatusOr<std::string> svg = RenderRooflineSvg(profile, ceilings, counters);
   if (!svg.ok()) return svg.status();
   if (path == "-") {
     if (std::fwrite(svg->data(), 1, svg->size(), stdout) != svg->size() || std::fflush(stdout) != 0) {

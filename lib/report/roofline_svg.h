@@ -8,9 +8,11 @@
 #define CUSCOPE_LIB_REPORT_ROOFLINE_SVG_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "lib/analysis/roofline.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::report {
@@ -18,8 +20,17 @@ namespace cuscope::report {
 // The SVG text. FailedPrecondition when the profile has no counter sets.
 absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile);
 
+// The same from ceilings and counters already analysed (a report's ReportData).
+absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile,
+                                              const std::vector<analysis::Ceilings>& ceilings,
+                                              const std::vector<analysis::KernelCounters>& counters);
+
 // Writes RenderRooflineSvg's text to `path` ("-" for stdout).
 absl::Status WriteRooflineSvg(const model::Profile& profile, const std::string& path);
+absl::Status WriteRooflineSvg(const model::Profile& profile,
+                              const std::vector<analysis::Ceilings>& ceilings,
+                              const std::vector<analysis::KernelCounters>& counters,
+                              const std::string& path);
 
 }  // namespace cuscope::report
 
