@@ -627,10 +627,12 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p,
     std::map<std::string, std::pair<double, uint64_t>> sums;
   };
   std::map<SetKey, Acc> groups;
-  for (const model::CounterSet& s : p.counters) {
+  for (uint32_t set_index = 0; set_index < p.counters.size(); ++set_index) {
+    const model::CounterSet& s = p.counters[set_index];
     const std::string& name = p.str(s.name);
     Acc& a = groups[MakeKey(s.device_id, name, s.grid, s.block)];
     KernelCounters& k = a.k;
+    k.set_indices.push_back(set_index);
     if (k.sets == 0) {
       k.device_id = s.device_id;
       k.name = name;

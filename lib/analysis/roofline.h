@@ -101,6 +101,7 @@ struct KernelCounters {
 
   // --- How it was measured.
   uint64_t sets = 0;                // CounterSets averaged
+  std::vector<uint32_t> set_indices;  // those sets, as indices into profile.counters
   uint64_t measured_launches = 0;   // correlation ids over those sets
   uint32_t max_passes = 0;
   std::vector<model::CounterStrategy> strategies;  // each strategy seen, first-seen order

@@ -453,19 +453,12 @@ absl::Status Write(const model::Profile& p, std::FILE* out, ChromeTraceStats* st
   std::vector<analysis::KernelCounters> kernel_counters;
   if (!p.counters.empty()) {
     kernel_counters = analysis::AnalyzeCounters(p);
-    std::map<std::tuple<uint32_t, std::string, uint64_t, uint64_t>, const analysis::KernelCounters*>
-        by_signature;
-    auto dims = [](const model::Dim3& d) {
-      return (uint64_t{d.x} << 40) ^ (uint64_t{d.y} << 20) ^ uint64_t{d.z};
-    };
-    for (const analysis::KernelCounters& kc : kernel_counters) {
-      by_signature[{kc.device_id, kc.name, dims(kc.grid), dims(kc.block)}] = &kc;
-    }
     verdict_of_set.resize(p.counters.size(), nullptr);
+    for (const analysis::KernelCounters& kc : kernel_counters) {
+      for (uint32_t i : kc.set_indices) verdict_of_set[i] = &kc;
+    }
     for (uint32_t i = 0; i < p.counters.size(); ++i) {
       const model::CounterSet& set = p.counters[i];
-      auto it = by_signature.find({set.device_id, p.str(set.name), dims(set.grid), dims(set.block)});
-      if (it != by_signature.end()) verdict_of_set[i] = it->second;
       for (uint32_t id : set.correlation_ids) {
         if (id != 0) counter_set_of.emplace(id, i);
       }

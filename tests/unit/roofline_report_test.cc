@@ -404,5 +404,38 @@ TEST(RooflineTraceTest, KernelArgsCarryCountersAndVerdict) {
   EXPECT_EQ(with_counters, 2);
 }
 
+// Two launch shapes of one kernel whose grids differ above bit 24 (x = 1 and
+// x = 2^24 + 1): each launch carries its own signature's verdict.
+TEST(RooflineTraceTest, VerdictsOfWideGridsStayApart) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  AddDeviceMetrics(p);
+  const uint32_t wide = (1u << 24) + 1;
+  for (uint32_t i = 0; i < 2; ++i) {
+    b.Api("cudaLaunchKernel", 1000 + i * 100000, 1010 + i * 100000, 10 + i);
+    model::KernelRecord& k = b.Kernel("k", 2000 + i * 100000, 52000 + i * 100000, 7, 10 + i);
+    k.grid = {i == 0 ? 1u : wide, 1, 1};
+  }
+  AddSet(p, "k", {1, 1, 1}, {256, 1, 1}, {{m::kDuration, 50000}}, {10});  // unknown verdict
+  AddSet(p, "k", {wide, 1, 1}, {256, 1, 1},
+         {{m::kDuration, 218453}, {m::kFfma, 67108864}, {m::kDramBytes, 12 * 67108864.0}}, {11});
+  const std::string path = ::testing::TempDir() + "/cuscope_wide_grid_trace.json";
+  ASSERT_TRUE(WriteChromeTrace(p, path).ok());
+  rapidjson::Document doc;
+  doc.Parse(ReadFile(path).c_str());
+  std::remove(path.c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  int seen = 0;
+  for (const auto& e : doc["traceEvents"].GetArray()) {
+    if (!e.HasMember("cat") || std::string(e["cat"].GetString()) != "kernel") continue;
+    const auto& args = e["args"];
+    const uint32_t correlation = args["correlation"].GetUint();
+    ++seen;
+    EXPECT_STREQ(args["verdict"].GetString(), correlation == 10 ? "unknown" : "DRAM-bound")
+        << correlation;
+  }
+  EXPECT_EQ(seen, 2);
+}
+
 }  // namespace
 }  // namespace cuscope::report
