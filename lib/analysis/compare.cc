@@ -49,7 +49,7 @@ Comparison Compare(const model::Profile& base, const model::Profile& next) {
       *kernel_ns += row.stats.total_ns;
     }
     for (const auto& row : SummarizeRegions(p)) {
-      std::string key = row.domain.empty() ? row.path : "[" + row.domain + "] " + row.path;
+      std::string key = RegionLabel(row);
       Side& side = is_base ? regions[key].base : regions[key].next;
       side.count = row.stats.count;
       side.total_ns = row.stats.total_ns;

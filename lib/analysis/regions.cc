@@ -137,6 +137,10 @@ KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
   return out;
 }
 
+std::string RegionLabel(const RegionSummaryRow& row) {
+  return row.domain.empty() ? row.path : absl::StrCat("[", row.domain, "] ", row.path);
+}
+
 std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
   const KernelRangeAttribution attribution = AttributeKernelsToRanges(profile);
   const auto& ranges = profile.ranges;

@@ -29,6 +29,10 @@ struct RegionSummaryRow {
   std::vector<RegionTopKernel> top_kernels;  // by total time, at most 5
 };
 
+// "path", or "[domain] path" for a domain other than NVTX's default: how reports
+// name a region.
+std::string RegionLabel(const RegionSummaryRow& row);
+
 // Rows ranked by total wall time, descending. Marks (zero-length) are left out.
 std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile);
 

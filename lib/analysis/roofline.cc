@@ -62,24 +62,23 @@ class DeviceValues {
  public:
   DeviceValues(const model::Profile& p, uint32_t device_id,
                const std::vector<const char*>& metrics) {
-    absl::flat_hash_map<absl::string_view, size_t> index;
-    for (size_t i = 0; i < metrics.size(); ++i) index[metrics[i]] = i;
+    for (size_t i = 0; i < metrics.size(); ++i) names_[metrics[i]] = i;
     std::vector<std::vector<double>> samples(metrics.size());
     std::vector<bool> direct(metrics.size(), false);
     values_.assign(metrics.size(), 0);
     found_.assign(metrics.size(), false);
     for (const model::DeviceMetric& d : p.device_metrics) {
       if (d.device_id != device_id) continue;
-      auto it = index.find(absl::string_view(p.str(d.metric)));
-      if (it == index.end()) continue;
+      auto it = names_.find(absl::string_view(p.str(d.metric)));
+      if (it == names_.end()) continue;
       values_[it->second] = d.value;
       found_[it->second] = direct[it->second] = true;
     }
     for (const model::CounterSet& s : p.counters) {
       if (s.device_id != device_id) continue;
       for (const auto& [id, v] : s.values) {
-        auto it = index.find(absl::string_view(p.str(id)));
-        if (it == index.end() || direct[it->second] || !std::isfinite(v)) continue;
+        auto it = names_.find(absl::string_view(p.str(id)));
+        if (it == names_.end() || direct[it->second] || !std::isfinite(v)) continue;
         samples[it->second].push_back(v);
       }
     }
@@ -88,7 +87,6 @@ class DeviceValues {
       values_[i] = Median(std::move(samples[i]));
       found_[i] = true;
     }
-    for (size_t i = 0; i < metrics.size(); ++i) names_[metrics[i]] = i;
   }
   // 0 when not measured.
   double Get(const char* metric) const {

@@ -464,7 +464,7 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
                  StatCells(r.stats));
       cells.push_back(absl::StrCat(r.kernel_count));
       cells.push_back(FormatDuration(double(r.gpu_time_ns)));
-      const std::string label = r.domain.empty() ? r.path : absl::StrCat("[", r.domain, "] ", r.path);
+      const std::string label = analysis::RegionLabel(r);
       cells.push_back(Truncate(label, name_width));
       table.AddRow(std::move(cells));
       for (const analysis::RegionTopKernel& k : r.top_kernels) {
