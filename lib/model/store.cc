@@ -1231,6 +1231,25 @@ absl::StatusOr<std::unique_ptr<ProfileWriter>> ProfileWriter::Create(const std::
   return writer;
 }
 
+namespace {
+// BEGIN, `body` (returns an SQLite result code), COMMIT; on failure ROLLBACK and
+// the error "<what> <path>: ...".
+template <typename Body>
+absl::Status InTransaction(sqlite3* db, const std::string& path, sqlite3_stmt* begin,
+                           sqlite3_stmt* commit, sqlite3_stmt* rollback, absl::string_view what,
+                           Body body) {
+  if (int rc = StepDone(begin); rc != SQLITE_OK) return WriteError(db, rc, path, what);
+  int rc = body();
+  if (rc == SQLITE_OK) rc = StepDone(commit);
+  if (rc != SQLITE_OK) {
+    absl::Status status = WriteError(db, rc, path, what);
+    StepDone(rollback);
+    return status;
+  }
+  return absl::OkStatus();
+}
+}  // namespace
+
 absl::Status ProfileWriter::WriteRunInfo(const RunInfo& run) {
   if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
   MetaWriter meta;
@@ -1239,46 +1258,34 @@ absl::Status ProfileWriter::WriteRunInfo(const RunInfo& run) {
     meta.rows.emplace_back(absl::StrCat(kExtraPrefix, key), value);
   }
 
-  if (int rc = StepDone(stmts_->begin.get()); rc != SQLITE_OK) {
-    return WriteError(db_, rc, path_, "cannot write run info to");
-  }
-  // Replace: keys of an earlier call that this RunInfo lacks (extra.*) must go.
-  int rc = StepDone(stmts_->clear_run_meta.get());
-  sqlite3_stmt* insert = stmts_->insert_meta.get();
-  for (size_t i = 0; rc == SQLITE_OK && i < meta.rows.size(); ++i) {
-    const auto& [key, value] = meta.rows[i];
-    sqlite3_bind_text64(insert, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
-    sqlite3_bind_text64(insert, 2, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
-    rc = StepDone(insert);
-  }
-  if (rc == SQLITE_OK) rc = StepDone(stmts_->commit.get());
-  if (rc != SQLITE_OK) {
-    absl::Status status = WriteError(db_, rc, path_, "cannot write run info to");
-    StepDone(stmts_->rollback.get());
-    return status;
-  }
-  return absl::OkStatus();
+  return InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
+                       stmts_->rollback.get(), "cannot write run info to", [&] {
+    // Replace: keys of an earlier call that this RunInfo lacks (extra.*) must go.
+    int rc = StepDone(stmts_->clear_run_meta.get());
+    sqlite3_stmt* insert = stmts_->insert_meta.get();
+    for (size_t i = 0; rc == SQLITE_OK && i < meta.rows.size(); ++i) {
+      const auto& [key, value] = meta.rows[i];
+      sqlite3_bind_text64(insert, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
+      sqlite3_bind_text64(insert, 2, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+      rc = StepDone(insert);
+    }
+    return rc;
+  });
 }
 
 absl::Status ProfileWriter::WriteDevices(const std::vector<DeviceInfo>& devices) {
   if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
-  if (int rc = StepDone(stmts_->begin.get()); rc != SQLITE_OK) {
-    return WriteError(db_, rc, path_, "cannot write devices to");
-  }
-  int rc = SQLITE_OK;
-  sqlite3_stmt* upsert = stmts_->upsert_device.get();
-  for (size_t i = 0; rc == SQLITE_OK && i < devices.size(); ++i) {
-    Binder binder(upsert, 0);
-    Table<DeviceInfo>::Visit(devices[i], binder);
-    rc = StepDone(upsert);
-  }
-  if (rc == SQLITE_OK) rc = StepDone(stmts_->commit.get());
-  if (rc != SQLITE_OK) {
-    absl::Status status = WriteError(db_, rc, path_, "cannot write devices to");
-    StepDone(stmts_->rollback.get());
-    return status;
-  }
-  return absl::OkStatus();
+  return InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
+                       stmts_->rollback.get(), "cannot write devices to", [&] {
+    int rc = SQLITE_OK;
+    sqlite3_stmt* upsert = stmts_->upsert_device.get();
+    for (size_t i = 0; rc == SQLITE_OK && i < devices.size(); ++i) {
+      Binder binder(upsert, 0);
+      Table<DeviceInfo>::Visit(devices[i], binder);
+      rc = StepDone(upsert);
+    }
+    return rc;
+  });
 }
 
 namespace {
@@ -1371,43 +1378,39 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
   }
   if (string_count == strings_written_ && batch.record_count() == 0) return absl::OkStatus();
 
-  if (int rc = StepDone(stmts_->begin.get()); rc != SQLITE_OK) {
-    return WriteError(db_, rc, path_, "cannot append to");
-  }
-  int rc = SQLITE_OK;
-  sqlite3_stmt* insert_string = stmts_->insert_string.get();
-  for (size_t id = strings_written_; rc == SQLITE_OK && id < string_count; ++id) {
-    const std::string& text = batch.strings.Get(static_cast<StringId>(id));
-    sqlite3_bind_int64(insert_string, 1, static_cast<sqlite3_int64>(id));
-    sqlite3_bind_text64(insert_string, 2, text.data(), text.size(), SQLITE_STATIC,
-                        SQLITE_UTF8);
-    rc = StepDone(insert_string);
-  }
   std::string bad;
-  const Statements& s = *stmts_;
-  if (rc == SQLITE_OK) rc = InsertAll(s.kernels, batch.kernels, string_count, bad);
-  if (rc == SQLITE_OK) rc = InsertAll(s.memcpys, batch.memcpys, string_count, bad);
-  if (rc == SQLITE_OK) rc = InsertAll(s.memsets, batch.memsets, string_count, bad);
-  if (rc == SQLITE_OK) rc = InsertAll(s.api_calls, batch.api_calls, string_count, bad);
-  if (rc == SQLITE_OK) rc = InsertAll(s.syncs, batch.syncs, string_count, bad);
-  if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
-  if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
-  if (rc == SQLITE_OK) {
-    rc = InsertCounters(s.counter_sets, s.counter_launches, s.counter_values, batch.counters,
-                        s.counter_sets_written + 1, string_count, bad);
-  }
-  if (rc == SQLITE_OK) {
-    rc = InsertAll(s.device_metrics, batch.device_metrics, string_count, bad);
-  }
-  if (rc == SQLITE_OK) rc = StepDone(stmts_->commit.get());
-  if (rc != SQLITE_OK) {
-    absl::Status status =
-        !bad.empty() ? absl::InvalidArgumentError(
-                           absl::StrFormat("appending to %s: string id out of range: %s",
-                                           path_, bad))
-                     : WriteError(db_, rc, path_, "cannot append to");
-    StepDone(stmts_->rollback.get());
-    return status;
+  absl::Status status = InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
+                                      stmts_->rollback.get(), "cannot append to", [&] {
+    int rc = SQLITE_OK;
+    sqlite3_stmt* insert_string = stmts_->insert_string.get();
+    for (size_t id = strings_written_; rc == SQLITE_OK && id < string_count; ++id) {
+      const std::string& text = batch.strings.Get(static_cast<StringId>(id));
+      sqlite3_bind_int64(insert_string, 1, static_cast<sqlite3_int64>(id));
+      sqlite3_bind_text64(insert_string, 2, text.data(), text.size(), SQLITE_STATIC,
+                          SQLITE_UTF8);
+      rc = StepDone(insert_string);
+    }
+    const Statements& s = *stmts_;
+    if (rc == SQLITE_OK) rc = InsertAll(s.kernels, batch.kernels, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.memcpys, batch.memcpys, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.memsets, batch.memsets, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.api_calls, batch.api_calls, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.syncs, batch.syncs, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
+    if (rc == SQLITE_OK) {
+      rc = InsertCounters(s.counter_sets, s.counter_launches, s.counter_values, batch.counters,
+                          s.counter_sets_written + 1, string_count, bad);
+    }
+    if (rc == SQLITE_OK) {
+      rc = InsertAll(s.device_metrics, batch.device_metrics, string_count, bad);
+    }
+    return rc;
+  });
+  if (!status.ok()) {
+    if (bad.empty()) return status;
+    return absl::InvalidArgumentError(
+        absl::StrFormat("appending to %s: string id out of range: %s", path_, bad));
   }
   strings_written_ = string_count;
   stmts_->counter_sets_written += static_cast<int64_t>(batch.counters.size());
