@@ -153,6 +153,19 @@ absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
 
 namespace {
 absl::StatusOr<Config> ParseEach(const GetEnv& getenv);
+
+// `value` compiles as an ECMAScript regular expression; else one line naming `env`.
+absl::Status CheckRegex(const char* env, absl::string_view value) {
+  try {
+    std::regex re{std::string(value)};
+    (void)re;
+  } catch (const std::regex_error& e) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s=\"%s\" is not valid (%s); accepted: an ECMAScript regular expression", env,
+        absl::CHexEscape(value), e.what()));
+  }
+  return absl::OkStatus();
+}
 }  // namespace
 
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
@@ -246,25 +259,11 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
     }
   }
   if (get("CUSCOPE_KERNELS", &v)) {
-    try {
-      std::regex re{std::string(v)};
-      (void)re;
-    } catch (const std::regex_error& e) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "CUSCOPE_KERNELS=\"%s\" is not valid (%s); accepted: an ECMAScript regular "
-          "expression", absl::CHexEscape(v), e.what()));
-    }
+    if (absl::Status st = CheckRegex("CUSCOPE_KERNELS", v); !st.ok()) return st;
     c.kernels = std::string(v);
   }
   if (get("CUSCOPE_REGIONS", &v)) {
-    try {
-      std::regex re{std::string(v)};
-      (void)re;
-    } catch (const std::regex_error& e) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "CUSCOPE_REGIONS=\"%s\" is not valid (%s); accepted: an ECMAScript regular "
-          "expression", absl::CHexEscape(v), e.what()));
-    }
+    if (absl::Status st = CheckRegex("CUSCOPE_REGIONS", v); !st.ok()) return st;
     c.regions = std::string(v);
   }
   if (get("CUSCOPE_LAUNCH_SKIP", &v)) {
@@ -309,13 +308,9 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
       if (colon != std::string::npos && absl::SimpleAtoi(rest.substr(colon + 1), &n)) {
         rest.resize(colon);
       }
-      try {
-        std::regex re{rest};
-        (void)re;
-      } catch (const std::regex_error& e) {
+      if (rest.empty() || !CheckRegex("CUSCOPE_CAPTURE", rest).ok()) {
         return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
       }
-      if (rest.empty()) return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
       c.capture = CaptureMode::kRange;
       c.capture_range = rest;
       c.capture_count = n;
