@@ -112,11 +112,7 @@ int UsageError(const std::string& message) {
 std::vector<char*> PrepareArgs(int argc, char** argv, std::vector<std::string>* storage) {
   storage->reserve(argc);
   for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--") {
-      for (int j = i; j < argc; ++j) storage->push_back(argv[j]);
-      break;
-    }
+    std::string a = argv[i];  // main cut `run`'s program off at "--" already
     if (a == "--chrome" || a == "-chrome") {
       storage->push_back("--chrome=true");  // a bare bool flag must not take the next word
     } else if (a == "-o" && i + 1 < argc) {
@@ -171,6 +167,7 @@ int Run(const std::vector<std::string>& program) {
   if (program.empty()) return UsageError("run: expected -- PROGRAM [ARGS...]");
   struct Pair {
     const char* env;
+    const char* flag;
     std::string value;
   };
   // Every setting's flag (the Settings table is the one list; flags are declared
@@ -178,18 +175,13 @@ int Run(const std::vector<std::string>& program) {
   std::vector<Pair> settings;
   for (const auto& info : cuscope::config::Settings()) {
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(info.flag);
-    settings.push_back({info.env, flag != nullptr ? flag->CurrentValue() : std::string()});
+    settings.push_back(
+        {info.env, info.flag, flag != nullptr ? flag->CurrentValue() : std::string()});
   }
   for (const auto& s : settings) {
     if (s.value.empty()) continue;
     absl::Status st = cuscope::config::ValidateSetting(s.env, s.value);
-    if (!st.ok()) {
-      std::string flag;
-      for (const auto& info : cuscope::config::Settings()) {
-        if (std::string(info.env) == s.env) flag = info.flag;
-      }
-      return UsageError(absl::StrCat("run: --", flag, ": ", st.message()));
-    }
+    if (!st.ok()) return UsageError(absl::StrCat("run: --", s.flag, ": ", st.message()));
   }
   // Variables already in the environment are checked too: the library would
   // otherwise disable itself silently in the child.
