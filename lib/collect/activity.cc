@@ -109,6 +109,17 @@ void CUPTIAPI ActivityCollector::OnBufferRequested(uint8_t** buffer, size_t* siz
   *size = s->buffer_bytes;
 }
 
+// Adds what counters and scopes finished to the batch, hands it to the sink when it
+// holds records (or the devices changed) and clears it. Under s->mu.
+void ActivityCollector::EmitBatch(State* s, bool devices_changed) {
+  counters::Drain(&s->batch);
+  scopes::Drain(&s->batch);
+  if (s->sink && (s->batch.record_count() > 0 || devices_changed)) {
+    s->sink(s->batch, devices_changed);
+  }
+  s->batch.ClearRecords();
+}
+
 void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t* buffer,
                                                    size_t, size_t valid_size) {
   State* s = StatePtr().load();
@@ -118,12 +129,7 @@ void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t*
     if (s->converter != nullptr && valid_size > 0) {
       s->converter->stats().devices_changed = false;
       s->converter->AddBuffer(buffer, valid_size);
-      counters::Drain(&s->batch);
-      scopes::Drain(&s->batch);
-      if (s->sink && s->batch.record_count() + (s->converter->stats().devices_changed ? 1 : 0)) {
-        s->sink(s->batch, s->converter->stats().devices_changed);
-      }
-      s->batch.ClearRecords();
+      EmitBatch(s, s->converter->stats().devices_changed);
     }
   }
   s->completed.fetch_add(1, std::memory_order_relaxed);
@@ -284,9 +290,7 @@ void ActivityCollector::Flush(bool forced) {
   // without CUDA work, and then no buffer completes to carry them.
   absl::MutexLock lock(&s->mu);
   if (s->converter == nullptr || !g_running.load()) return;
-  scopes::Drain(&s->batch);
-  if (s->sink && s->batch.record_count() > 0) s->sink(s->batch, false);
-  s->batch.ClearRecords();
+  EmitBatch(s, false);
 }
 
 // Whether activity records still reach cuscope: one recorded cuDriverGetVersion call
@@ -374,10 +378,7 @@ void ActivityCollector::Stop(uint64_t end_ns) {
   absl::MutexLock lock(&s->mu);
   if (s->converter != nullptr) {
     s->converter->CloseOpenRanges(end_ns);
-    counters::Drain(&s->batch);
-    scopes::Drain(&s->batch);
-    if (s->sink && s->batch.record_count() > 0) s->sink(s->batch, false);
-    s->batch.ClearRecords();
+    EmitBatch(s, false);
   }
 }
 

@@ -69,6 +69,7 @@ class ActivityCollector {
   static void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer,
                                          size_t size, size_t valid_size);
+  static void EmitBatch(State* s, bool devices_changed);
   // Whether records still reach cuscope (activity.cc says how).
   struct ProbeMark;
   static ProbeMark RecordProbe(State* s);
