@@ -186,9 +186,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
 
   // Kernels: each counts for its innermost region and every enclosing one. Kernel
   // names are resolved once per name id pair.
-  std::vector<const std::string*> kernel_names;
-  absl::flat_hash_map<std::string_view, uint32_t> kernel_name_ids;
-  absl::flat_hash_map<uint64_t, uint32_t> kernel_ids_to_name;
+  KernelNameIndex kernel_names(profile);
   struct KernelTotal {
     uint64_t count = 0, total_ns = 0;
   };
@@ -197,22 +195,14 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
     uint32_t r = attribution.kernel_range[k];
     if (r == kNone) continue;
     const model::KernelRecord& kernel = profile.kernels[k];
-    const uint64_t ids = (uint64_t{kernel.name} << 32) | kernel.mangled_name;
-    auto it = kernel_ids_to_name.find(ids);
-    if (it == kernel_ids_to_name.end()) {
-      const std::string& name = KernelDisplayName(profile, kernel);
-      auto [nit, inserted] =
-          kernel_name_ids.try_emplace(name, static_cast<uint32_t>(kernel_names.size()));
-      if (inserted) kernel_names.push_back(&name);
-      it = kernel_ids_to_name.emplace(ids, nit->second).first;
-    }
+    const uint32_t name_id = kernel_names.Id(kernel);
     const uint64_t duration = kernel.duration_ns();
     for (; r != kNone; r = attribution.range_parent[r]) {
       const uint32_t row = range_row[r];
       RowData& data = rows[row];
       ++data.kernel_count;
       data.gpu_time_ns += duration;
-      KernelTotal& total = row_kernels[(uint64_t{row} << 32) | it->second];
+      KernelTotal& total = row_kernels[(uint64_t{row} << 32) | name_id];
       ++total.count;
       total.total_ns += duration;
     }
@@ -231,7 +221,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
   for (const auto& [key, total] : row_kernels) {
     RegionSummaryRow& row = out[key >> 32];
     row.top_kernels.push_back(
-        RegionTopKernel{*kernel_names[key & 0xffffffffu], total.count, total.total_ns});
+        RegionTopKernel{kernel_names.Name(static_cast<uint32_t>(key & 0xffffffffu)), total.count, total.total_ns});
   }
   for (RegionSummaryRow& row : out) {
     auto by_total = [](const RegionTopKernel& a, const RegionTopKernel& b) {

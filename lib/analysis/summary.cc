@@ -137,6 +137,17 @@ uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals) {
   return total;
 }
 
+uint32_t KernelNameIndex::Id(const model::KernelRecord& k) {
+  const uint64_t ids = (uint64_t{k.name} << 32) | k.mangled_name;
+  auto it = by_ids_.find(ids);
+  if (it != by_ids_.end()) return it->second;
+  const std::string& name = KernelDisplayName(profile_, k);
+  auto [nit, inserted] = by_name_.try_emplace(name, static_cast<uint32_t>(names_.size()));
+  if (inserted) names_.push_back(&name);
+  by_ids_.emplace(ids, nit->second);
+  return nit->second;
+}
+
 const std::string& KernelDisplayName(const model::Profile& profile,
                                      const model::KernelRecord& kernel) {
   static const std::string* const kUnnamed = new std::string("<unnamed kernel>");
@@ -174,28 +185,16 @@ Summary Summarize(const model::Profile& profile) {
   struct KernelGroup {
     std::vector<uint64_t> unmeasured, measured;
   };
-  std::vector<KernelGroup> kernel_groups;
-  std::vector<const std::string*> kernel_group_names;
-  absl::flat_hash_map<std::string_view, uint32_t> group_by_name;
-  absl::flat_hash_map<uint64_t, uint32_t> group_by_ids;
+  std::vector<KernelGroup> kernel_groups;  // by KernelNameIndex id
+  KernelNameIndex kernel_names(profile);
   for (const model::KernelRecord& k : profile.kernels) {
     if (!HasValidTimes(k)) {
       ++out.invalid_records;
       continue;
     }
-    const uint64_t ids = (uint64_t{k.name} << 32) | k.mangled_name;
-    auto it = group_by_ids.find(ids);
-    if (it == group_by_ids.end()) {
-      const std::string& name = KernelDisplayName(profile, k);
-      auto [nit, inserted] =
-          group_by_name.try_emplace(name, static_cast<uint32_t>(kernel_groups.size()));
-      if (inserted) {
-        kernel_groups.emplace_back();
-        kernel_group_names.push_back(&name);
-      }
-      it = group_by_ids.emplace(ids, nit->second).first;
-    }
-    KernelGroup& g = kernel_groups[it->second];
+    const uint32_t id = kernel_names.Id(k);
+    if (id == kernel_groups.size()) kernel_groups.emplace_back();
+    KernelGroup& g = kernel_groups[id];
     (k.flags & model::kKernelCountersMeasured ? g.measured : g.unmeasured)
         .push_back(k.duration_ns());
   }
@@ -203,7 +202,7 @@ Summary Summarize(const model::Profile& profile) {
   for (size_t i = 0; i < kernel_groups.size(); ++i) {
     KernelGroup& g = kernel_groups[i];
     KernelSummaryRow row;
-    row.name = *kernel_group_names[i];
+    row.name = kernel_names.Name(static_cast<uint32_t>(i));
     row.measured_launches = g.measured.size();
     if (!g.unmeasured.empty()) {
       row.stats = ComputeStats(std::move(g.unmeasured));

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::analysis {
@@ -82,6 +83,23 @@ uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals);
 // (writers demangle it for display), else "<unnamed kernel>".
 const std::string& KernelDisplayName(const model::Profile& profile,
                                      const model::KernelRecord& kernel);
+
+// Dense ids of kernels' display names (KernelDisplayName), 0, 1, ... in first-seen
+// order: each (name id, mangled id) pair is resolved once, and pairs that show the
+// same name share an id.
+class KernelNameIndex {
+ public:
+  explicit KernelNameIndex(const model::Profile& profile) : profile_(profile) {}
+  uint32_t Id(const model::KernelRecord& k);
+  const std::string& Name(uint32_t id) const { return *names_[id]; }
+  size_t size() const { return names_.size(); }
+
+ private:
+  const model::Profile& profile_;
+  std::vector<const std::string*> names_;
+  absl::flat_hash_map<std::string_view, uint32_t> by_name_;
+  absl::flat_hash_map<uint64_t, uint32_t> by_ids_;  // name id << 32 | mangled id
+};
 
 // Whether a record's times can be used: start set and end not before start.
 template <typename Record>
