@@ -102,6 +102,14 @@ Result RunProgram(const std::vector<std::string>& argv,
 }
 
 std::string Library() { return BuildDir() + "/lib/libcuscope.so"; }
+
+// python3 with a CUDA PyTorch: asked once per test binary (an import costs seconds).
+bool TorchAvailable() {
+  static const bool available =
+      RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"}, {})
+          .exit_code == 0;
+  return available;
+}
 std::string Example(const std::string& name) { return BuildDir() + "/examples/" + name; }
 
 std::map<std::string, std::string> InjectEnv(const std::string& output) {
@@ -315,9 +323,7 @@ TEST_F(GpuTest, UnwritableOutputIsOneLineAndTheProgramRunsOn) {
 }
 
 TEST_F(GpuTest, PyTorchUnderCuscopeRun) {
-  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
-                            {});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("torch_loop.sqlite");
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--",
                          "python3", SourceDir() + "/examples/python/torch_loop.py", "20"},
@@ -439,9 +445,7 @@ TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
 }
 
 TEST_F(GpuTest, Bf16GemmIsComputeBoundOnTensorCores) {
-  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
-                            {});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("bf16_gemm.sqlite");
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
                          "--metrics=roofline", "--launch_skip=1", "--kernels=gemm|sm90|nvjet|cutlass",
@@ -509,9 +513,7 @@ TEST_F(GpuTest, LinkedScopesAndInjectionGiveOneProfiler) {
 
 // Issue 4: PyTorch, unmodified, eager and compiled; per-region report.
 TEST_F(GpuTest, PyTorchRegionsEagerAndCompiled) {
-  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
-                            {});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::map<std::string, std::map<std::string, analysis::RegionSummaryRow>> runs;
   for (std::string mode : {"eager", "compiled"}) {
     std::string path = TempPath("transformer_" + mode + ".sqlite");
@@ -578,9 +580,7 @@ TEST_F(GpuTest, RegionCountersOfACppScopeAreExact) {
 }
 
 TEST_F(GpuTest, RegionCountersOfThePyTorchForwardPass) {
-  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
-                            {});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("region_counters_forward.sqlite");
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none",
                          "--metrics=roofline", "--regions=^forward$", "--region_counters=1", "--",
@@ -627,9 +627,7 @@ TEST_F(GpuTest, CaptureBetweenProfilerStartAndStop) {
 }
 
 TEST_F(GpuTest, CaptureFirstInstancesOfARegion) {
-  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
-                            {});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string all_path = TempPath("capture_all.sqlite");
   std::string two_path = TempPath("capture_two.sqlite");
   std::string script = SourceDir() + "/examples/python/transformer_regions.py";
@@ -662,9 +660,7 @@ TEST_F(GpuTest, CaptureFirstInstancesOfARegion) {
 
 // Issue 4: counters limited to kernels inside matching regions.
 TEST_F(GpuTest, CountersOnlyInsideMatchingRegions) {
-  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
-                            {});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("region_counters.sqlite");
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none",
                          "--metrics=roofline", "--regions=^mlp$", "--", "python3",
@@ -697,9 +693,7 @@ TEST_F(GpuTest, CountersOnlyInsideMatchingRegions) {
 // 12:30: 100 events for torch.profiler, fewer than 300 kernels for cuscope, nothing
 // said); cuscope's end-of-run probe finds it and says so.
 TEST_F(GpuTest, TorchProfilerInsideATracedProgram) {
-  Result probe = RunProgram({"python3", "-c", "import torch; assert torch.cuda.is_available()"},
-                            {});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("with_torch_profiler.sqlite");
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
                          "--report=none", "--flush_period_ms=50", "--", "python3",
