@@ -2,9 +2,11 @@
 
 #include <cupti.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -59,6 +61,8 @@ struct ActivityCollector::State {
   std::atomic<uint64_t> completed{0};
   std::atomic<uint64_t> foreign{0};  // completed buffers another client had handed out
   absl::Mutex probe_mu;              // one ProbeRecordsArrive at a time
+  std::atomic<bool> periodic_held{false};  // HoldPeriodicFlush
+  std::atomic<bool> periodic_busy{false};  // a PeriodicFlush is running
   absl::flat_hash_set<uint8_t*> own_buffers ABSL_GUARDED_BY(pool_mu);
   std::atomic<bool> records_taken{false};
 
@@ -344,20 +348,41 @@ bool ActivityCollector::RecordsArrived(State* s, const ProbeMark& mark) {
   return s->converter != nullptr && s->converter->stats().probe_records > mark.probes;
 }
 
-void ActivityCollector::PeriodicFlush() {
+bool ActivityCollector::PeriodicFlush(bool even_if_held) {
   State* s = StatePtr().load();
-  if (s == nullptr || !g_running.load()) return;
+  if (s == nullptr || !g_running.load()) return true;
   // One probe at a time: Stop's and this one must not switch the probe's record off
   // under each other (that would read as a takeover).
   absl::MutexLock probe_lock(&s->probe_mu);
-  if (!g_running.load()) return;  // Stop came first
+  if (!g_running.load()) return true;  // Stop came first
+  // Busy before looking at the hold, as HoldPeriodicFlush holds before looking at
+  // busy: one of the two sees the other.
+  s->periodic_busy.store(true);
+  if (s->periodic_held.load() && !even_if_held) {
+    s->periodic_busy.store(false);
+    return false;
+  }
   if (s->records_taken.load()) {
     Flush(false);
-    return;
+  } else {
+    const ProbeMark mark = RecordProbe(s);
+    Flush(/*forced=*/mark.made);  // a probe comes back only with a forced flush
+    if (!RecordsArrived(s, mark)) s->records_taken.store(true);
   }
-  const ProbeMark mark = RecordProbe(s);
-  Flush(/*forced=*/mark.made);  // a probe comes back only with a forced flush
-  if (!RecordsArrived(s, mark)) s->records_taken.store(true);
+  s->periodic_busy.store(false);
+  return true;
+}
+
+void ActivityCollector::HoldPeriodicFlush(bool hold) {
+  State* s = StatePtr().load();
+  if (s == nullptr) return;
+  s->periodic_held.store(hold);
+  if (!hold) return;
+  // A flush in progress ends first, waited for a bounded time without a lock: this
+  // runs inside CUPTI's NVTX callback, and the flush inside cuptiActivityFlushAll.
+  for (int i = 0; i < 200 && s->periodic_busy.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 void ActivityCollector::Stop(uint64_t end_ns) {

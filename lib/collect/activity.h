@@ -49,8 +49,13 @@ class ActivityCollector {
   static void Flush(bool forced);
   // From cuscope's flush thread, each period: Flush with one probe record through
   // the current callbacks (then forced); when the probe does not come back, another
-  // CUPTI client took the records (ActivityStats::records_taken).
-  static void PeriodicFlush();
+  // CUPTI client took the records (ActivityStats::records_taken). Returns false, having
+  // done nothing, while the periodic flush is held off (unless `even_if_held`).
+  static bool PeriodicFlush(bool even_if_held);
+  // Region counters: hold the periodic flush off while a region instance is measured
+  // (true waits up to 20 ms for a flush in progress to end): a forced CUPTI flush
+  // inside the range shows in its span.
+  static void HoldPeriodicFlush(bool hold);
   // Flushes, disables every kind and closes ranges left open at `end_ns`.
   static void Stop(uint64_t end_ns);
   static bool running();

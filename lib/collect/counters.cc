@@ -698,6 +698,7 @@ bool CloseRegion(State& s, bool keep) {
   if (!s.region) return false;
   State::OpenRegion region = std::move(*s.region);
   s.region.reset();
+  ActivityCollector::HoldPeriodicFlush(false);
   const bool release = s.region_paused_tracing;
   s.region_paused_tracing = false;
   Context& c = *region.context;
@@ -766,6 +767,7 @@ void OnRegionPush(const std::vector<std::string>& stack) {
   // traced, so the measured instance goes without kernel records. Held before the
   // range starts (the switch costs time that must not fall in the range), and outside
   // s.mu (enabling kinds may wait for CUPTI, whose buffer thread takes s.mu in Drain).
+  ActivityCollector::HoldPeriodicFlush(true);
   if (hold) ActivityCollector::HoldGpuKinds(true);
   bool started = false;
   {
@@ -816,6 +818,7 @@ void OnRegionPush(const std::vector<std::string>& stack) {
     }
   }
   if (hold && !started) ActivityCollector::HoldGpuKinds(false);
+  if (!started) ActivityCollector::HoldPeriodicFlush(false);
 }
 
 void OnRegionPop(const std::vector<std::string>& stack) {

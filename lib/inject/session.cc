@@ -111,6 +111,7 @@ void Sink(const model::Profile& batch, bool devices_changed) {
 }
 
 std::atomic<int> g_flush_period_ms{1000};
+constexpr int kRegionRetryMs = 5;
 
 void BackgroundLoop() {
   // Process-directed SIGINT/SIGTERM must not land here: OnSignal waits for this
@@ -121,14 +122,19 @@ void BackgroundLoop() {
   sigaddset(&block, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &block, nullptr);
   SessionState& s = State();
+  int deferred_ms = 0;  // how long the current period's flush has waited for a region
   while (!s.thread_stop.load()) {
-    int period = g_flush_period_ms.load();
+    const int period = g_flush_period_ms.load();
+    // A flush inside a measured region instance would show in its span: wait for the
+    // instance to end, a few ms at a time, but not longer than one more period (a
+    // crash keeps what was flushed).
+    const int wait_ms = deferred_ms > 0 ? kRegionRetryMs : period;
     int rc;
     if (period > 0) {
       timespec deadline;
       clock_gettime(CLOCK_REALTIME, &deadline);
-      deadline.tv_sec += period / 1000;
-      deadline.tv_nsec += (period % 1000) * 1000000L;
+      deadline.tv_sec += wait_ms / 1000;
+      deadline.tv_nsec += (wait_ms % 1000) * 1000000L;
       if (deadline.tv_nsec >= 1000000000L) {
         deadline.tv_sec += 1;
         deadline.tv_nsec -= 1000000000L;
@@ -145,7 +151,11 @@ void BackgroundLoop() {
       return;
     }
     if (rc != 0 && errno == ETIMEDOUT && collect::ActivityCollector::running()) {
-      collect::ActivityCollector::PeriodicFlush();
+      if (!collect::ActivityCollector::PeriodicFlush(/*even_if_held=*/deferred_ms >= period)) {
+        deferred_ms += kRegionRetryMs;
+        continue;
+      }
+      deferred_ms = 0;
     }
   }
 }
