@@ -20,6 +20,7 @@
 #include "lib/analysis/roofline.h"
 #include "lib/analysis/summary.h"
 #include "lib/report/demangle.h"
+#include "lib/report/output_file.h"
 #include "rapidjson/writer.h"
 
 namespace cuscope::report {
@@ -764,27 +765,8 @@ absl::Status WriteChromeTrace(const model::Profile& profile, std::FILE* out,
 
 absl::Status WriteChromeTrace(const model::Profile& profile, const std::string& path,
                               ChromeTraceStats* stats) {
-  if (path == "-") {
-    absl::Status status = WriteChromeTrace(profile, stdout, stats);
-    if (!status.ok()) return absl::Status(status.code(), absl::StrCat(status.message(), " (stdout)"));
-    return status;
-  }
-  std::FILE* out = std::fopen(path.c_str(), "wb");
-  if (out == nullptr) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open Chrome trace file ", path));
-  }
-  absl::Status status = Write(profile, out, stats);
-  const bool write_failed = std::fflush(out) != 0 || std::ferror(out);
-  const int write_errno = errno;
-  const bool close_failed = std::fclose(out) != 0;
-  if (!status.ok()) {
-    return absl::Status(status.code(), absl::StrCat(status.message(), ": ", path));
-  }
-  if (write_failed || close_failed) {
-    return absl::ErrnoToStatus(write_failed ? write_errno : errno,
-                               absl::StrCat("cannot write Chrome trace file ", path));
-  }
-  return absl::OkStatus();
+  return WriteOutputFile(path, "Chrome trace file",
+                         [&](std::FILE* out) { return Write(profile, out, stats); });
 }
 
 }  // namespace cuscope::report

@@ -14,6 +14,7 @@
 #include "lib/analysis/roofline.h"
 #include "lib/report/cut.h"
 #include "lib/report/demangle.h"
+#include "lib/report/output_file.h"
 
 namespace cuscope::report {
 namespace {
@@ -408,22 +409,12 @@ absl::Status WriteRooflineSvg(const model::Profile& profile,
                               const std::string& path) {
   absl::StatusOr<std::string> svg = RenderRooflineSvg(profile, ceilings, counters);
   if (!svg.ok()) return svg.status();
-  if (path == "-") {
-    if (std::fwrite(svg->data(), 1, svg->size(), stdout) != svg->size() || std::fflush(stdout) != 0) {
-      return absl::ErrnoToStatus(errno, "cannot write the roofline SVG (stdout)");
+  return WriteOutputFile(path, "roofline SVG", [&](std::FILE* out) {
+    if (std::fwrite(svg->data(), 1, svg->size(), out) != svg->size()) {
+      return absl::ErrnoToStatus(errno, "cannot write the roofline SVG");
     }
     return absl::OkStatus();
-  }
-  std::FILE* out = std::fopen(path.c_str(), "wb");
-  if (out == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
-  const bool written = std::fwrite(svg->data(), 1, svg->size(), out) == svg->size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(out) == 0;
-  if (!written || !closed) {
-    return absl::ErrnoToStatus(written ? errno : write_errno,
-                               absl::StrCat("cannot write roofline SVG ", path));
-  }
-  return absl::OkStatus();
+  });
 }
 
 }  // namespace cuscope::report
