@@ -16,6 +16,8 @@
 namespace cuscope::config {
 namespace {
 
+constexpr const char* kBoolAccepted = "1, 0, true, false, yes, no, on, off";
+
 constexpr const char* kMetricsAccepted =
     "a comma list of roofline, sol, occupancy, stalls, memory, full, or raw metric names "
     "(e.g. dram__bytes.sum)";
@@ -28,9 +30,13 @@ bool IsMetricToken(absl::string_view t) {
   return true;
 }
 
-constexpr const char* kTraceKindNames = "kernel, memcpy, memset, api, sync, nvtx, overhead";
-
-absl::Status Invalid(absl::string_view env, absl::string_view value, absl::string_view accepts) {
+// One line naming the variable, its value and what it accepts (from Settings(), the
+// text `cuscope run --help` and docs show).
+absl::Status Invalid(absl::string_view env, absl::string_view value) {
+  absl::string_view accepts = "see docs/configuration.md";
+  for (const SettingInfo& s : Settings()) {
+    if (env == s.env) accepts = s.accepts;
+  }
   return absl::InvalidArgumentError(absl::StrFormat(
       "%s=\"%s\" is not valid; accepted: %s", env, absl::CHexEscape(value), accepts));
 }
@@ -39,13 +45,13 @@ absl::StatusOr<bool> ParseBool(absl::string_view env, absl::string_view v) {
   std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
   if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
   if (s == "0" || s == "false" || s == "no" || s == "off") return false;
-  return Invalid(env, v, "1, 0, true, false, yes, no, on, off");
+  return Invalid(env, v);
 }
 
 absl::StatusOr<int> ParseInt(absl::string_view env, absl::string_view v, int lo, int hi) {
   int n = 0;
   if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &n) || n < lo || n > hi) {
-    return Invalid(env, v, absl::StrFormat("an integer from %d to %d", lo, hi));
+    return Invalid(env, v);
   }
   return n;
 }
@@ -54,7 +60,7 @@ absl::StatusOr<TraceKinds> ParseTraceKinds(absl::string_view env, absl::string_v
   TraceKinds k{false, false, false, false, false, false, false};
   std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
   if (s == "all") return TraceKinds{};
-  if (s.empty()) return Invalid(env, v, absl::StrCat("all, or a comma list of ", kTraceKindNames));
+  if (s.empty()) return Invalid(env, v);
   for (absl::string_view part : absl::StrSplit(s, ',')) {
     part = absl::StripAsciiWhitespace(part);
     if (part == "kernel") k.kernel = true;
@@ -66,8 +72,7 @@ absl::StatusOr<TraceKinds> ParseTraceKinds(absl::string_view env, absl::string_v
     else if (part == "overhead") k.overhead = true;
     else if (part == "memory") k.memcpy = k.memset = true;
     else
-      return Invalid(env, v,
-                     absl::StrCat("all, or a comma list of ", kTraceKindNames, ", memory"));
+      return Invalid(env, v);
   }
   return k;
 }
@@ -76,7 +81,7 @@ absl::StatusOr<TraceKinds> ParseTraceKinds(absl::string_view env, absl::string_v
 
 const std::vector<SettingInfo>& Settings() {
   static const std::vector<SettingInfo>* settings = new std::vector<SettingInfo>{
-      {"CUSCOPE_ENABLE", "enable", "1", "1 or 0",
+      {"CUSCOPE_ENABLE", "enable", "1", kBoolAccepted,
        "Set to 0 to load cuscope without profiling."},
       {"CUSCOPE_OUTPUT", "output", "cuscope-%p.sqlite", "a file path; %p becomes the pid",
        "Where the profile (SQLite) is written. A child process of the profiled program "
@@ -98,7 +103,7 @@ const std::vector<SettingInfo>& Settings() {
       {"CUSCOPE_FLUSH_PERIOD_MS", "flush_period_ms", "1000",
        "an integer from 0 to 3600000 (0 = only when buffers fill)",
        "How often buffered records are written to the profile, so a crash keeps them."},
-      {"CUSCOPE_VERBOSE", "verbose", "0", "1 or 0", "Print what cuscope does on stderr."},
+      {"CUSCOPE_VERBOSE", "verbose", "0", kBoolAccepted, "Print what cuscope does on stderr."},
       {"CUSCOPE_METRICS", "metrics", "", kMetricsAccepted,
        "Hardware counters per kernel (CUPTI Range Profiler): named sets and raw metric "
        "names, comma separated. Empty: no counters."},
@@ -123,7 +128,7 @@ const std::vector<SettingInfo>& Settings() {
       {"CUSCOPE_REGIONS", "regions", "", "an ECMAScript regular expression",
        "Measure counters only for kernels launched inside a region (NVTX range or "
        "cuscope scope, on the launching thread) whose name matches."},
-      {"CUSCOPE_REGION_COUNTERS", "region_counters", "0", "1 or 0",
+      {"CUSCOPE_REGION_COUNTERS", "region_counters", "0", kBoolAccepted,
        "Measure each region matching CUSCOPE_REGIONS as a whole (one user range per "
        "instance; successive instances serve as the passes) instead of its kernels one "
        "by one: the region's roofline point."},
@@ -200,7 +205,7 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
   }
   if (get("CUSCOPE_OUTPUT", &v)) {
     if (absl::StripAsciiWhitespace(v).empty()) {
-      return Invalid("CUSCOPE_OUTPUT", v, "a file path; %p becomes the pid");
+      return Invalid("CUSCOPE_OUTPUT", v);
     }
     c.output = std::string(v);
   }
@@ -214,13 +219,13 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
     if (s == "default") c.api = ApiMode::kDefault;
     else if (s == "all") c.api = ApiMode::kAll;
     else if (s == "none") c.api = ApiMode::kNone;
-    else return Invalid("CUSCOPE_API", v, "default, all or none");
+    else return Invalid("CUSCOPE_API", v);
   }
   if (get("CUSCOPE_REPORT", &v)) {
     std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(v));
     if (s == "text") c.report = ReportMode::kText;
     else if (s == "none") c.report = ReportMode::kNone;
-    else return Invalid("CUSCOPE_REPORT", v, "text or none");
+    else return Invalid("CUSCOPE_REPORT", v);
   }
   if (get("CUSCOPE_REPORT_TOP", &v)) {
     auto n = ParseInt("CUSCOPE_REPORT_TOP", v, 0, 1000000);
@@ -230,8 +235,7 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
   if (get("CUSCOPE_BUFFER_SIZE", &v)) {
     auto n = ParseBytes(v);
     if (!n.ok() || *n < (64u << 10) || *n > (1u << 30)) {
-      return Invalid("CUSCOPE_BUFFER_SIZE", v,
-                     "bytes, with an optional K, M or G suffix, from 64K to 1G");
+      return Invalid("CUSCOPE_BUFFER_SIZE", v);
     }
     c.buffer_bytes = *n;
   }
@@ -254,7 +258,7 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
     for (absl::string_view part : absl::StrSplit(v, ',')) {
       part = absl::StripAsciiWhitespace(part);
       if (part.empty()) continue;
-      if (!IsMetricToken(part)) return Invalid("CUSCOPE_METRICS", v, kMetricsAccepted);
+      if (!IsMetricToken(part)) return Invalid("CUSCOPE_METRICS", v);
       c.metrics.emplace_back(part);
     }
   }
@@ -268,12 +272,12 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
   }
   if (get("CUSCOPE_LAUNCH_SKIP", &v)) {
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &c.launch_skip)) {
-      return Invalid("CUSCOPE_LAUNCH_SKIP", v, "an integer >= 0");
+      return Invalid("CUSCOPE_LAUNCH_SKIP", v);
     }
   }
   if (get("CUSCOPE_LAUNCH_COUNT", &v)) {
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(v), &c.launch_count)) {
-      return Invalid("CUSCOPE_LAUNCH_COUNT", v, "an integer >= 0 (0 = no limit)");
+      return Invalid("CUSCOPE_LAUNCH_COUNT", v);
     }
   }
   if (get("CUSCOPE_PER_SIGNATURE", &v)) {
@@ -282,7 +286,7 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
     } else {
       auto n = ParseInt("CUSCOPE_PER_SIGNATURE", v, 1, 1000000);
       if (!n.ok()) {
-        return Invalid("CUSCOPE_PER_SIGNATURE", v, "an integer from 1 to 1000000, or all");
+        return Invalid("CUSCOPE_PER_SIGNATURE", v);
       }
       c.per_signature = *n;
     }
@@ -292,10 +296,9 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
     if (s == "auto") c.replay = ReplayMode::kAuto;
     else if (s == "rotate") c.replay = ReplayMode::kRotate;
     else if (s == "kernel") c.replay = ReplayMode::kKernel;
-    else return Invalid("CUSCOPE_REPLAY", v, "auto, rotate or kernel");
+    else return Invalid("CUSCOPE_REPLAY", v);
   }
   if (get("CUSCOPE_CAPTURE", &v)) {
-    constexpr const char* kAccepted = "all, profiler-api, or range:REGEX[:N]";
     std::string text(absl::StripAsciiWhitespace(v));
     if (text == "all") {
       c.capture = CaptureMode::kAll;
@@ -309,13 +312,13 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
         rest.resize(colon);
       }
       if (rest.empty() || !CheckRegex("CUSCOPE_CAPTURE", rest).ok()) {
-        return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
+        return Invalid("CUSCOPE_CAPTURE", v);
       }
       c.capture = CaptureMode::kRange;
       c.capture_range = rest;
       c.capture_count = n;
     } else {
-      return Invalid("CUSCOPE_CAPTURE", v, kAccepted);
+      return Invalid("CUSCOPE_CAPTURE", v);
     }
   }
   if (get("CUSCOPE_REGION_COUNTERS", &v)) {
