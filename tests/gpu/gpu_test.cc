@@ -27,6 +27,7 @@
 #include "lib/model/store.h"
 #include "lib/report/chrome_trace.h"
 #include "rapidjson/document.h"
+#include "tests/test_util.h"
 
 namespace cuscope {
 namespace {
@@ -49,57 +50,10 @@ bool Exists(const std::string& p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0;
 }
-std::string ReadFile(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-std::string TempPath(const std::string& name) {
-  std::string dir = ::testing::TempDir();
-  return dir + (dir.empty() || dir.back() == '/' ? "" : "/") + name;
-}
-
-struct Result {
-  int exit_code = -1;  // -1 if killed by a signal
-  int signal = 0;
-  std::string out, err;
-};
-
-// Runs argv with extra environment; `kill_after_ms` > 0 sends SIGTERM then.
-Result RunProgram(const std::vector<std::string>& argv,
-                  const std::map<std::string, std::string>& env, int kill_after_ms = 0) {
-  static int counter = 0;
-  std::string out_path = TempPath("gpu_test_out_" + std::to_string(getpid()) + "_" +
-                                  std::to_string(counter));
-  std::string err_path = TempPath("gpu_test_err_" + std::to_string(getpid()) + "_" +
-                                  std::to_string(counter++));
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, 1);
-    dup2(err, 2);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  if (kill_after_ms > 0) {
-    usleep(kill_after_ms * 1000);
-    kill(pid, SIGTERM);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Result r;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = ReadFile(out_path);
-  r.err = ReadFile(err_path);
-  return r;
-}
+using testing_util::ReadFile;
+using testing_util::RunProgram;
+using testing_util::TempPath;
+using Result = testing_util::ProgramResult;
 
 std::string Library() { return BuildDir() + "/lib/libcuscope.so"; }
 

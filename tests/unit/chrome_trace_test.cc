@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rapidjson/document.h"
+#include "tests/test_util.h"
 #include "tests/unit/builders.h"
 
 namespace cuscope::report {
@@ -76,12 +77,7 @@ TraceProfile MakeProfile() {
   return t;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_util::ReadFile;
 
 std::string TracePath(const std::string& name) {
   return ::testing::TempDir() + "/cuscope_" + name + ".json";

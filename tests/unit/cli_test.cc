@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "lib/inject/config.h"
 #include "lib/model/store.h"
+#include "tests/test_util.h"
 #include "rapidjson/document.h"
 
 namespace {
@@ -30,46 +31,18 @@ const std::string kBin = std::string(CUSCOPE_BINARY_DIR) + "/bin/cuscope";
 const std::string kLib = std::string(CUSCOPE_BINARY_DIR) + "/lib/libcuscope.so";
 const std::string kProfile = std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-timeline-demo.sqlite";
 
-std::string ReadFile(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Temp(const std::string& name) {
-  std::string d = ::testing::TempDir();
-  return d + (d.back() == '/' ? "" : "/") + name;
-}
+using cuscope::testing_util::ReadFile;
+using cuscope::testing_util::TempPath;
 
 struct Result {
-  int code = -1;
+  int code = -1;  // the exit code, or 128 + the signal
   std::string out, err;
 };
 
 Result RunCmd(const std::vector<std::string>& argv,
-           const std::map<std::string, std::string>& env = {}) {
-  static int n = 0;
-  std::string o = Temp("cli_out_" + std::to_string(getpid()) + "_" + std::to_string(n));
-  std::string e = Temp("cli_err_" + std::to_string(getpid()) + "_" + std::to_string(n++));
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(open(o.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
-    dup2(open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadFile(o);
-  r.err = ReadFile(e);
-  return r;
+              const std::map<std::string, std::string>& env = {}) {
+  cuscope::testing_util::ProgramResult r = cuscope::testing_util::RunProgram(argv, env);
+  return {r.code(), std::move(r.out), std::move(r.err)};
 }
 
 TEST(Cli, HelpListsEveryCommandAndSetting) {
@@ -192,13 +165,13 @@ TEST(Cli, ReportsARecordedH200Profile) {
   ASSERT_EQ(r.code, 0) << r.err;
   rapidjson::Document doc;
   ASSERT_FALSE(doc.Parse(r.out.c_str()).HasParseError()) << r.out.substr(0, 200);
-  r = RunCmd({kBin, "report", kProfile, "--format=csv", "-o", Temp("r.csv")});
+  r = RunCmd({kBin, "report", kProfile, "--format=csv", "-o", TempPath("r.csv")});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(ReadFile(Temp("r.csv")).find("busy"), std::string::npos);
+  EXPECT_NE(ReadFile(TempPath("r.csv")).find("busy"), std::string::npos);
 }
 
 TEST(Cli, ExportsAChromeTrace) {
-  std::string out = Temp("demo.trace.json");
+  std::string out = TempPath("demo.trace.json");
   Result r = RunCmd({kBin, "export", kProfile, "--chrome", "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
   rapidjson::Document doc;
@@ -219,7 +192,7 @@ TEST(Cli, MissingAndCorruptProfilesGiveAClearError) {
   Result r = RunCmd({kBin, "report", "/no/such.sqlite"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("/no/such.sqlite"), std::string::npos) << r.err;
-  std::string bad = Temp("corrupt.sqlite");
+  std::string bad = TempPath("corrupt.sqlite");
   {
     std::ofstream f(bad);
     f << "this is not a database";
@@ -231,7 +204,7 @@ TEST(Cli, MissingAndCorruptProfilesGiveAClearError) {
   EXPECT_EQ(r.code, 1);
   // Truncated real profile: an error or a partial report, never a crash.
   std::string data = ReadFile(kProfile);
-  std::string cut = Temp("truncated.sqlite");
+  std::string cut = TempPath("truncated.sqlite");
   {
     std::ofstream f(cut, std::ios::binary);
     f << data.substr(0, data.size() / 2);
@@ -283,13 +256,13 @@ TEST(Library, ExportsOnlyTheEntryPointsAndTheCApi) {
 TEST(Library, InjectionWithoutAGpuIsOneLineAndReturns) {
   // What CUDA would do: load the library and call InitializeInjection. With no
   // driver, cuscope must say so in one line and let the program run on.
-  std::string out = Temp("nogpu.sqlite");
+  std::string out = TempPath("nogpu.sqlite");
   std::string code =
       "import ctypes, os, sys\n"
       "lib = ctypes.CDLL(sys.argv[1])\n"
       "print('init', lib.InitializeInjection())\n"
       "print('active', lib.cuscope_is_active())\n";
-  std::string script = Temp("inject.py");
+  std::string script = TempPath("inject.py");
   {
     std::ofstream f(script);
     f << code;

@@ -14,6 +14,7 @@
 #include "lib/report/report.h"
 #include "lib/report/roofline_svg.h"
 #include "rapidjson/document.h"
+#include "tests/test_util.h"
 #include "tests/unit/builders.h"
 
 namespace cuscope::report {
@@ -100,12 +101,7 @@ std::string Json(const ReportData& d) {
   return out.str();
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_util::ReadFile;
 
 size_t Count(const std::string& s, const std::string& what) {
   size_t n = 0;

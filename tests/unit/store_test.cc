@@ -25,6 +25,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/model/profile.h"
+#include "tests/test_util.h"
 #include "tests/unit/builders.h"
 
 namespace cuscope::model {
@@ -249,10 +250,7 @@ void ExpectSameProfile(const Profile& actual, const Profile& expected) {
   EXPECT_EQ(actual.record_count(), expected.record_count());
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using testing_util::ReadFile;
 
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
