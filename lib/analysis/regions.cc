@@ -141,6 +141,44 @@ std::string RegionLabel(const RegionSummaryRow& row) {
   return row.domain.empty() ? row.path : absl::StrCat("[", row.domain, "] ", row.path);
 }
 
+namespace {
+
+// One region row while it is built: (domain, path) and its instances' durations.
+struct RowData {
+  model::StringId domain = model::kEmptyString;
+  uint32_t path = 0;
+  std::vector<uint64_t> durations;
+  uint64_t kernel_count = 0, gpu_time_ns = 0;
+};
+
+struct KernelTotal {
+  uint64_t count = 0, total_ns = 0;
+};
+
+// Keeps each region's five largest kernels, then ranks the regions by total time.
+void RankRegionRows(std::vector<RegionSummaryRow>& out) {
+  for (RegionSummaryRow& row : out) {
+    auto by_total = [](const RegionTopKernel& a, const RegionTopKernel& b) {
+      if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+      return a.name < b.name;
+    };
+    if (row.top_kernels.size() > 5) {
+      std::partial_sort(row.top_kernels.begin(), row.top_kernels.begin() + 5,
+                        row.top_kernels.end(), by_total);
+      row.top_kernels.resize(5);
+    } else {
+      std::sort(row.top_kernels.begin(), row.top_kernels.end(), by_total);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const RegionSummaryRow& a, const RegionSummaryRow& b) {
+    if (a.stats.total_ns != b.stats.total_ns) return a.stats.total_ns > b.stats.total_ns;
+    if (a.path != b.path) return a.path < b.path;
+    return a.domain < b.domain;
+  });
+}
+
+}  // namespace
+
 std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
   const KernelRangeAttribution attribution = AttributeKernelsToRanges(profile);
   const auto& ranges = profile.ranges;
@@ -152,12 +190,6 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
   // Rows: (domain, path) -> row.
   absl::flat_hash_map<std::pair<model::StringId, uint32_t>, uint32_t> row_ids;
   std::vector<uint32_t> range_row(ranges.size(), kNone);
-  struct RowData {
-    model::StringId domain = model::kEmptyString;
-    uint32_t path = 0;
-    std::vector<uint64_t> durations;
-    uint64_t kernel_count = 0, gpu_time_ns = 0;
-  };
   std::vector<RowData> rows;
 
   for (uint32_t i : attribution.order) {
@@ -187,9 +219,6 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
   // Kernels: each counts for its innermost region and every enclosing one. Kernel
   // names are resolved once per name id pair.
   KernelNameIndex kernel_names(profile);
-  struct KernelTotal {
-    uint64_t count = 0, total_ns = 0;
-  };
   absl::flat_hash_map<uint64_t, KernelTotal> row_kernels;  // (row, kernel name) -> totals
   for (size_t k = 0; k < profile.kernels.size(); ++k) {
     uint32_t r = attribution.kernel_range[k];
@@ -223,24 +252,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
     row.top_kernels.push_back(
         RegionTopKernel{kernel_names.Name(static_cast<uint32_t>(key & 0xffffffffu)), total.count, total.total_ns});
   }
-  for (RegionSummaryRow& row : out) {
-    auto by_total = [](const RegionTopKernel& a, const RegionTopKernel& b) {
-      if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
-      return a.name < b.name;
-    };
-    if (row.top_kernels.size() > 5) {
-      std::partial_sort(row.top_kernels.begin(), row.top_kernels.begin() + 5,
-                        row.top_kernels.end(), by_total);
-      row.top_kernels.resize(5);
-    } else {
-      std::sort(row.top_kernels.begin(), row.top_kernels.end(), by_total);
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const RegionSummaryRow& a, const RegionSummaryRow& b) {
-    if (a.stats.total_ns != b.stats.total_ns) return a.stats.total_ns > b.stats.total_ns;
-    if (a.path != b.path) return a.path < b.path;
-    return a.domain < b.domain;
-  });
+  RankRegionRows(out);
   return out;
 }
 

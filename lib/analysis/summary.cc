@@ -158,30 +158,11 @@ const std::string& KernelDisplayName(const model::Profile& profile,
   return *kUnnamed;
 }
 
-Summary Summarize(const model::Profile& profile) {
-  Summary out;
-  const model::RunInfo& run = profile.run;
+namespace {
 
-  out.kernel_count = profile.kernels.size();
-  out.memcpy_count = profile.memcpys.size();
-  out.memset_count = profile.memsets.size();
-  out.api_count = profile.api_calls.size();
-  out.sync_count = profile.syncs.size();
-  out.range_count = profile.ranges.size();
-  out.dropped_records = run.dropped_records;
-
-  // Wall time: the run's own window when it is known and sane, else the records' span.
-  Window window;
-  if (run.start_ns != 0 && run.end_ns > run.start_ns) {
-    out.wall_ns = run.end_ns - run.start_ns;
-    window = {true, run.start_ns, run.end_ns};
-  } else {
-    const auto [lo, hi] = profile.TimeSpan();
-    out.wall_ns = hi > lo ? hi - lo : 0;
-  }
-
-  // --- Kernels, grouped by display name. Names are resolved once per distinct
-  // (name, mangled name) pair, then pairs that show the same name are merged.
+// Kernels, grouped by display name. Names are resolved once per distinct
+// (name, mangled name) pair, then pairs that show the same name are merged.
+void SummarizeKernels(const model::Profile& profile, Summary& out) {
   struct KernelGroup {
     std::vector<uint64_t> unmeasured, measured;
   };
@@ -214,136 +195,167 @@ Summary Summarize(const model::Profile& profile) {
   }
   FillTimePercent(out.kernels);
   RankByTotal(out.kernels, [](const KernelSummaryRow& r) -> const std::string& { return r.name; });
+}
 
-  // --- CUDA API calls, by name.
-  {
-    std::vector<std::vector<uint64_t>> durations;
-    std::vector<std::string> names;
-    absl::flat_hash_map<std::string, uint32_t> by_name;
-    // Key: the name id, or (for unnamed calls) the domain and callback id.
-    absl::flat_hash_map<uint64_t, uint32_t> by_id;
-    for (const model::ApiRecord& a : profile.api_calls) {
-      if (!HasValidTimes(a)) {
-        ++out.invalid_records;
-        continue;
-      }
-      const uint64_t key = a.name != model::kEmptyString
-                               ? uint64_t{a.name}
-                               : (uint64_t{1} << 63) | (uint64_t(a.domain) << 32) |
-                                     a.callback_id;
-      auto it = by_id.find(key);
-      if (it == by_id.end()) {
-        std::string name = profile.str(a.name);
-        if (name.empty()) {
-          name = absl::StrCat(a.domain == model::ApiDomain::kDriver ? "<driver" : "<runtime",
-                              " cbid ", a.callback_id, ">");
-        }
-        auto [nit, inserted] = by_name.try_emplace(name, static_cast<uint32_t>(names.size()));
-        if (inserted) {
-          names.push_back(std::move(name));
-          durations.emplace_back();
-        }
-        it = by_id.emplace(key, nit->second).first;
-      }
-      durations[it->second].push_back(a.duration_ns());
+// CUDA API calls, by name.
+void SummarizeApi(const model::Profile& profile, Summary& out) {
+  std::vector<std::vector<uint64_t>> durations;
+  std::vector<std::string> names;
+  absl::flat_hash_map<std::string, uint32_t> by_name;
+  // Key: the name id, or (for unnamed calls) the domain and callback id.
+  absl::flat_hash_map<uint64_t, uint32_t> by_id;
+  for (const model::ApiRecord& a : profile.api_calls) {
+    if (!HasValidTimes(a)) {
+      ++out.invalid_records;
+      continue;
     }
-    for (size_t i = 0; i < names.size(); ++i) {
-      ApiSummaryRow row;
-      row.name = std::move(names[i]);
-      row.stats = ComputeStats(std::move(durations[i]));
-      out.api.push_back(std::move(row));
+    const uint64_t key = a.name != model::kEmptyString
+                             ? uint64_t{a.name}
+                             : (uint64_t{1} << 63) | (uint64_t(a.domain) << 32) |
+                                   a.callback_id;
+    auto it = by_id.find(key);
+    if (it == by_id.end()) {
+      std::string name = profile.str(a.name);
+      if (name.empty()) {
+        name = absl::StrCat(a.domain == model::ApiDomain::kDriver ? "<driver" : "<runtime",
+                            " cbid ", a.callback_id, ">");
+      }
+      auto [nit, inserted] = by_name.try_emplace(name, static_cast<uint32_t>(names.size()));
+      if (inserted) {
+        names.push_back(std::move(name));
+        durations.emplace_back();
+      }
+      it = by_id.emplace(key, nit->second).first;
     }
-    FillTimePercent(out.api);
-    RankByTotal(out.api, [](const ApiSummaryRow& r) -> const std::string& { return r.name; });
+    durations[it->second].push_back(a.duration_ns());
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    ApiSummaryRow row;
+    row.name = std::move(names[i]);
+    row.stats = ComputeStats(std::move(durations[i]));
+    out.api.push_back(std::move(row));
+  }
+  FillTimePercent(out.api);
+  RankByTotal(out.api, [](const ApiSummaryRow& r) -> const std::string& { return r.name; });
+}
+
+// Memory operations: memcpy by direction and host memory kind, memset.
+void SummarizeMemory(const model::Profile& profile, Summary& out) {
+  struct MemGroup {
+    std::vector<uint64_t> durations;
+    uint64_t bytes = 0;
+  };
+  std::map<std::tuple<int, int, int>, MemGroup> copies;
+  for (const model::MemcpyRecord& m : profile.memcpys) {
+    if (!HasValidTimes(m)) {
+      ++out.invalid_records;
+      continue;
+    }
+    MemGroup& g = copies[{static_cast<int>(m.kind), static_cast<int>(m.src_kind),
+                          static_cast<int>(m.dst_kind)}];
+    g.durations.push_back(m.duration_ns());
+    g.bytes += m.bytes;
+  }
+  // Different (src, dst) pairs can share a display name ("[CUDA memcpy DtoD]").
+  std::map<std::string, MemGroup> by_name;
+  for (auto& [key, g] : copies) {
+    const auto [kind, src, dst] = key;
+    MemGroup& target = by_name[MemcpyOperationName(static_cast<model::MemcpyKind>(kind),
+                                                   static_cast<model::MemoryKind>(src),
+                                                   static_cast<model::MemoryKind>(dst))];
+    target.durations.insert(target.durations.end(), g.durations.begin(), g.durations.end());
+    target.bytes += g.bytes;
+  }
+  MemGroup sets;
+  for (const model::MemsetRecord& m : profile.memsets) {
+    if (!HasValidTimes(m)) {
+      ++out.invalid_records;
+      continue;
+    }
+    sets.durations.push_back(m.duration_ns());
+    sets.bytes += m.bytes;
+  }
+  if (!sets.durations.empty()) by_name["[CUDA memset]"] = std::move(sets);
+  for (auto& [name, g] : by_name) {
+    MemorySummaryRow row;
+    row.operation = name;
+    row.total_bytes = g.bytes;
+    row.stats = ComputeStats(std::move(g.durations));
+    row.bandwidth_gbps = row.stats.total_ns > 0 ? static_cast<double>(row.total_bytes) /
+                                                      static_cast<double>(row.stats.total_ns)
+                                                : 0.0;
+    out.memory.push_back(std::move(row));
+  }
+  FillTimePercent(out.memory);
+  RankByTotal(out.memory,
+              [](const MemorySummaryRow& r) -> const std::string& { return r.operation; });
+}
+
+// Per-device busy time: the devices the profile names plus any a record uses.
+void SummarizeDevices(const model::Profile& profile, const Window& window, Summary& out) {
+  struct DeviceIntervals {
+    std::vector<std::pair<uint64_t, uint64_t>> kernels, others;
+  };
+  std::map<uint32_t, DeviceIntervals> per_device;
+  for (const model::DeviceInfo& d : profile.devices) per_device[d.id];
+  for (const model::KernelRecord& k : profile.kernels) {
+    if (HasValidTimes(k)) AddInterval(window, k.start_ns, k.end_ns, per_device[k.device_id].kernels);
+  }
+  for (const model::MemcpyRecord& m : profile.memcpys) {
+    if (HasValidTimes(m)) AddInterval(window, m.start_ns, m.end_ns, per_device[m.device_id].others);
+  }
+  for (const model::MemsetRecord& m : profile.memsets) {
+    if (HasValidTimes(m)) AddInterval(window, m.start_ns, m.end_ns, per_device[m.device_id].others);
+  }
+  for (auto& [id, iv] : per_device) {
+    DeviceBusy busy;
+    busy.device_id = id;
+    if (const model::DeviceInfo* d = profile.FindDevice(id)) busy.device_name = d->name;
+    busy.kernel_ns = UnionLength(iv.kernels);
+    iv.others.insert(iv.others.end(), iv.kernels.begin(), iv.kernels.end());
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(iv.kernels);
+    busy.busy_ns = UnionLength(std::move(iv.others));
+    busy.busy_percent = out.wall_ns > 0 ? 100.0 * static_cast<double>(busy.busy_ns) /
+                                              static_cast<double>(out.wall_ns)
+                                        : 0.0;
+    out.devices.push_back(std::move(busy));
+  }
+}
+
+}  // namespace
+
+Summary Summarize(const model::Profile& profile) {
+  Summary out;
+  const model::RunInfo& run = profile.run;
+
+  out.kernel_count = profile.kernels.size();
+  out.memcpy_count = profile.memcpys.size();
+  out.memset_count = profile.memsets.size();
+  out.api_count = profile.api_calls.size();
+  out.sync_count = profile.syncs.size();
+  out.range_count = profile.ranges.size();
+  out.dropped_records = run.dropped_records;
+
+  // Wall time: the run's own window when it is known and sane, else the records' span.
+  Window window;
+  if (run.start_ns != 0 && run.end_ns > run.start_ns) {
+    out.wall_ns = run.end_ns - run.start_ns;
+    window = {true, run.start_ns, run.end_ns};
+  } else {
+    const auto [lo, hi] = profile.TimeSpan();
+    out.wall_ns = hi > lo ? hi - lo : 0;
   }
 
-  // --- Memory operations: memcpy by direction and host memory kind, memset.
-  {
-    struct MemGroup {
-      std::vector<uint64_t> durations;
-      uint64_t bytes = 0;
-    };
-    std::map<std::tuple<int, int, int>, MemGroup> copies;
-    for (const model::MemcpyRecord& m : profile.memcpys) {
-      if (!HasValidTimes(m)) {
-        ++out.invalid_records;
-        continue;
-      }
-      MemGroup& g = copies[{static_cast<int>(m.kind), static_cast<int>(m.src_kind),
-                            static_cast<int>(m.dst_kind)}];
-      g.durations.push_back(m.duration_ns());
-      g.bytes += m.bytes;
-    }
-    // Different (src, dst) pairs can share a display name ("[CUDA memcpy DtoD]").
-    std::map<std::string, MemGroup> by_name;
-    for (auto& [key, g] : copies) {
-      const auto [kind, src, dst] = key;
-      MemGroup& target = by_name[MemcpyOperationName(static_cast<model::MemcpyKind>(kind),
-                                                     static_cast<model::MemoryKind>(src),
-                                                     static_cast<model::MemoryKind>(dst))];
-      target.durations.insert(target.durations.end(), g.durations.begin(), g.durations.end());
-      target.bytes += g.bytes;
-    }
-    MemGroup sets;
-    for (const model::MemsetRecord& m : profile.memsets) {
-      if (!HasValidTimes(m)) {
-        ++out.invalid_records;
-        continue;
-      }
-      sets.durations.push_back(m.duration_ns());
-      sets.bytes += m.bytes;
-    }
-    if (!sets.durations.empty()) by_name["[CUDA memset]"] = std::move(sets);
-    for (auto& [name, g] : by_name) {
-      MemorySummaryRow row;
-      row.operation = name;
-      row.total_bytes = g.bytes;
-      row.stats = ComputeStats(std::move(g.durations));
-      row.bandwidth_gbps = row.stats.total_ns > 0 ? static_cast<double>(row.total_bytes) /
-                                                        static_cast<double>(row.stats.total_ns)
-                                                  : 0.0;
-      out.memory.push_back(std::move(row));
-    }
-    FillTimePercent(out.memory);
-    RankByTotal(out.memory,
-                [](const MemorySummaryRow& r) -> const std::string& { return r.operation; });
-  }
+  SummarizeKernels(profile, out);
+  SummarizeApi(profile, out);
+  SummarizeMemory(profile, out);
 
-  // --- Syncs, ranges and overheads only count towards invalid records here.
+  // Syncs, ranges and overheads only count towards invalid records here.
   for (const auto& s : profile.syncs) out.invalid_records += HasValidTimes(s) ? 0 : 1;
   for (const auto& r : profile.ranges) out.invalid_records += HasValidTimes(r) ? 0 : 1;
   for (const auto& o : profile.overheads) out.invalid_records += HasValidTimes(o) ? 0 : 1;
 
-  // --- Per-device busy time: the devices the profile names plus any a record uses.
-  {
-    struct DeviceIntervals {
-      std::vector<std::pair<uint64_t, uint64_t>> kernels, others;
-    };
-    std::map<uint32_t, DeviceIntervals> per_device;
-    for (const model::DeviceInfo& d : profile.devices) per_device[d.id];
-    for (const model::KernelRecord& k : profile.kernels) {
-      if (HasValidTimes(k)) AddInterval(window, k.start_ns, k.end_ns, per_device[k.device_id].kernels);
-    }
-    for (const model::MemcpyRecord& m : profile.memcpys) {
-      if (HasValidTimes(m)) AddInterval(window, m.start_ns, m.end_ns, per_device[m.device_id].others);
-    }
-    for (const model::MemsetRecord& m : profile.memsets) {
-      if (HasValidTimes(m)) AddInterval(window, m.start_ns, m.end_ns, per_device[m.device_id].others);
-    }
-    for (auto& [id, iv] : per_device) {
-      DeviceBusy busy;
-      busy.device_id = id;
-      if (const model::DeviceInfo* d = profile.FindDevice(id)) busy.device_name = d->name;
-      busy.kernel_ns = UnionLength(iv.kernels);
-      iv.others.insert(iv.others.end(), iv.kernels.begin(), iv.kernels.end());
-      std::vector<std::pair<uint64_t, uint64_t>>().swap(iv.kernels);
-      busy.busy_ns = UnionLength(std::move(iv.others));
-      busy.busy_percent = out.wall_ns > 0 ? 100.0 * static_cast<double>(busy.busy_ns) /
-                                                static_cast<double>(out.wall_ns)
-                                          : 0.0;
-      out.devices.push_back(std::move(busy));
-    }
-  }
+  SummarizeDevices(profile, window, out);
   return out;
 }
 
