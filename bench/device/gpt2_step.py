@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""A Hugging Face transformers GPT-2 training step (random weights), the real workload of
+issues 10 and 11: cuBLAS, cutlass, cuDNN flash attention, CUB, fused AdamW.
+
+    python3 gpt2_step.py [steps=12] [layers=6] [batch=8] [seq=512]
+
+Each step is an NVTX range `step` (with `forward`, `backward`, `optimizer` inside);
+prints one line per step: "step <i> <ms>" (CUDA events around the whole step).
+"""
+import sys
+
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+    layers = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+    batch = int(sys.argv[3]) if len(sys.argv) > 3 else 8
+    seq = int(sys.argv[4]) if len(sys.argv) > 4 else 512
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_positions=seq)).cuda().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    for i in range(steps):
+        start.record()
+        with torch.cuda.nvtx.range("step"):
+            with torch.cuda.nvtx.range("forward"), torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=ids, labels=ids).loss
+            with torch.cuda.nvtx.range("backward"):
+                loss.backward()
+            with torch.cuda.nvtx.range("optimizer"):
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+        end.record()
+        torch.cuda.synchronize()
+        print(f"step {i} {start.elapsed_time(end):.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
