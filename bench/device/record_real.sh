@@ -14,6 +14,19 @@ export PYTHONUNBUFFERED=1
 "$cus" run --output="$out/gemm.sqlite" --metrics=roofline --report=none -- \
   python3 "$here/gemm_precisions.py" 4096,8192 2 >"$out/gemm.log" 2>&1
 echo "gemm under cuscope: rc=$? $(grep -c . "$out/gemm.log") lines"
+# The raw metrics a per-precision verdict needs (names from the Host API on GH100).
+raw=sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum
+raw=$raw,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8.sum
+raw=$raw,sm__ops_path_tensor_src_int8.sum,sm__ops_path_tensor_src_fp64.sum
+raw=$raw,sm__ops_path_tensor_src_fp8_sparsity_off.sum.peak_sustained
+raw=$raw,sm__ops_path_tensor_src_fp64.sum.peak_sustained,sm__cycles_elapsed.max
+raw=$raw,sm__throughput.avg.pct_of_peak_sustained_elapsed
+raw=$raw,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
+raw=$raw,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed
+raw=$raw,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active
+"$cus" run --output="$out/gemm-raw.sqlite" --metrics="$raw" --report=none -- \
+  python3 "$here/gemm_precisions.py" 4096,8192 1 >"$out/gemm-raw.log" 2>&1
+echo "gemm raw metrics: rc=$? $(tail -2 "$out/gemm-raw.log" | tr '\n' ' ')"
 timeout 400 "$ncu" --clock-control none --section SpeedOfLight --nvtx --print-units base \
   --csv --page raw -k 'regex:gemm|xmma|nvjet|cutlass|sm90|Kernel' --launch-skip 0 \
   python3 "$here/gemm_precisions.py" 4096,8192 1 >"$out/gemm-ncu.csv" 2>"$out/gemm-ncu.err"
