@@ -20,10 +20,13 @@ for p in "$data"/*.sqlite; do
   "$cli" export "$p" --chrome -o "$out/$n.trace.json" 2>/dev/null
   if "$cli" report "$p" --roofline "$out/$n.svg" >/dev/null 2>&1; then :; fi
 done
-"$cli" diff "$data/h200-timeline-demo.sqlite" "$data/h200-torch-loop.sqlite" >"$out/diff-timeline-torch.txt"
-"$cli" diff "$data/h200-timeline-demo.sqlite" "$data/h200-torch-loop.sqlite" --format json >"$out/diff-timeline-torch.json"
-"$cli" diff "$data/h200-counters-demo.sqlite" "$data/h200-torch-loop.sqlite" --top 0 >"$out/diff-counters-torch.txt"
-"$cli" diff "$data/h200-counters-demo.sqlite" "$data/h200-torch-loop.sqlite" --top 0 --format json >"$out/diff-counters-torch.json"
+# Relative paths: the diff prints them, and the output must not depend on the checkout.
+cli=$(cd "$(dirname "$cli")" && pwd)/cuscope
+cd "$data"
+"$cli" diff h200-timeline-demo.sqlite h200-torch-loop.sqlite >"$out/diff-timeline-torch.txt"
+"$cli" diff h200-timeline-demo.sqlite h200-torch-loop.sqlite --format json >"$out/diff-timeline-torch.json"
+"$cli" diff h200-counters-demo.sqlite h200-torch-loop.sqlite --top 0 >"$out/diff-counters-torch.txt"
+"$cli" diff h200-counters-demo.sqlite h200-torch-loop.sqlite --top 0 --format json >"$out/diff-counters-torch.json"
 
 if [[ $mode == --update ]]; then
   rm -rf "$here/expected"; mkdir -p "$here/expected"
