@@ -50,8 +50,7 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
       cells.push_back(absl::StrCat(d.base.kernels));
       cells.push_back(absl::StrCat(d.next.kernels));
     }
-    const size_t width = options.max_name_width > 0 ? options.max_name_width : 80;
-    cells.push_back(FitName(Demangle(d.name), width));
+    cells.push_back(FitName(Demangle(d.name), options.max_name_width));
     t.AddRow(std::move(cells));
   }
   t.Write(out);

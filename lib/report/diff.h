@@ -1,6 +1,6 @@
 // Two profiles side by side (`cuscope diff BASE NEW`): totals, then kernels and
 // regions ranked by the change of their total time. `top` limits each table;
-// `max_name_width` cuts names in the text.
+// `max_name_width` cuts names in the text (0: no limit), as in the report.
 #ifndef CUSCOPE_LIB_REPORT_DIFF_H_
 #define CUSCOPE_LIB_REPORT_DIFF_H_
 
