@@ -1,5 +1,6 @@
 // Report benchmarks: Chrome trace export throughput (events/s), Summarize on 1M
-// kernels, SummarizeRegions on 100k ranges and 1M kernels, and the text report.
+// kernels, SummarizeRegions on 100k ranges and 1M kernels, BuildReport (every
+// analysis a report needs, once) and each writer (text, CSV, JSON) from that data.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -12,7 +13,10 @@
 #include "lib/analysis/summary.h"
 #include "lib/model/profile.h"
 #include "lib/report/chrome_trace.h"
-#include "lib/report/report.h"
+#include "lib/report/csv.h"
+#include "lib/report/json.h"
+#include "lib/report/report_data.h"
+#include "lib/report/text.h"
 
 namespace cuscope {
 namespace {
@@ -207,17 +211,38 @@ void BM_SummarizeRegions100kRanges1MKernels(benchmark::State& state) {
 }
 BENCHMARK(BM_SummarizeRegions100kRanges1MKernels)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_TextReport1MKernels(benchmark::State& state) {
+void BM_BuildReport1MKernels(benchmark::State& state) {
   const model::Profile& p = MillionKernelProfile();
   for (auto _ : state) {
     report::ReportData data = report::BuildReport(p);
-    std::ostringstream out;
-    report::WriteText(data, report::ReportOptions(), out);
-    benchmark::DoNotOptimize(out);
+    benchmark::DoNotOptimize(data);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * p.kernels.size()));
 }
-BENCHMARK(BM_TextReport1MKernels)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BuildReport1MKernels)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One writer (0 text, 1 CSV, 2 JSON) of every row of the data built once.
+void BM_WriteReport1MKernels(benchmark::State& state) {
+  static const report::ReportData* data =
+      new report::ReportData(report::BuildReport(MillionKernelProfile()));
+  report::ReportOptions options;
+  options.top = 0;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::ostringstream out;
+    switch (state.range(0)) {
+      case 0: report::WriteText(*data, options, out); break;
+      case 1: report::WriteCsv(*data, options, out); break;
+      default: report::WriteJson(*data, options, out); break;
+    }
+    bytes += out.str().size();
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetLabel(state.range(0) == 0 ? "text" : state.range(0) == 1 ? "csv" : "json");
+}
+BENCHMARK(BM_WriteReport1MKernels)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace cuscope

@@ -1,11 +1,13 @@
-#include "lib/report/report.h"
-
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/report/csv.h"
+#include "lib/report/json.h"
+#include "lib/report/report_data.h"
+#include "lib/report/text.h"
 #include "rapidjson/document.h"
 #include "tests/unit/builders.h"
 
@@ -100,6 +102,42 @@ TEST(BuildReportTest, ComputesSummaryAndRegions) {
   EXPECT_EQ(data.regions[0].kernel_count, 12u);
   EXPECT_EQ(data.regions[1].path, "step/fwd");
   EXPECT_EQ(data.regions[1].kernel_count, 3u);  // launched at 1000, 21000, 41000
+}
+
+TEST(BuildReportTest, ComputesCountersOnceFromTheCeilings) {
+  ProfileBuilder b = ReportProfile();
+  ReportData data = BuildReport(b.profile());
+  // No counter sets: nothing to analyse and nothing to say.
+  EXPECT_TRUE(data.ceilings.empty());
+  EXPECT_TRUE(data.counters.empty());
+  EXPECT_TRUE(data.counter_notes.empty());
+  b.profile().run.extra["counters.status"] = "not permitted";
+  EXPECT_THAT(BuildReport(b.profile()).counter_notes,
+              ::testing::ElementsAre("status: not permitted"));
+}
+
+// The writers print what the data holds; they do not analyse the profile again.
+TEST(ReportDataTest, WritersShowTheDataNotARecomputation) {
+  ProfileBuilder b = ReportProfile();
+  ReportData data = BuildReport(b.profile());
+  data.summary.kernels[0].name = "renamed_kernel";
+  data.regions[0].path = "renamed_region";
+  data.counter_notes.push_back("a note from the data");
+  for (const std::string& out : {Text(data), Csv(data), Json(data)}) {
+    EXPECT_THAT(out, HasSubstr("renamed_kernel"));
+    EXPECT_THAT(out, HasSubstr("renamed_region"));
+    EXPECT_THAT(out, HasSubstr("a note from the data"));
+  }
+}
+
+TEST(ReportDataTest, WritersAcceptDataWithoutAProfile) {
+  const ReportData data;
+  EXPECT_THAT(Text(data), HasSubstr("Devices     none recorded"));
+  EXPECT_THAT(Csv(data), HasSubstr("command_line,\n"));
+  rapidjson::Document doc;
+  doc.Parse(Json(data).c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  EXPECT_EQ(doc["devices"].Size(), 0u);
 }
 
 TEST(WriteTextTest, HeaderHasRunDetails) {

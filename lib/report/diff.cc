@@ -1,0 +1,132 @@
+#include "lib/report/diff.h"
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/report/demangle.h"
+#include "lib/report/format.h"
+#include "lib/report/json_writer.h"
+
+namespace cuscope::report {
+namespace {
+
+// "+12.5%", "new" (absent from the base) or "gone" (absent from the new profile).
+std::string ChangePercent(const analysis::Delta& d) {
+  double p = d.total_change_percent();
+  if (std::isinf(p)) return "new";
+  if (d.next.count == 0 && d.base.count > 0) return "gone";
+  return absl::StrFormat("%+.1f%%", p);
+}
+
+void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, bool regions,
+                const ReportOptions& options, std::ostream& out) {
+  out << "\n" << title << "\n";
+  if (rows.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  std::vector<std::string> headers = {"Base Total", "New Total", "Change", "Change %",
+                                      "Base N",     "New N"};
+  if (regions) {
+    headers.push_back("Base Kernels");
+    headers.push_back("New Kernels");
+  }
+  headers.push_back(regions ? "Region" : "Name");
+  TextTable t(headers);
+  const size_t shown = ShownRows(rows.size(), options.top);
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::Delta& d = rows[i];
+    std::vector<std::string> cells = {FormatDuration(double(d.base.total_ns)),
+                                      FormatDuration(double(d.next.total_ns)),
+                                      FormatSignedDuration(d.total_change_ns()),
+                                      ChangePercent(d),
+                                      absl::StrCat(d.base.count),
+                                      absl::StrCat(d.next.count)};
+    if (regions) {
+      cells.push_back(absl::StrCat(d.base.kernels));
+      cells.push_back(absl::StrCat(d.next.kernels));
+    }
+    cells.push_back(FitName(Demangle(d.name), options.max_name_width));
+    t.AddRow(std::move(cells));
+  }
+  t.Write(out);
+  WriteMoreLine(rows.size(), shown, "", out);
+}
+
+void JsonSide(json::Writer& w, const char* key, const analysis::Side& side) {
+  json::Key(w, key);
+  w.StartObject();
+  json::Key(w, "count"), w.Uint64(side.count);
+  json::Key(w, "total_ns"), w.Uint64(side.total_ns);
+  json::Key(w, "avg_ns"), w.Double(side.avg_ns);
+  json::Key(w, "kernels"), w.Uint64(side.kernels);
+  json::Key(w, "gpu_time_ns"), w.Uint64(side.gpu_time_ns);
+  w.EndObject();
+}
+
+void JsonDeltas(json::Writer& w, const char* key, const std::vector<analysis::Delta>& rows,
+                int top) {
+  json::Key(w, key);
+  w.StartArray();
+  const size_t shown = ShownRows(rows.size(), top);
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::Delta& d = rows[i];
+    w.StartObject();
+    json::Key(w, "name"), json::Str(w, Demangle(d.name));
+    JsonSide(w, "base", d.base);
+    JsonSide(w, "new", d.next);
+    json::Key(w, "change_ns"), w.Int64(d.total_change_ns());
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// "key": [base, next].
+void JsonPair(json::Writer& w, const char* key, uint64_t base, uint64_t next) {
+  json::Key(w, key);
+  w.StartArray();
+  w.Uint64(base);
+  w.Uint64(next);
+  w.EndArray();
+}
+
+}  // namespace
+
+void WriteComparisonText(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out) {
+  out << "cuscope diff\n";
+  out << "  Base        " << base_label << "\n";
+  out << "  New         " << next_label << "\n";
+  out << "  Wall time   " << FormatDuration(double(c.base_wall_ns)) << " -> "
+      << FormatDuration(double(c.next_wall_ns)) << "\n";
+  out << "  Kernel time " << FormatDuration(double(c.base_kernel_ns)) << " -> "
+      << FormatDuration(double(c.next_kernel_ns)) << " ("
+      << FormatSignedDuration(int64_t(c.next_kernel_ns) - int64_t(c.base_kernel_ns)) << ")\n";
+  out << "  Kernels     " << c.base_kernel_count << " -> " << c.next_kernel_count << "\n";
+  DeltaTable("GPU kernels (by change of total time)", c.kernels, false, options, out);
+  DeltaTable("Regions (by change of total time)", c.regions, true, options, out);
+}
+
+void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out) {
+  json::Document doc;
+  json::Writer& w = doc.writer();
+  w.StartObject();
+  json::Key(w, "base"), json::Str(w, base_label);
+  json::Key(w, "new"), json::Str(w, next_label);
+  JsonPair(w, "wall_ns", c.base_wall_ns, c.next_wall_ns);
+  JsonPair(w, "kernel_ns", c.base_kernel_ns, c.next_kernel_ns);
+  JsonPair(w, "kernel_count", c.base_kernel_count, c.next_kernel_count);
+  JsonDeltas(w, "kernels", c.kernels, options.top);
+  JsonDeltas(w, "regions", c.regions, options.top);
+  w.EndObject();
+  doc.WriteTo(out);
+}
+
+}  // namespace cuscope::report

@@ -1,0 +1,24 @@
+// Two profiles side by side (`cuscope diff BASE NEW`): totals, then kernels and
+// regions ranked by the change of their total time. `top` limits each table;
+// `max_name_width` cuts names in the text (0: no limit), as in the report.
+#ifndef CUSCOPE_LIB_REPORT_DIFF_H_
+#define CUSCOPE_LIB_REPORT_DIFF_H_
+
+#include <ostream>
+#include <string>
+
+#include "lib/analysis/compare.h"
+#include "lib/report/report_options.h"
+
+namespace cuscope::report {
+
+void WriteComparisonText(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out);
+void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_label,
+                         const std::string& next_label, const ReportOptions& options,
+                         std::ostream& out);
+
+}  // namespace cuscope::report
+
+#endif  // CUSCOPE_LIB_REPORT_DIFF_H_

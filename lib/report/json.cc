@@ -1,0 +1,357 @@
+#include "lib/report/json.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "lib/report/demangle.h"
+#include "lib/report/format.h"
+#include "lib/report/json_writer.h"
+
+namespace cuscope::report {
+namespace {
+
+using analysis::DurationStats;
+using json::Key;
+using json::Num;
+using json::Str;
+using json::Writer;
+
+// A number, or null when not known or not finite (infinite intensity: no bytes).
+void NumOrNull(Writer& w, bool known, double v) {
+  if (known && std::isfinite(v)) {
+    w.Double(v);
+  } else {
+    w.Null();
+  }
+}
+
+void JsonStats(Writer& w, const DurationStats& s) {
+  Key(w, "instances"), w.Uint64(s.count);
+  Key(w, "total_ns"), w.Uint64(s.total_ns);
+  Key(w, "avg_ns"), Num(w, s.avg_ns);
+  Key(w, "median_ns"), Num(w, s.median_ns);
+  Key(w, "min_ns"), w.Uint64(s.min_ns);
+  Key(w, "max_ns"), w.Uint64(s.max_ns);
+  Key(w, "stddev_ns"), Num(w, s.stddev_ns);
+}
+
+// Writes "name": {"total_rows": N, "rows": [...]} with `write_row` for each shown row.
+template <typename Row, typename WriteRow>
+void JsonTable(Writer& w, absl::string_view name, const std::vector<Row>& rows, int top,
+               WriteRow write_row) {
+  Key(w, name);
+  w.StartObject();
+  Key(w, "total_rows"), w.Uint64(rows.size());
+  Key(w, "rows");
+  w.StartArray();
+  const size_t shown = ShownRows(rows.size(), top);
+  for (size_t i = 0; i < shown; ++i) {
+    w.StartObject();
+    write_row(rows[i]);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteRun(Writer& w, const model::RunInfo& run, const analysis::Summary& s) {
+  Key(w, "run");
+  w.StartObject();
+  Key(w, "command_line"), Str(w, run.command_line);
+  Key(w, "pid"), w.Int64(run.pid);
+  Key(w, "hostname"), Str(w, run.hostname);
+  Key(w, "cuscope_version"), Str(w, run.cuscope_version);
+  Key(w, "rank"), w.Int(run.rank);
+  Key(w, "exit_reason"), Str(w, run.exit_reason);
+  Key(w, "start_unix_ns"), w.Int64(run.start_unix_ns);
+  Key(w, "end_unix_ns"), w.Int64(run.end_unix_ns);
+  Key(w, "start_ns"), w.Uint64(run.start_ns);
+  Key(w, "end_ns"), w.Uint64(run.end_ns);
+  Key(w, "wall_ns"), w.Uint64(s.wall_ns);
+  Key(w, "dropped_records"), w.Uint64(s.dropped_records);
+  Key(w, "buffers_refused"), w.Uint64(run.buffers_refused);
+  Key(w, "internal_kernels"), w.Uint64(run.internal_kernels);
+  Key(w, "invalid_records"), w.Uint64(s.invalid_records);
+  Key(w, "extra");
+  w.StartObject();
+  for (const auto& [k, v] : run.extra) Key(w, k), Str(w, v);
+  w.EndObject();
+  w.EndObject();
+
+  Key(w, "counts");
+  w.StartObject();
+  Key(w, "kernels"), w.Uint64(s.kernel_count);
+  Key(w, "memcpys"), w.Uint64(s.memcpy_count);
+  Key(w, "memsets"), w.Uint64(s.memset_count);
+  Key(w, "api_calls"), w.Uint64(s.api_count);
+  Key(w, "syncs"), w.Uint64(s.sync_count);
+  Key(w, "ranges"), w.Uint64(s.range_count);
+  w.EndObject();
+}
+
+void WriteDevices(Writer& w, const model::Profile& p, const analysis::Summary& s) {
+  Key(w, "devices");
+  w.StartArray();
+  for (const analysis::DeviceBusy& d : s.devices) {
+    w.StartObject();
+    Key(w, "id"), w.Uint(d.device_id);
+    Key(w, "name"), Str(w, d.device_name);
+    if (const model::DeviceInfo* info = p.FindDevice(d.device_id)) {
+      Key(w, "uuid"), Str(w, info->uuid);
+      Key(w, "compute_capability"),
+          Str(w, absl::StrFormat("%d.%d", info->compute_major, info->compute_minor));
+      Key(w, "sm_count"), w.Int(info->sm_count);
+      Key(w, "global_memory_bytes"), w.Int64(info->global_memory_bytes);
+      Key(w, "global_memory_bandwidth_kbps"), w.Int64(info->global_memory_bandwidth_kbps);
+      Key(w, "l2_cache_bytes"), w.Int64(info->l2_cache_bytes);
+      Key(w, "core_clock_khz"), w.Int64(info->core_clock_khz);
+    }
+    Key(w, "busy_ns"), w.Uint64(d.busy_ns);
+    Key(w, "kernel_ns"), w.Uint64(d.kernel_ns);
+    Key(w, "busy_percent"), Num(w, d.busy_percent);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteSummaryTables(Writer& w, const analysis::Summary& s, int top) {
+  JsonTable(w, "kernels", s.kernels, top, [&](const analysis::KernelSummaryRow& r) {
+    Key(w, "name"), Str(w, Demangle(r.name));
+    Key(w, "time_percent"), Num(w, r.time_percent);
+    JsonStats(w, r.stats);
+    Key(w, "measured_launches"), w.Uint64(r.measured_launches);
+    Key(w, "all_measured"), w.Bool(r.all_measured);
+  });
+  JsonTable(w, "api", s.api, top, [&](const analysis::ApiSummaryRow& r) {
+    Key(w, "name"), Str(w, r.name);
+    Key(w, "time_percent"), Num(w, r.time_percent);
+    JsonStats(w, r.stats);
+  });
+  JsonTable(w, "memory", s.memory, top, [&](const analysis::MemorySummaryRow& r) {
+    Key(w, "operation"), Str(w, r.operation);
+    Key(w, "time_percent"), Num(w, r.time_percent);
+    JsonStats(w, r.stats);
+    Key(w, "total_bytes"), w.Uint64(r.total_bytes);
+    Key(w, "bandwidth_gbps"), Num(w, r.bandwidth_gbps);
+  });
+}
+
+void WriteRegions(Writer& w, const std::vector<analysis::RegionSummaryRow>& regions, int top) {
+  JsonTable(w, "regions", regions, top, [&](const analysis::RegionSummaryRow& r) {
+    Key(w, "path"), Str(w, r.path);
+    Key(w, "domain"), Str(w, r.domain);
+    JsonStats(w, r.stats);
+    Key(w, "kernel_count"), w.Uint64(r.kernel_count);
+    Key(w, "gpu_time_ns"), w.Uint64(r.gpu_time_ns);
+    Key(w, "top_kernels");
+    w.StartArray();
+    for (const analysis::RegionTopKernel& k : r.top_kernels) {
+      w.StartObject();
+      Key(w, "name"), Str(w, Demangle(k.name));
+      Key(w, "count"), w.Uint64(k.count);
+      Key(w, "total_ns"), w.Uint64(k.total_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+  });
+}
+
+void WriteCeilings(Writer& w, const std::vector<analysis::Ceilings>& ceilings) {
+  if (ceilings.empty()) return;
+  Key(w, "ceilings");
+  w.StartArray();
+  for (const analysis::Ceilings& c : ceilings) {
+    w.StartObject();
+    Key(w, "device_id"), w.Uint(c.device_id);
+    Key(w, "valid"), w.Bool(c.valid);
+    Key(w, "sm_clock_hz"), Num(w, c.sm_clock_hz);
+    Key(w, "peak_fp32_flops"), Num(w, c.peak_fp32_flops);
+    Key(w, "peak_fp64_flops"), Num(w, c.peak_fp64_flops);
+    Key(w, "peak_fp16_flops"), Num(w, c.peak_fp16_flops);
+    Key(w, "peak_tensor_bf16_flops"), Num(w, c.peak_tensor_bf16_flops);
+    Key(w, "peak_dram_bytes_per_s"), Num(w, c.peak_dram_bytes_per_s);
+    Key(w, "peak_l2_bytes_per_s"), Num(w, c.peak_l2_bytes_per_s);
+    Key(w, "peak_l1_bytes_per_s"), Num(w, c.peak_l1_bytes_per_s);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// The signature, how it was measured and its kernel time.
+void WriteCounterIdentity(Writer& w, const analysis::KernelCounters& k) {
+  Key(w, "name"), Str(w, Demangle(k.name));
+  Key(w, "device_id"), w.Uint(k.device_id);
+  Key(w, "grid"), w.StartArray(), w.Uint(k.grid.x), w.Uint(k.grid.y), w.Uint(k.grid.z),
+      w.EndArray();
+  Key(w, "block"), w.StartArray(), w.Uint(k.block.x), w.Uint(k.block.y), w.Uint(k.block.z),
+      w.EndArray();
+  Key(w, "region"), w.Bool(k.region);
+  if (k.region) {
+    // The region's kernels per traced instance (0/null when unknown).
+    Key(w, "region_kernel_ns"), NumOrNull(w, k.region_kernel_ns > 0, k.region_kernel_ns);
+    Key(w, "region_kernel_flops_per_s"),
+        NumOrNull(w, k.region_kernel_ns > 0 && k.total_flops > 0, k.region_kernel_flops_per_s);
+  }
+  Key(w, "time_percent"), Num(w, k.time_percent);
+  Key(w, "total_time_ns"), w.Uint64(k.total_time_ns);
+  Key(w, "launches"), w.Uint64(k.launches);
+  Key(w, "measured_launches"), w.Uint64(k.measured_launches);
+  Key(w, "sets"), w.Uint64(k.sets);
+  Key(w, "passes"), w.Uint(k.max_passes);
+  Key(w, "strategies");
+  w.StartArray();
+  for (model::CounterStrategy st : k.strategies) Str(w, model::CounterStrategyName(st));
+  w.EndArray();
+  Key(w, "duration_ns"), Num(w, k.duration_ns);
+}
+
+// "key": {"dram": ..., "l2": ..., "l1": ...}.
+void MemoryLevels(Writer& w, absl::string_view key, double dram, double l2, double l1) {
+  Key(w, key);
+  w.StartObject();
+  Key(w, "dram"), Num(w, dram);
+  Key(w, "l2"), Num(w, l2);
+  Key(w, "l1"), Num(w, l1);
+  w.EndObject();
+}
+
+// "key": {"fp32": ..., "fp64": ..., "fp16": ..., "tensor_bf16": ..., "total": ...}.
+void Precisions(Writer& w, absl::string_view key, double fp32, double fp64, double fp16,
+                double tensor, double total) {
+  Key(w, key);
+  w.StartObject();
+  Key(w, "fp32"), Num(w, fp32);
+  Key(w, "fp64"), Num(w, fp64);
+  Key(w, "fp16"), Num(w, fp16);
+  Key(w, "tensor_bf16"), Num(w, tensor);
+  Key(w, "total"), Num(w, total);
+  w.EndObject();
+}
+
+// FLOPs, bytes, their rates, intensities, % of each roof, ridges and the verdict.
+void WriteCounterRoofline(Writer& w, const analysis::KernelCounters& k) {
+  Precisions(w, "flops", k.fp32_flops, k.fp64_flops, k.fp16_flops, k.tensor_flops,
+             k.total_flops);
+  Precisions(w, "flops_per_s", k.fp32_flops_per_s, k.fp64_flops_per_s, k.fp16_flops_per_s,
+             k.tensor_flops_per_s, k.total_flops_per_s);
+  MemoryLevels(w, "bytes", k.dram_bytes, k.l2_bytes, k.l1_bytes);
+  MemoryLevels(w, "bytes_per_s", k.dram_bytes_per_s, k.l2_bytes_per_s, k.l1_bytes_per_s);
+  Key(w, "arithmetic_intensity");
+  w.StartObject();
+  Key(w, "dram"), NumOrNull(w, true, k.ai_dram);
+  Key(w, "l2"), NumOrNull(w, true, k.ai_l2);
+  Key(w, "l1"), NumOrNull(w, true, k.ai_l1);
+  w.EndObject();
+  Key(w, "pct_of_peak");
+  w.StartObject();
+  Key(w, "fp32"), Num(w, k.pct_fp32);
+  Key(w, "fp64"), Num(w, k.pct_fp64);
+  Key(w, "fp16"), Num(w, k.pct_fp16);
+  Key(w, "tensor_bf16"), Num(w, k.pct_tensor);
+  Key(w, "compute"), NumOrNull(w, k.compute_known, k.pct_compute);
+  Key(w, "dram"), NumOrNull(w, k.dram_known, k.pct_dram);
+  Key(w, "l2"), NumOrNull(w, k.l2_known, k.pct_l2);
+  Key(w, "l1"), NumOrNull(w, k.l1_known, k.pct_l1);
+  w.EndObject();
+  Key(w, "dominant_precision"), Str(w, analysis::PrecisionName(k.dominant));
+  MemoryLevels(w, "ridge", k.ridge_dram, k.ridge_l2, k.ridge_l1);
+  Key(w, "verdict"), Str(w, analysis::VerdictName(k.verdict));
+  Key(w, "small_grid"), w.Bool(k.small_grid);
+  Key(w, "wave_blocks"), w.Uint64(k.wave_blocks);
+  Key(w, "reason"), Str(w, k.reason);
+}
+
+void WriteOccupancy(Writer& w, const analysis::KernelCounters& k) {
+  if (!k.has_occupancy && !k.theoretical.valid) return;
+  Key(w, "occupancy");
+  w.StartObject();
+  Key(w, "achieved_pct"), NumOrNull(w, k.has_occupancy, k.achieved_occupancy_pct);
+  Key(w, "achieved_warps_per_sm"), NumOrNull(w, k.has_occupancy, k.achieved_warps_per_sm);
+  if (k.theoretical.valid) {
+    Key(w, "theoretical_pct"), Num(w, k.theoretical.percent);
+    Key(w, "blocks_per_sm"), w.Int(k.theoretical.blocks_per_sm);
+    Key(w, "warps_per_sm"), w.Int(k.theoretical.warps_per_sm);
+    Key(w, "limiter"), Str(w, k.theoretical.limiter);
+  }
+  w.EndObject();
+}
+
+// The optional sections (occupancy, stalls, memory, SOL), then every metric.
+void WriteCounterSections(Writer& w, const analysis::KernelCounters& k) {
+  WriteOccupancy(w, k);
+  if (!k.stalls.empty()) {
+    Key(w, "stalls");
+    w.StartArray();
+    for (const analysis::StallShare& st : k.stalls) {
+      w.StartObject();
+      Key(w, "reason"), Str(w, st.reason);
+      Key(w, "percent"), Num(w, st.percent);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (k.has_memory) {
+    Key(w, "memory");
+    w.StartObject();
+    Key(w, "shared_ld_bank_conflicts_per_inst"), Num(w, k.shared_ld_conflicts_per_inst);
+    Key(w, "shared_st_bank_conflicts_per_inst"), Num(w, k.shared_st_conflicts_per_inst);
+    Key(w, "global_ld_sectors_per_request"), Num(w, k.global_ld_sectors_per_request);
+    Key(w, "global_st_sectors_per_request"), Num(w, k.global_st_sectors_per_request);
+    w.EndObject();
+  }
+  if (k.has_sol) {
+    Key(w, "sol");
+    w.StartObject();
+    Key(w, "sm_pct"), Num(w, k.sol_sm_pct);
+    Key(w, "memory_pct"), Num(w, k.sol_memory_pct);
+    Key(w, "dram_pct"), Num(w, k.sol_dram_pct);
+    Key(w, "l2_pct"), Num(w, k.sol_l2_pct);
+    Key(w, "l1_pct"), Num(w, k.sol_l1_pct);
+    Key(w, "tensor_pipe_pct"), Num(w, k.sol_tensor_pipe_pct);
+    Key(w, "fma_pipe_pct"), Num(w, k.sol_fma_pipe_pct);
+    Key(w, "highest_unit"), Str(w, k.sol_highest_unit);
+    w.EndObject();
+  }
+  Key(w, "metrics");
+  w.StartObject();
+  for (const auto& [metric, v] : k.values) Key(w, metric), Num(w, v);
+  w.EndObject();
+}
+
+void WriteCounters(Writer& w, const ReportData& data, int top) {
+  if (!data.counters.empty()) {
+    JsonTable(w, "kernel_counters", data.counters, top, [&](const analysis::KernelCounters& k) {
+      WriteCounterIdentity(w, k);
+      WriteCounterRoofline(w, k);
+      WriteCounterSections(w, k);
+    });
+  }
+  if (!data.counter_notes.empty()) {
+    Key(w, "counter_notes");
+    w.StartArray();
+    for (const std::string& n : data.counter_notes) Str(w, n);
+    w.EndArray();
+  }
+}
+
+}  // namespace
+
+void WriteJson(const ReportData& data, const ReportOptions& options, std::ostream& out) {
+  const model::Profile& p = ProfileOf(data);
+  json::Document doc;
+  Writer& w = doc.writer();
+  w.StartObject();
+  WriteRun(w, p.run, data.summary);
+  WriteDevices(w, p, data.summary);
+  WriteSummaryTables(w, data.summary, options.top);
+  WriteRegions(w, data.regions, options.top);
+  WriteCeilings(w, data.ceilings);
+  WriteCounters(w, data, options.top);
+  w.EndObject();
+  doc.WriteTo(out);
+}
+
+}  // namespace cuscope::report

@@ -1,0 +1,43 @@
+// The few RapidJSON helpers the JSON writers share (report and diff): a pretty
+// writer, string keys and values from string_views, and finite numbers.
+#ifndef CUSCOPE_LIB_REPORT_JSON_WRITER_H_
+#define CUSCOPE_LIB_REPORT_JSON_WRITER_H_
+
+#include <cmath>
+#include <ostream>
+
+#include "absl/strings/string_view.h"
+#include "rapidjson/prettywriter.h"
+#include "rapidjson/stringbuffer.h"
+
+namespace cuscope::report::json {
+
+using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+inline void Str(Writer& w, absl::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+inline void Key(Writer& w, absl::string_view k) {
+  w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+}
+// NaN and infinity are written as 0.
+inline void Num(Writer& w, double v) { w.Double(std::isfinite(v) ? v : 0.0); }
+
+// A document written with two-space indents, then copied to `out` with a final newline.
+class Document {
+ public:
+  Document() : writer_(buffer_) { writer_.SetIndent(' ', 2); }
+  Writer& writer() { return writer_; }
+  void WriteTo(std::ostream& out) const {
+    out.write(buffer_.GetString(), static_cast<std::streamsize>(buffer_.GetSize()));
+    out << "\n";
+  }
+
+ private:
+  rapidjson::StringBuffer buffer_;
+  Writer writer_;
+};
+
+}  // namespace cuscope::report::json
+
+#endif  // CUSCOPE_LIB_REPORT_JSON_WRITER_H_

@@ -1,0 +1,21 @@
+#include "lib/report/report_data.h"
+
+namespace cuscope::report {
+
+ReportData BuildReport(const model::Profile& profile) {
+  ReportData data;
+  data.profile = &profile;
+  data.summary = analysis::Summarize(profile);
+  data.regions = analysis::SummarizeRegions(profile);
+  data.ceilings = analysis::ComputeAllCeilings(profile);
+  data.counters = analysis::AnalyzeCounters(profile, data.ceilings, &data.regions);
+  data.counter_notes = analysis::CounterNotes(profile, data.ceilings);
+  return data;
+}
+
+const model::Profile& ProfileOf(const ReportData& data) {
+  static const model::Profile kEmpty;
+  return data.profile != nullptr ? *data.profile : kEmpty;
+}
+
+}  // namespace cuscope::report

@@ -1,0 +1,36 @@
+// The one input of the text, CSV and JSON writers: a profile and everything the
+// analysis finds in it, computed once by BuildReport.
+#ifndef CUSCOPE_LIB_REPORT_REPORT_DATA_H_
+#define CUSCOPE_LIB_REPORT_REPORT_DATA_H_
+
+#include <string>
+#include <vector>
+
+#include "lib/analysis/regions.h"
+#include "lib/analysis/roofline.h"
+#include "lib/analysis/summary.h"
+#include "lib/model/profile.h"
+
+namespace cuscope::report {
+
+struct ReportData {
+  const model::Profile* profile = nullptr;  // run info and devices; must outlive the data
+  analysis::Summary summary;
+  std::vector<analysis::RegionSummaryRow> regions;
+  // Hardware counters (empty when the profile has none): the ceilings of each
+  // device with counters, one row per kernel signature, and what is missing and why.
+  std::vector<analysis::Ceilings> ceilings;
+  std::vector<analysis::KernelCounters> counters;
+  std::vector<std::string> counter_notes;
+};
+
+// Runs each analysis once: the summary, the regions, the ceilings, then the
+// counters and their notes from those ceilings and regions.
+ReportData BuildReport(const model::Profile& profile);
+
+// The data's profile, or an empty one when it has none.
+const model::Profile& ProfileOf(const ReportData& data);
+
+}  // namespace cuscope::report
+
+#endif  // CUSCOPE_LIB_REPORT_REPORT_DATA_H_

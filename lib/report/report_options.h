@@ -1,0 +1,18 @@
+// What the text, CSV, JSON and diff writers are asked to show.
+#ifndef CUSCOPE_LIB_REPORT_REPORT_OPTIONS_H_
+#define CUSCOPE_LIB_REPORT_REPORT_OPTIONS_H_
+
+#include <cstddef>
+
+namespace cuscope::report {
+
+struct ReportOptions {
+  int top = 10;  // rows per table; <= 0 for all
+  // Text only (report and diff): longer names are cut to this many bytes, ending in
+  // "..."; 0 for no limit.
+  size_t max_name_width = 80;
+};
+
+}  // namespace cuscope::report
+
+#endif  // CUSCOPE_LIB_REPORT_REPORT_OPTIONS_H_

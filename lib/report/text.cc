@@ -1,0 +1,359 @@
+#include "lib/report/text.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "lib/model/metrics.h"
+#include "lib/report/demangle.h"
+#include "lib/report/format.h"
+
+namespace cuscope::report {
+namespace {
+
+using analysis::DurationStats;
+
+// "  Label       value": the label padded to 11 columns.
+void Field(std::ostream& out, absl::string_view label, const std::string& value) {
+  out << absl::StrFormat("  %-11s %s\n", label, value);
+}
+
+std::string DeviceLine(const model::DeviceInfo& d) {
+  std::string s = absl::StrFormat("GPU %d: %s", d.id, d.name.empty() ? "<unknown>" : d.name);
+  std::vector<std::string> props;
+  if (d.compute_major > 0) {
+    props.push_back(absl::StrFormat("sm_%d%d", d.compute_major, d.compute_minor));
+  }
+  if (d.sm_count > 0) props.push_back(absl::StrFormat("%d SMs", d.sm_count));
+  if (d.global_memory_bytes > 0) {
+    props.push_back(absl::StrFormat("%.1f GiB", double(d.global_memory_bytes) / (1ull << 30)));
+  }
+  if (!props.empty()) absl::StrAppend(&s, " (", absl::StrJoin(props, ", "), ")");
+  return s;
+}
+
+// `cells` followed by the Avg, Med, Min, Max and StdDev cells of `s`.
+std::vector<std::string> WithStats(std::vector<std::string> cells, const DurationStats& s) {
+  for (double ns : {s.avg_ns, s.median_ns, double(s.min_ns), double(s.max_ns), s.stddev_ns}) {
+    cells.push_back(FormatDuration(ns));
+  }
+  return cells;
+}
+
+// The first cells of the kernel, API and memory tables: Time %, Total Time, count.
+std::vector<std::string> TimeCells(double time_percent, const DurationStats& s) {
+  return WithStats({FormatPercent(time_percent), FormatDuration(double(s.total_ns)),
+                    absl::StrCat(s.count)},
+                   s);
+}
+
+void WriteRunFields(const model::Profile& p, const analysis::Summary& s, std::ostream& out) {
+  const model::RunInfo& run = p.run;
+  Field(out, "Command", run.command_line.empty() ? "<unknown>" : run.command_line);
+  std::string process = absl::StrCat("pid ", run.pid);
+  if (!run.hostname.empty()) absl::StrAppend(&process, " on ", run.hostname);
+  if (run.rank >= 0) absl::StrAppend(&process, ", rank ", run.rank);
+  if (!run.exit_reason.empty()) absl::StrAppend(&process, ", ended by ", run.exit_reason);
+  Field(out, "Process", process);
+  Field(out, "cuscope", run.cuscope_version.empty() ? "<unknown>" : run.cuscope_version);
+  if (p.devices.empty()) Field(out, "Devices", "none recorded");
+  for (size_t i = 0; i < p.devices.size(); ++i) {
+    Field(out, i == 0 ? "Devices" : "", DeviceLine(p.devices[i]));
+  }
+  Field(out, "Wall time", FormatDuration(double(s.wall_ns)));
+  for (size_t i = 0; i < s.devices.size(); ++i) {
+    const analysis::DeviceBusy& d = s.devices[i];
+    const double kernel_percent =
+        s.wall_ns > 0 ? 100.0 * double(d.kernel_ns) / double(s.wall_ns) : 0.0;
+    Field(out, i == 0 ? "GPU busy" : "",
+          absl::StrFormat("GPU %d: %.1f%% (%s), kernels %.1f%% (%s)", d.device_id,
+                          d.busy_percent, FormatDuration(double(d.busy_ns)), kernel_percent,
+                          FormatDuration(double(d.kernel_ns))));
+  }
+  Field(out, "Records",
+        absl::StrFormat("kernels %d, memcpys %d, memsets %d, API calls %d, syncs %d, ranges %d",
+                        s.kernel_count, s.memcpy_count, s.memset_count, s.api_count,
+                        s.sync_count, s.range_count));
+}
+
+void WriteRunWarnings(const model::RunInfo& run, const analysis::Summary& s,
+                      std::ostream& out) {
+  if (s.dropped_records > 0) {
+    out << absl::StrFormat(
+        "  WARNING: %d records were dropped by CUPTI (activity buffers exhausted); "
+        "totals below are incomplete.\n",
+        s.dropped_records);
+  }
+  if (run.buffers_refused > 0) {
+    out << absl::StrFormat("  WARNING: %d activity buffer requests were refused (pool cap).\n",
+                           run.buffers_refused);
+  }
+  if (s.invalid_records > 0) {
+    out << absl::StrFormat(
+        "  NOTE: %d records with unusable times (start 0 or end before start) are left "
+        "out of the statistics.\n",
+        s.invalid_records);
+  }
+}
+
+void WriteKernels(const analysis::Summary& s, const ReportOptions& options, std::ostream& out) {
+  out << "\nGPU kernels\n";
+  if (s.kernels.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  const size_t shown = ShownRows(s.kernels.size(), options.top);
+  bool any_measured = false;
+  for (size_t i = 0; i < shown; ++i) any_measured |= s.kernels[i].measured_launches > 0;
+  std::vector<std::string> headers = {"Time %", "Total Time", "Instances", "Avg", "Med",
+                                      "Min",    "Max",        "StdDev"};
+  if (any_measured) headers.push_back("Measured");
+  headers.push_back("Name");
+  TextTable table(headers);
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::KernelSummaryRow& r = s.kernels[i];
+    std::vector<std::string> cells = TimeCells(r.time_percent, r.stats);
+    if (any_measured) {
+      cells.push_back(r.measured_launches == 0 ? ""
+                      : r.all_measured       ? absl::StrCat(r.measured_launches, " (all)")
+                                             : absl::StrCat(r.measured_launches));
+    }
+    cells.push_back(FitName(Demangle(r.name), options.max_name_width));
+    table.AddRow(std::move(cells));
+  }
+  table.Write(out);
+  WriteMoreLine(s.kernels.size(), shown, "kernels", out);
+  if (any_measured) {
+    out << "  Measured: launches slowed by counter collection, left out of the statistics "
+           "(\"all\": every launch was measured and the statistics include them).\n";
+  }
+}
+
+void WriteApi(const analysis::Summary& s, const ReportOptions& options, std::ostream& out) {
+  out << "\nCUDA API\n";
+  if (s.api.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  const size_t shown = ShownRows(s.api.size(), options.top);
+  TextTable table(
+      {"Time %", "Total Time", "Num Calls", "Avg", "Med", "Min", "Max", "StdDev", "Name"});
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::ApiSummaryRow& r = s.api[i];
+    std::vector<std::string> cells = TimeCells(r.time_percent, r.stats);
+    cells.push_back(FitName(r.name, options.max_name_width));
+    table.AddRow(std::move(cells));
+  }
+  table.Write(out);
+  WriteMoreLine(s.api.size(), shown, "API functions", out);
+}
+
+void WriteMemory(const analysis::Summary& s, const ReportOptions& options, std::ostream& out) {
+  out << "\nMemory operations\n";
+  if (s.memory.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  const size_t shown = ShownRows(s.memory.size(), options.top);
+  TextTable table({"Time %", "Total Time", "Count", "Avg", "Med", "Min", "Max", "StdDev",
+                   "Total Size", "Bandwidth", "Operation"});
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::MemorySummaryRow& r = s.memory[i];
+    std::vector<std::string> cells = TimeCells(r.time_percent, r.stats);
+    cells.push_back(FormatBytes(r.total_bytes));
+    cells.push_back(absl::StrFormat("%.3f GB/s", r.bandwidth_gbps));
+    cells.push_back(r.operation);
+    table.AddRow(std::move(cells));
+  }
+  table.Write(out);
+  WriteMoreLine(s.memory.size(), shown, "operations", out);
+}
+
+void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions,
+                  const ReportOptions& options, std::ostream& out) {
+  out << "\nRegions\n";
+  if (regions.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  const size_t name_width = options.max_name_width;
+  const size_t shown = ShownRows(regions.size(), options.top);
+  TextTable table({"Total Time", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Kernels",
+                   "GPU Time", "Region"});
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::RegionSummaryRow& r = regions[i];
+    std::vector<std::string> cells = WithStats(
+        {FormatDuration(double(r.stats.total_ns)), absl::StrCat(r.stats.count)}, r.stats);
+    cells.push_back(absl::StrCat(r.kernel_count));
+    cells.push_back(FormatDuration(double(r.gpu_time_ns)));
+    cells.push_back(FitName(analysis::RegionLabel(r), name_width));
+    table.AddRow(std::move(cells));
+    for (const analysis::RegionTopKernel& k : r.top_kernels) {
+      table.AddDetail(absl::StrFormat("%s  %dx  %s", FormatDuration(double(k.total_ns)), k.count,
+                                      FitName(Demangle(k.name), name_width)));
+    }
+  }
+  table.Write(out);
+  WriteMoreLine(regions.size(), shown, "regions", out);
+}
+
+// --- Hardware counters ------------------------------------------------------------
+
+// "Ceilings GPU 0: FP32 66.9 TFLOP/s, ..., L1 ... (SM clock 1.755 GHz)"; unknown
+// ceilings are left out.
+std::string CeilingsLine(const analysis::Ceilings& c) {
+  std::vector<std::string> parts;
+  auto flops = [&](const char* label, double v) {
+    if (v > 0) parts.push_back(absl::StrCat(label, " ", analysis::FormatRate(v, "FLOP/s")));
+  };
+  auto bytes = [&](const char* label, double v) {
+    if (v > 0) parts.push_back(absl::StrCat(label, " ", analysis::FormatRate(v, "B/s")));
+  };
+  flops("FP32", c.peak_fp32_flops);
+  flops("FP64", c.peak_fp64_flops);
+  flops("FP16", c.peak_fp16_flops);
+  flops("bf16 tensor", c.peak_tensor_bf16_flops);
+  bytes("DRAM", c.peak_dram_bytes_per_s);
+  bytes("L2", c.peak_l2_bytes_per_s);
+  bytes("L1", c.peak_l1_bytes_per_s);
+  std::string line = absl::StrFormat("Ceilings GPU %d: ", c.device_id);
+  if (parts.empty()) {
+    absl::StrAppend(&line, "unknown (no peak or clock metrics)");
+  } else {
+    absl::StrAppend(&line, absl::StrJoin(parts, ", "));
+  }
+  if (c.sm_clock_hz > 0) {
+    absl::StrAppend(&line, absl::StrFormat(" (SM clock %.3f GHz)", c.sm_clock_hz / 1e9));
+  }
+  return line;
+}
+
+std::string PctCell(bool known, double pct) { return known ? FormatPercent(pct) : "-"; }
+
+std::string GbPerS(const analysis::KernelCounters& k, const char* bytes_metric,
+                   double bytes_per_s) {
+  return k.has(bytes_metric) && k.duration_ns > 0 ? absl::StrFormat("%.1f", bytes_per_s / 1e9)
+                                                  : "-";
+}
+
+// "occupancy: achieved ...% theoretical ...% (...)"; "" when neither is known.
+std::string OccupancyLine(const analysis::KernelCounters& k) {
+  if (!k.has_occupancy && !k.theoretical.valid) return "";
+  std::string l = "occupancy:";
+  if (k.has_occupancy) {
+    absl::StrAppend(&l, absl::StrFormat(" achieved %.1f%%", k.achieved_occupancy_pct));
+  }
+  if (k.theoretical.valid) {
+    absl::StrAppend(&l, absl::StrFormat(
+                            " theoretical %.1f%% (%d blocks, %d warps per SM; limited by %s)",
+                            k.theoretical.percent, k.theoretical.blocks_per_sm,
+                            k.theoretical.warps_per_sm, k.theoretical.limiter));
+  }
+  return l;
+}
+
+// Lines of the optional sections of a row (occupancy, stalls, memory, SOL).
+std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
+  std::vector<std::string> lines;
+  if (std::string occupancy = OccupancyLine(k); !occupancy.empty()) lines.push_back(occupancy);
+  if (!k.stalls.empty()) {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < k.stalls.size() && i < 4; ++i) {
+      parts.push_back(absl::StrFormat("%s %.0f%%", k.stalls[i].reason, k.stalls[i].percent));
+    }
+    lines.push_back(absl::StrCat("stalls: ", absl::StrJoin(parts, ", ")));
+  }
+  if (k.has_memory) {
+    lines.push_back(absl::StrFormat(
+        "memory: shared bank conflicts/inst ld %.2f st %.2f; global sectors/request ld %.2f "
+        "st %.2f",
+        k.shared_ld_conflicts_per_inst, k.shared_st_conflicts_per_inst,
+        k.global_ld_sectors_per_request, k.global_st_sectors_per_request));
+  }
+  if (k.has_sol) {
+    lines.push_back(absl::StrFormat(
+        "SOL: SM %.1f%%, memory %.1f%% (DRAM %.1f%%, L2 %.1f%%, L1 %.1f%%), tensor pipe %.1f%%, "
+        "FMA pipe %.1f%%; highest %s",
+        k.sol_sm_pct, k.sol_memory_pct, k.sol_dram_pct, k.sol_l2_pct, k.sol_l1_pct,
+        k.sol_tensor_pipe_pct, k.sol_fma_pipe_pct,
+        k.sol_highest_unit.empty() ? "-" : k.sol_highest_unit));
+  }
+  return lines;
+}
+
+std::vector<std::string> CounterCells(const analysis::KernelCounters& k, size_t name_width) {
+  const bool flops = k.total_flops > 0 || k.compute_known;
+  return {FormatPercent(k.time_percent),
+          k.region ? absl::StrCat(k.sets * k.max_passes, " inst")
+                   : absl::StrCat(k.measured_launches, "/", k.launches),
+          k.StrategyNames(),
+          k.duration_ns > 0 ? FormatDuration(k.duration_ns) : "-",
+          flops && k.duration_ns > 0 ? analysis::FormatRate(k.total_flops_per_s, "FLOP/s") : "-",
+          GbPerS(k, metrics::kDramBytes, k.dram_bytes_per_s),
+          GbPerS(k, metrics::kL2Bytes, k.l2_bytes_per_s),
+          GbPerS(k, metrics::kL1Bytes, k.l1_bytes_per_s),
+          k.has(metrics::kDramBytes) ? analysis::FormatRatio(k.ai_dram) : "-",
+          PctCell(k.compute_known, k.pct_compute),
+          PctCell(k.dram_known, k.pct_dram),
+          PctCell(k.l2_known, k.pct_l2),
+          PctCell(k.l1_known, k.pct_l1),
+          analysis::VerdictLabel(k),
+          FitName(k.region ? absl::StrCat("[region] ", k.name) : Demangle(k.name), name_width)};
+}
+
+void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters,
+                       const ReportOptions& options, std::ostream& out) {
+  out << "\nKernel counters\n";
+  const size_t shown = ShownRows(counters.size(), options.top);
+  TextTable table({"Time %", "Measured", "Strategy", "Duration", "FLOP/s", "DRAM GB/s",
+                   "L2 GB/s", "L1 GB/s", "AI DRAM", "Compute %", "DRAM %", "L2 %", "L1 %",
+                   "Verdict", "Name"},
+                  /*detail_indent=*/6);
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::KernelCounters& k = counters[i];
+    table.AddRow(CounterCells(k, options.max_name_width));
+    table.AddDetail(k.reason);
+    for (std::string& line : CounterDetails(k)) table.AddDetail(std::move(line));
+  }
+  table.Write(out);
+  WriteMoreLine(counters.size(), shown, "kernel signatures", out);
+  out << "  Measured: launches whose counters were measured / launches of the signature. "
+         "Compute %: the highest % of a FLOP roof (over FP64, FP32, FP16, bf16 tensor).\n";
+  bool any_region = false;
+  for (const analysis::KernelCounters& k : counters) any_region = any_region || k.region;
+  if (any_region) {
+    out << "  [region]: a region measured as a whole (one user range per instance, "
+           "instances = passes x samples); its values are the sum over its kernels.\n";
+  }
+}
+
+void WriteCounters(const ReportData& data, const ReportOptions& options, std::ostream& out) {
+  if (data.ceilings.empty() && data.counters.empty() && data.counter_notes.empty()) return;
+  out << "\nHardware counters\n";
+  for (const analysis::Ceilings& c : data.ceilings) out << "  " << CeilingsLine(c) << "\n";
+  if (!data.counters.empty()) WriteCounterTable(data.counters, options, out);
+  if (!data.counter_notes.empty()) {
+    out << "\n  Counter notes:\n";
+    for (const std::string& n : data.counter_notes) out << "    " << n << "\n";
+  }
+}
+
+}  // namespace
+
+void WriteText(const ReportData& data, const ReportOptions& options, std::ostream& out) {
+  const model::Profile& p = ProfileOf(data);
+  out << "cuscope report\n";
+  WriteRunFields(p, data.summary, out);
+  WriteRunWarnings(p.run, data.summary, out);
+  WriteKernels(data.summary, options, out);
+  WriteApi(data.summary, options, out);
+  WriteMemory(data.summary, options, out);
+  WriteRegions(data.regions, options, out);
+  WriteCounters(data, options, out);
+}
+
+}  // namespace cuscope::report
