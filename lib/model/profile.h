@@ -115,6 +115,7 @@ enum class MemcpyKind : uint8_t {
 enum class MemoryKind : uint8_t {
   kUnknown = 0, kPageable, kPinned, kDevice, kArray, kManaged, kDeviceStatic, kManagedStatic
 };
+// Enum names come from the tables of lib/model/enum_names.h.
 const char* MemcpyKindName(MemcpyKind k);   // "HtoD", ...
 const char* MemoryKindName(MemoryKind k);   // "pageable", "pinned", ...
 
