@@ -1,7 +1,7 @@
 // The profile: what one run of a program under cuscope recorded, as plain data.
 //
 // No CUPTI types and no output formats live here. lib/collect converts CUPTI
-// records into these structs; lib/model/store.h saves and loads them (SQLite);
+// records into these structs; lib/store saves and loads them (SQLite);
 // lib/analysis computes findings from them; lib/report writes them out.
 //
 // Times are nanoseconds on CUPTI's clock (the same clock for GPU and API records).

@@ -1,6 +1,5 @@
-// Tests of the profile file (lib/model/store.h): round trips, incremental
+// Tests of the profile file (lib/store): round trips, incremental
 // appends, crash survival, and clear errors for files that are not profiles.
-#include "lib/model/store.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -25,6 +24,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/model/profile.h"
+#include "lib/store/reader.h"
+#include "lib/store/schema.h"
+#include "lib/store/writer.h"
 #include "tests/test_util.h"
 #include "tests/unit/builders.h"
 
@@ -32,6 +34,10 @@ namespace cuscope::model {
 namespace {
 
 using ::testing::HasSubstr;
+using store::kSchemaVersion;
+using store::LoadProfile;
+using store::ProfileWriter;
+using store::SaveProfile;
 
 constexpr uint64_t kAbove32 = (uint64_t{1} << 32) + 12345;
 constexpr uint32_t kMax32 = std::numeric_limits<uint32_t>::max();
