@@ -1,4 +1,4 @@
-// Throughput of the profile file (lib/model/store.h): appending kernel rows the
+// Throughput of the profile file (lib/store): appending kernel rows the
 // way the collector does (one growing string table, one Append per batch), and
 // loading a profile back. Target: >= 500,000 kernel rows/s appended.
 //
@@ -13,10 +13,15 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "lib/model/profile.h"
-#include "lib/model/store.h"
+#include "lib/store/reader.h"
+#include "lib/store/writer.h"
 
 namespace cuscope::model {
 namespace {
+
+using store::LoadProfile;
+using store::ProfileWriter;
+using store::SaveProfile;
 
 std::string BenchPath(const char* name) {
   const char* tmpdir = std::getenv("TMPDIR");

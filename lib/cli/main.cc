@@ -27,10 +27,10 @@
 #include "absl/strings/str_join.h"
 #include "cuscope/version.h"
 #include "lib/inject/config.h"
-#include "lib/model/store.h"
 #include "lib/report/chrome_trace.h"
 #include "lib/report/report.h"
 #include "lib/report/roofline_svg.h"
+#include "lib/store/reader.h"
 
 // `cuscope run`: one flag per CUSCOPE_* setting; "" means not given (the
 // environment or the default applies).
@@ -290,7 +290,7 @@ int Report(const std::vector<std::string>& args) {
   }
   cuscope::report::ReportOptions options;
   if (!ParseTop("report", &options)) return kUsageError;
-  absl::StatusOr<cuscope::model::Profile> profile = cuscope::model::LoadProfile(args[0]);
+  absl::StatusOr<cuscope::model::Profile> profile = cuscope::store::LoadProfile(args[0]);
   if (!profile.ok()) {
     std::cerr << "cuscope: report: " << profile.status().message() << "\n";
     return 1;
@@ -332,12 +332,12 @@ int Diff(const std::vector<std::string>& args) {
   }
   cuscope::report::ReportOptions options;
   if (!ParseTop("diff", &options)) return kUsageError;
-  absl::StatusOr<cuscope::model::Profile> base = cuscope::model::LoadProfile(args[0]);
+  absl::StatusOr<cuscope::model::Profile> base = cuscope::store::LoadProfile(args[0]);
   if (!base.ok()) {
     std::cerr << "cuscope: diff: " << base.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<cuscope::model::Profile> next = cuscope::model::LoadProfile(args[1]);
+  absl::StatusOr<cuscope::model::Profile> next = cuscope::store::LoadProfile(args[1]);
   if (!next.ok()) {
     std::cerr << "cuscope: diff: " << next.status().message() << "\n";
     return 1;
@@ -373,7 +373,7 @@ int Export(const std::vector<std::string>& args) {
     }
     out_path += ".trace.json";
   }
-  absl::StatusOr<cuscope::model::Profile> profile = cuscope::model::LoadProfile(args[0]);
+  absl::StatusOr<cuscope::model::Profile> profile = cuscope::store::LoadProfile(args[0]);
   if (!profile.ok()) {
     std::cerr << "cuscope: export: " << profile.status().message() << "\n";
     return 1;

@@ -26,8 +26,9 @@
 #include "lib/collect/capture.h"
 #include "lib/collect/scopes.h"
 #include "lib/collect/counters.h"
-#include "lib/model/store.h"
 #include "lib/report/report.h"
+#include "lib/store/reader.h"
+#include "lib/store/writer.h"
 
 namespace cuscope::inject {
 namespace {
@@ -67,7 +68,7 @@ struct SessionState {
   bool active ABSL_GUARDED_BY(mu) = false;
   config::Config config;
   std::string path;
-  std::unique_ptr<model::ProfileWriter> writer;
+  std::unique_ptr<store::ProfileWriter> writer;
   absl::Mutex writer_mu;  // guards writer use from CUPTI's thread
   bool write_failed = false;
   model::RunInfo run;
@@ -245,7 +246,7 @@ absl::Status Start(const config::GetEnv& getenv) {
     setenv("CUSCOPE_OWNER_PID", absl::StrCat(pid).c_str(), 1);
   }
 
-  auto writer = model::ProfileWriter::Create(s.path);
+  auto writer = store::ProfileWriter::Create(s.path);
   if (!writer.ok()) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot write the profile: ", writer.status().message()));
@@ -409,7 +410,7 @@ absl::Status Stop(const std::string& reason) {
   }
   // On a signal the user wants the program gone: the report is for `cuscope report`.
   if (s.config.report == config::ReportMode::kText && !failed && !on_signal) {
-    absl::StatusOr<model::Profile> profile = model::LoadProfile(s.path);
+    absl::StatusOr<model::Profile> profile = store::LoadProfile(s.path);
     if (profile.ok()) {
       std::ostringstream text;
       report::ReportOptions options;

@@ -35,48 +35,6 @@ const std::string& StringTable::Get(StringId id) const {
   return id < strings_.size() ? strings_[id] : strings_[0];
 }
 
-const char* MemcpyKindName(MemcpyKind k) {
-  switch (k) {
-    case MemcpyKind::kHtoD: return "HtoD";
-    case MemcpyKind::kDtoH: return "DtoH";
-    case MemcpyKind::kHtoA: return "HtoA";
-    case MemcpyKind::kAtoH: return "AtoH";
-    case MemcpyKind::kAtoA: return "AtoA";
-    case MemcpyKind::kAtoD: return "AtoD";
-    case MemcpyKind::kDtoA: return "DtoA";
-    case MemcpyKind::kDtoD: return "DtoD";
-    case MemcpyKind::kHtoH: return "HtoH";
-    case MemcpyKind::kPtoP: return "PtoP";
-    case MemcpyKind::kUnknown: break;
-  }
-  return "unknown";
-}
-
-const char* MemoryKindName(MemoryKind k) {
-  switch (k) {
-    case MemoryKind::kPageable: return "pageable";
-    case MemoryKind::kPinned: return "pinned";
-    case MemoryKind::kDevice: return "device";
-    case MemoryKind::kArray: return "array";
-    case MemoryKind::kManaged: return "managed";
-    case MemoryKind::kDeviceStatic: return "device_static";
-    case MemoryKind::kManagedStatic: return "managed_static";
-    case MemoryKind::kUnknown: break;
-  }
-  return "unknown";
-}
-
-const char* SyncTypeName(SyncType t) {
-  switch (t) {
-    case SyncType::kEventSynchronize: return "cudaEventSynchronize";
-    case SyncType::kStreamWaitEvent: return "cudaStreamWaitEvent";
-    case SyncType::kStreamSynchronize: return "cudaStreamSynchronize";
-    case SyncType::kContextSynchronize: return "cudaDeviceSynchronize";
-    case SyncType::kUnknown: break;
-  }
-  return "unknown";
-}
-
 bool DeviceInfo::operator==(const DeviceInfo& o) const {
   return std::tie(id, name, uuid, compute_major, compute_minor, sm_count, global_memory_bytes,
                   global_memory_bandwidth_kbps, l2_cache_bytes, max_threads_per_block,
@@ -153,15 +111,6 @@ bool OverheadRecord::operator==(const OverheadRecord& o) const {
 size_t Profile::record_count() const {
   return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
          ranges.size() + overheads.size() + counters.size() + device_metrics.size();
-}
-
-const char* CounterStrategyName(CounterStrategy s) {
-  switch (s) {
-    case CounterStrategy::kRotate: return "rotate";
-    case CounterStrategy::kKernelReplay: return "kernel replay";
-    case CounterStrategy::kUserRange: return "region";
-  }
-  return "unknown";
 }
 
 double CounterSet::value(const StringTable& strings, std::string_view metric,

@@ -1,7 +1,7 @@
 // The profile: what one run of a program under cuscope recorded, as plain data.
 //
 // No CUPTI types and no output formats live here. lib/collect converts CUPTI
-// records into these structs; lib/model/store.h saves and loads them (SQLite);
+// records into these structs; lib/store saves and loads them (SQLite);
 // lib/analysis computes findings from them; lib/report writes them out.
 //
 // Times are nanoseconds on CUPTI's clock (the same clock for GPU and API records).
@@ -115,6 +115,7 @@ enum class MemcpyKind : uint8_t {
 enum class MemoryKind : uint8_t {
   kUnknown = 0, kPageable, kPinned, kDevice, kArray, kManaged, kDeviceStatic, kManagedStatic
 };
+// Enum names come from the tables of lib/model/enum_names.h.
 const char* MemcpyKindName(MemcpyKind k);   // "HtoD", ...
 const char* MemoryKindName(MemoryKind k);   // "pageable", "pinned", ...
 

@@ -19,6 +19,7 @@
 #include "lib/analysis/regions.h"
 #include "lib/analysis/roofline.h"
 #include "lib/analysis/summary.h"
+#include "lib/model/enum_names.h"
 #include "lib/report/demangle.h"
 #include "lib/report/output_file.h"
 #include "rapidjson/writer.h"
@@ -187,16 +188,6 @@ const char* KinetoSyncKind(model::SyncType t) {
     case model::SyncType::kUnknown: break;
   }
   return "Unknown Sync";
-}
-
-const char* RangeSourceName(model::RangeSource s) {
-  switch (s) {
-    case model::RangeSource::kNvtxPushPop: return "nvtx push/pop";
-    case model::RangeSource::kNvtxStartEnd: return "nvtx start/end";
-    case model::RangeSource::kNvtxMark: return "nvtx mark";
-    case model::RangeSource::kScope: return "scope";
-  }
-  return "unknown";
 }
 
 // Streams trace events through a rapidjson::Writer, counting them.
@@ -725,7 +716,7 @@ absl::Status Write(const model::Profile& p, std::FILE* out, ChromeTraceStats* st
     }
     t.BeginComplete("user_annotation", p.str(r.name), pid, r.thread_id, r.start_ns, r.end_ns);
     t.Key("range id"), w.Uint64(r.id);
-    t.Key("source"), t.Str(RangeSourceName(r.source));
+    t.Key("source"), t.Str(model::EnumDisplayName(r.source));
     if (r.domain != model::kEmptyString) t.Key("domain"), t.Str(p.str(r.domain));
     t.EndComplete();
   }

@@ -24,8 +24,8 @@
 #include "lib/analysis/regions.h"
 #include "lib/analysis/roofline.h"
 #include "lib/model/metrics.h"
-#include "lib/model/store.h"
 #include "lib/report/chrome_trace.h"
+#include "lib/store/reader.h"
 #include "rapidjson/document.h"
 #include "tests/test_util.h"
 
@@ -109,7 +109,7 @@ TEST_F(GpuTest, InjectionRecordsTheWholeTimeline) {
   ASSERT_EQ(r.exit_code, 7) << r.err;  // the exit code passes through
   int launches = LaunchCount(r.out);
   ASSERT_GT(launches, 0) << r.out;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status() << "\n" << r.err;
   const model::Profile& p = *profile;
 
@@ -219,7 +219,7 @@ TEST_F(GpuTest, CuscopeRunPassesExitCodeAndWritesProfile) {
   ASSERT_EQ(r.exit_code, 5) << r.err;
   EXPECT_NE(r.err.find("GPU kernels"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("profile written to " + path), std::string::npos) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(static_cast<int>(profile->kernels.size()), LaunchCount(r.out));
   // The report command reads it.
@@ -234,7 +234,7 @@ TEST_F(GpuTest, ForkedChildDoesNotTouchTheProfile) {
   Result r = RunProgram({Example("fork_demo")}, InjectEnv(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("child_status 0"), std::string::npos) << r.out;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->kernels.size(), 20u);
   EXPECT_EQ(profile->run.exit_reason, "exit");
@@ -250,7 +250,7 @@ TEST_F(GpuTest, SigtermWritesTheProfileAndEndsAsTheProgramWould) {
   EXPECT_LT(seconds, 3 + 5) << r.err;  // the handler waits at most 3 s
   std::cerr << "SIGTERM: ended after " << seconds << " s\n" << r.err;
   EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.exit_code << "\n" << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status() << "\n" << r.err;
   EXPECT_GT(profile->kernels.size(), 1000u);
   EXPECT_EQ(profile->run.exit_reason, "signal 15");
@@ -283,7 +283,7 @@ TEST_F(GpuTest, PyTorchUnderCuscopeRun) {
                          "python3", SourceDir() + "/examples/python/torch_loop.py", "20"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status() << "\n" << r.err;
   EXPECT_GE(profile->kernels.size(), 20u * 4);
   std::multiset<std::string> ranges;
@@ -307,7 +307,7 @@ TEST_F(GpuTest, RooflineCountersAreExactAndVerdictsRight) {
                          "--metrics=roofline", "--", Example("counters_demo"), "5", "3", "1000"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->run.extra["counters.strategy"], "kernel replay") << r.err;
   std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
@@ -348,7 +348,7 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
                          "5", "3", "1000"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->run.extra["counters.strategy"], "rotate");
   int saxpy_sets = 0, tiny_sets = 0;
@@ -392,7 +392,7 @@ TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("metric \"dram__byte.sum\" is not available on GH100"), std::string::npos)
       << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok());
   EXPECT_EQ(profile->kernels.size(), 2u);  // the trace went on
   EXPECT_NE(profile->run.extra["counters.status"].find("dram__bytes"), std::string::npos);
@@ -406,7 +406,7 @@ TEST_F(GpuTest, Bf16GemmIsComputeBoundOnTensorCores) {
                          "--", "python3", SourceDir() + "/examples/python/bf16_gemm.py", "8192", "3"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
   ASSERT_FALSE(all.empty()) << r.err;
@@ -423,7 +423,7 @@ TEST_F(GpuTest, CppRegionsHoldTheirKernels) {
   std::string path = TempPath("regions_demo.sqlite");
   Result r = RunProgram({Example("timeline_demo")}, InjectEnv(path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok());
   std::map<std::string, analysis::RegionSummaryRow> rows;
   for (auto& row : analysis::SummarizeRegions(*profile)) rows[row.path] = row;
@@ -441,7 +441,7 @@ TEST_F(GpuTest, LinkedScopesAndInjectionGiveOneProfiler) {
   std::string own = TempPath("scopes_own.sqlite");
   Result r = RunProgram({Example("scopes_demo"), own}, {});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  auto profile = model::LoadProfile(own);
+  auto profile = store::LoadProfile(own);
   ASSERT_TRUE(profile.ok()) << profile.status() << r.err;
   std::map<std::string, analysis::RegionSummaryRow> rows;
   for (auto& row : analysis::SummarizeRegions(*profile)) rows[row.path] = row;
@@ -458,7 +458,7 @@ TEST_F(GpuTest, LinkedScopesAndInjectionGiveOneProfiler) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(Exists(injected));
   EXPECT_EQ(r.err.find("cuscope: profiling pid"), r.err.rfind("cuscope: profiling pid")) << r.err;
-  profile = model::LoadProfile(linked);
+  profile = store::LoadProfile(linked);
   ASSERT_TRUE(profile.ok()) << profile.status();
   rows.clear();
   for (auto& row : analysis::SummarizeRegions(*profile)) rows[row.path] = row;
@@ -477,7 +477,7 @@ TEST_F(GpuTest, PyTorchRegionsEagerAndCompiled) {
     if (mode == "compiled") cmd.push_back("--compile");
     Result r = RunProgram(cmd, {});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto profile = model::LoadProfile(path);
+    auto profile = store::LoadProfile(path);
     ASSERT_TRUE(profile.ok()) << profile.status();
     for (auto& row : analysis::SummarizeRegions(*profile)) runs[mode][row.path] = row;
     Result rep = RunProgram({BuildDir() + "/bin/cuscope", "report", path, "--top=8"}, {});
@@ -506,7 +506,7 @@ TEST_F(GpuTest, RegionCountersOfACppScopeAreExact) {
                          Example("scopes_demo"), path, "8"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->run.extra["counters.strategy"], "region (user range)") << r.err;
   ASSERT_EQ(profile->counters.size(), 1u) << r.err;  // one sample (per_signature=1)
@@ -541,7 +541,7 @@ TEST_F(GpuTest, RegionCountersOfThePyTorchForwardPass) {
                          "python3", SourceDir() + "/examples/python/transformer_regions.py"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
   const auto* forward = Find(all, "step/forward");
@@ -574,7 +574,7 @@ TEST_F(GpuTest, CaptureBetweenProfilerStartAndStop) {
                          Example("profiler_api_demo")},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->kernels.size(), 20u) << r.err;
   EXPECT_EQ(profile->run.extra["capture.windows"], "1");
@@ -593,8 +593,8 @@ TEST_F(GpuTest, CaptureFirstInstancesOfARegion) {
                   "--report=none", "--capture=range:^step$:2", "--", "python3", script},
                  {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto all = model::LoadProfile(all_path);
-  auto two = model::LoadProfile(two_path);
+  auto all = store::LoadProfile(all_path);
+  auto two = store::LoadProfile(two_path);
   ASSERT_TRUE(all.ok() && two.ok());
   std::map<std::string, analysis::RegionSummaryRow> rows_all, rows_two;
   for (auto& row : analysis::SummarizeRegions(*all)) rows_all[row.path] = row;
@@ -621,7 +621,7 @@ TEST_F(GpuTest, CountersOnlyInsideMatchingRegions) {
                          SourceDir() + "/examples/python/transformer_regions.py"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   ASSERT_FALSE(profile->counters.empty()) << r.err;
   // Every measured launch was made inside an `mlp` range on its thread.
@@ -655,7 +655,7 @@ TEST_F(GpuTest, TorchProfilerInsideATracedProgram) {
                         {});
   std::cerr << r.err << r.out;
   ASSERT_EQ(r.exit_code, 0) << r.err;  // the program runs on
-  auto profile = model::LoadProfile(path);
+  auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_GE(profile->kernels.size(), 100u);  // at least the launches before torch.profiler
   std::cerr << "cuscope kernels: " << profile->kernels.size() << "\n";

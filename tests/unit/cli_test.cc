@@ -21,7 +21,6 @@
 
 #include "gtest/gtest.h"
 #include "lib/inject/config.h"
-#include "lib/model/store.h"
 #include "tests/test_util.h"
 #include "rapidjson/document.h"
 

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/analysis/roofline.h"
-#include "lib/model/store.h"
+#include "lib/store/reader.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -20,7 +20,7 @@ const KernelCounters* Find(const std::vector<KernelCounters>& all, const std::st
 class RecordedCounters : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto p = model::LoadProfile(std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-counters-demo.sqlite");
+    auto p = store::LoadProfile(std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-counters-demo.sqlite");
     ASSERT_TRUE(p.ok()) << p.status();
     profile_ = std::move(*p);
     all_ = AnalyzeCounters(profile_);

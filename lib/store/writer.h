@@ -1,11 +1,14 @@
-// Saving and loading profiles: a SQLite database whose schema is documented in
-// docs/profile-format.md. The writer appends batches as they arrive, each in one
-// transaction, so a crash of the profiled program keeps what was already written.
-#ifndef CUSCOPE_LIB_MODEL_STORE_H_
-#define CUSCOPE_LIB_MODEL_STORE_H_
+// Saving profiles: a SQLite database whose schema is documented in
+// docs/profile-format.md (and described in lib/store/schema.h). The writer appends
+// batches as they arrive, each in one transaction, so a crash of the profiled
+// program keeps what was already written.
+#ifndef CUSCOPE_LIB_STORE_WRITER_H_
+#define CUSCOPE_LIB_STORE_WRITER_H_
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -13,11 +16,7 @@
 
 struct sqlite3;
 
-namespace cuscope::model {
-
-// The schema version this build writes and reads. Bump it on any change of tables
-// or columns; LoadProfile refuses other versions with a clear error.
-inline constexpr int kSchemaVersion = 2;
+namespace cuscope::store {
 
 class ProfileWriter {
  public:
@@ -28,13 +27,13 @@ class ProfileWriter {
   ProfileWriter& operator=(const ProfileWriter&) = delete;
 
   // Replaces the run metadata (call at start and again at the end).
-  absl::Status WriteRunInfo(const RunInfo& run);
+  absl::Status WriteRunInfo(const model::RunInfo& run);
   // Inserts or replaces devices by id.
-  absl::Status WriteDevices(const std::vector<DeviceInfo>& devices);
+  absl::Status WriteDevices(const std::vector<model::DeviceInfo>& devices);
   // Appends the records of `batch`, and the strings of batch.strings that this
   // writer has not written yet (strings are append-only: the batch's table must be
   // the same growing table on every call). One transaction.
-  absl::Status Append(const Profile& batch);
+  absl::Status Append(const model::Profile& batch);
   absl::Status Close();
   const std::string& path() const { return path_; }
 
@@ -48,12 +47,8 @@ class ProfileWriter {
 };
 
 // Writes a whole profile (Create + WriteRunInfo + WriteDevices + Append + Close).
-absl::Status SaveProfile(const Profile& profile, const std::string& path);
+absl::Status SaveProfile(const model::Profile& profile, const std::string& path);
 
-// Reads a profile back. A missing file, a file that is not a cuscope profile, or
-// one of another schema version gives an error naming the path and the problem.
-absl::StatusOr<Profile> LoadProfile(const std::string& path);
+}  // namespace cuscope::store
 
-}  // namespace cuscope::model
-
-#endif  // CUSCOPE_LIB_MODEL_STORE_H_
+#endif  // CUSCOPE_LIB_STORE_WRITER_H_

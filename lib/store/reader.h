@@ -1,0 +1,20 @@
+// Loading profiles: reads a profile file (lib/store/schema.h, documented in
+// docs/profile-format.md) back into a model::Profile, checking its structure and
+// every value.
+#ifndef CUSCOPE_LIB_STORE_READER_H_
+#define CUSCOPE_LIB_STORE_READER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lib/model/profile.h"
+
+namespace cuscope::store {
+
+// Reads a profile back. A missing file, a file that is not a cuscope profile, or
+// one of another schema version gives an error naming the path and the problem.
+absl::StatusOr<model::Profile> LoadProfile(const std::string& path);
+
+}  // namespace cuscope::store
+
+#endif  // CUSCOPE_LIB_STORE_READER_H_

@@ -1,0 +1,50 @@
+#include "lib/store/row_reader.h"
+
+namespace cuscope::store {
+
+void RowReader::StrId(const char* column, model::StringId& out) {
+  int index = index_;
+  Int(column, out);
+  if (ok() && out >= string_count_) {
+    Fail(column, index, absl::StrCat("a string id below ", string_count_));
+  }
+}
+
+void RowReader::Text(const char* column, std::string& out) {
+  int index = index_++;
+  if (!ok()) return;
+  if (sqlite3_column_type(stmt_, index) != SQLITE_TEXT) {
+    Fail(column, index, "text");
+    return;
+  }
+  const unsigned char* text = sqlite3_column_text(stmt_, index);
+  int bytes = sqlite3_column_bytes(stmt_, index);
+  out.assign(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes));
+}
+
+void RowReader::Real(const char* column, double& out) {
+  int index = index_++;
+  if (!ok()) return;
+  switch (sqlite3_column_type(stmt_, index)) {
+    case SQLITE_FLOAT:
+    case SQLITE_INTEGER:  // not written by us (REAL affinity), but a number
+      out = sqlite3_column_double(stmt_, index);
+      return;
+    case SQLITE_NULL:
+      out = std::numeric_limits<double>::quiet_NaN();  // how NaN is stored
+      return;
+    default:
+      Fail(column, index, "a number (or NULL for NaN)");
+  }
+}
+
+void RowReader::Fail(const char* column, int index, absl::string_view expected) {
+  const unsigned char* text = sqlite3_column_text(stmt_, index);
+  std::string value =
+      text == nullptr ? "NULL" : absl::StrCat("'", reinterpret_cast<const char*>(text), "'");
+  if (value.size() > 64) value = absl::StrCat(value.substr(0, 61), "...");
+  error_ = absl::StrFormat("%s row %d: column %s holds %s, expected %s", table_, row_, column,
+                           value, expected);
+}
+
+}  // namespace cuscope::store

@@ -1,0 +1,426 @@
+// ProfileWriter: creates a profile file (schema.h's tables and fixed rows) and
+// appends batches to it, each in one transaction.
+#include "lib/store/writer.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/store/schema.h"
+#include "lib/store/sqlite.h"
+
+namespace cuscope::store {
+
+using model::CounterSet;
+using model::DeviceInfo;
+using model::Profile;
+using model::RunInfo;
+using model::StringId;
+
+namespace {
+
+// Rows per multi-row INSERT. Stepping a statement has a fixed cost (start, halt,
+// reset) that one-row INSERTs pay per row; 64 rows of 20 columns stay well under
+// SQLite's limit of 32766 parameters.
+constexpr size_t kRowsPerInsert = 64;
+
+// Binds records' fields to an INSERT's parameters, in column order; successive
+// records go to the successive rows of a multi-row INSERT.
+class Binder {
+ public:
+  Binder(sqlite3_stmt* stmt, size_t string_count) : stmt_(stmt), string_count_(string_count) {}
+
+  template <typename T>
+  void Int(const char*, const T& value) {
+    // uint64 values are stored as their int64 bit pattern (ns timestamps fit).
+    sqlite3_bind_int64(stmt_, index_++, static_cast<sqlite3_int64>(value));
+  }
+  void StrId(const char* column, const StringId& id) {
+    if (id >= string_count_ && bad_column_ == nullptr) {
+      bad_column_ = column;
+      bad_id_ = id;
+      bad_row_ = row_;
+    }
+    sqlite3_bind_int64(stmt_, index_++, id);
+  }
+  void Text(const char*, const std::string& s) {
+    // SQLITE_STATIC: `s` outlives the sqlite3_step that reads it.
+    sqlite3_bind_text64(stmt_, index_++, s.data(), s.size(), SQLITE_STATIC, SQLITE_UTF8);
+  }
+  void Real(const char*, const double& value) {
+    // SQLite would store a NaN as NULL anyway; say so. Infinities are stored as such.
+    if (std::isnan(value)) {
+      sqlite3_bind_null(stmt_, index_++);
+    } else {
+      sqlite3_bind_double(stmt_, index_++, value);
+    }
+  }
+
+  // Call before binding each record but the first.
+  void NextRow() { ++row_; }
+
+  // A StringId that is not in the batch's string table, if any, and the row
+  // (counted from 0 in this statement) that holds it.
+  const char* bad_column() const { return bad_column_; }
+  StringId bad_id() const { return bad_id_; }
+  size_t bad_row() const { return bad_row_; }
+
+ private:
+  sqlite3_stmt* stmt_;
+  size_t string_count_;
+  int index_ = 1;
+  size_t row_ = 0;
+  const char* bad_column_ = nullptr;
+  StringId bad_id_ = 0;
+  size_t bad_row_ = 0;
+};
+
+// A record table's INSERTs: of one row, and of kRowsPerInsert rows.
+struct Inserter {
+  Stmt one, many;
+};
+
+// Decimal text of integers, for meta rows.
+struct MetaWriter {
+  std::vector<std::pair<std::string, std::string>> rows;
+  template <typename T>
+  void Int(const char* key, const T& value) {
+    rows.emplace_back(key, absl::StrCat(value));
+  }
+  void Text(const char* key, const std::string& value) { rows.emplace_back(key, value); }
+};
+
+// Replace, not reuse: removes the old profile at `path` and any journal it left,
+// which SQLite would otherwise "roll back" into the new file.
+absl::Status RemoveOldProfile(const std::string& path) {
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+    std::string file = absl::StrCat(path, suffix);
+    if (unlink(file.c_str()) != 0 && errno != ENOENT && errno != ENOTDIR) {
+      return absl::ErrnoToStatus(errno, absl::StrFormat("cannot replace profile %s", file));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Writes the schema and its fixed rows into the new file.
+absl::Status CreateSchema(sqlite3* db, const std::string& path) {
+  // journal_mode=DELETE keeps the profile one self-contained file (no -wal/-shm)
+  // and lets a crash mid-batch roll back cleanly. synchronous=OFF: we only need
+  // to survive the profiled process dying, and the OS keeps what we wrote; not
+  // paying an fsync per batch keeps the writer off the application's critical path.
+  // The schema and its fixed rows go in one transaction: the file is a complete
+  // profile, or has no tables at all.
+  std::string setup = absl::StrFormat(
+      "PRAGMA journal_mode=DELETE;\n"
+      "PRAGMA synchronous=OFF;\n"
+      "PRAGMA application_id=%d;\n"
+      "BEGIN;\n%s%s\nCOMMIT;",
+      kApplicationId, SchemaSql(), FixedRowsSql());
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    absl::Status status =
+        absl::Status(WriteErrorCode(db, rc),
+                     absl::StrCat("cannot create profile ", path, ": ",
+                                  error != nullptr ? error : sqlite3_errmsg(db),
+                                  ErrnoSuffix(db)));
+    sqlite3_free(error);
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+// Names records[i] in the message about a bad string id: "kernels[3]".
+template <typename Rec>
+struct TableLabel {
+  std::string operator()(size_t i) const { return absl::StrCat(Table<Rec>::kName, "[", i, "]"); }
+};
+
+// Inserts records[first, first + rows) with `insert`, an INSERT of `rows` rows.
+// `label(i)` names records[i] in the message of a bad string id.
+template <typename Rec, typename Label>
+int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t first,
+               size_t rows, size_t string_count, std::string& bad, const Label& label) {
+  Binder binder(insert, string_count);
+  for (size_t i = first; i < first + rows; ++i) {
+    if (i != first) binder.NextRow();
+    Table<Rec>::Visit(records[i], binder);
+  }
+  if (binder.bad_column() != nullptr) {
+    sqlite3_clear_bindings(insert);  // drop the pointers to the batch's strings
+    bad = absl::StrFormat("%s.%s is %d but the batch has %d strings",
+                          label(first + binder.bad_row()), binder.bad_column(), binder.bad_id(),
+                          string_count);
+    return SQLITE_MISMATCH;
+  }
+  return StepDone(insert);
+}
+
+// Inserts every record of `records`; on failure returns the SQLite code, or
+// SQLITE_MISMATCH with `bad` set for a StringId outside the batch's table.
+template <typename Rec, typename Label = TableLabel<Rec>>
+int InsertAll(const Inserter& insert, const std::vector<Rec>& records, size_t string_count,
+              std::string& bad, const Label& label = Label()) {
+  size_t i = 0;
+  int rc = SQLITE_OK;
+  for (; rc == SQLITE_OK && i + kRowsPerInsert <= records.size(); i += kRowsPerInsert) {
+    rc = InsertRows(insert.many.get(), records, i, kRowsPerInsert, string_count, bad, label);
+  }
+  for (; rc == SQLITE_OK && i < records.size(); ++i) {
+    rc = InsertRows(insert.one.get(), records, i, 1, string_count, bad, label);
+  }
+  return rc;
+}
+
+// Inserts the counter sets of a batch as rows of counter_sets (ids first_id,
+// first_id + 1, ...), counter_launches and counter_values. A bad string id is
+// named by the batch's field: "counters[2].name_id", "counters[2].values[1].metric_id".
+int InsertCounters(const Inserter& insert_sets, const Inserter& insert_launches,
+                   const Inserter& insert_values, const std::vector<CounterSet>& counters,
+                   int64_t first_id, size_t string_count, std::string& bad) {
+  if (counters.empty()) return SQLITE_OK;
+  std::vector<CounterSetRow> sets;
+  std::vector<CounterLaunchRow> launches;
+  std::vector<CounterValueRow> values;
+  std::vector<size_t> first_value;  // index in `values` of each set's first value
+  sets.reserve(counters.size());
+  first_value.reserve(counters.size());
+  for (size_t i = 0; i < counters.size(); ++i) {
+    const CounterSet& c = counters[i];
+    const int64_t id = first_id + static_cast<int64_t>(i);
+    sets.push_back({id, c.device_id, c.name, c.grid, c.block, c.strategy, c.passes});
+    for (uint32_t correlation_id : c.correlation_ids) launches.push_back({id, correlation_id});
+    first_value.push_back(values.size());
+    for (const auto& [metric, value] : c.values) values.push_back({id, metric, value});
+  }
+  int rc = InsertAll(insert_sets, sets, string_count, bad,
+                     [](size_t i) { return absl::StrCat("counters[", i, "]"); });
+  if (rc == SQLITE_OK) rc = InsertAll(insert_launches, launches, string_count, bad);
+  if (rc == SQLITE_OK) {
+    rc = InsertAll(insert_values, values, string_count, bad, [&](size_t i) {
+      const size_t set = static_cast<size_t>(values[i].set_id - first_id);
+      return absl::StrCat("counters[", set, "].values[", i - first_value[set], "]");
+    });
+  }
+  return rc;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// ProfileWriter.
+
+struct ProfileWriter::Statements {
+  Stmt begin, commit, rollback;
+  Stmt insert_meta, clear_run_meta;
+  Stmt insert_string;
+  Stmt upsert_device;
+  Inserter kernels, memcpys, memsets, api_calls, syncs, ranges, overheads;
+  Inserter counter_sets, counter_launches, counter_values, device_metrics;
+  // Counter sets in the file (committed); the next set gets this + 1 as its id.
+  int64_t counter_sets_written = 0;
+
+  // Prepares every statement; an error says "cannot create profile <path>: ...".
+  absl::Status PrepareAll(sqlite3* db, const std::string& path);
+};
+
+absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::string& path) {
+  struct {
+    Stmt* stmt;
+    std::string sql;
+  } const statements[] = {
+      {&begin, "BEGIN"},
+      {&commit, "COMMIT"},
+      {&rollback, "ROLLBACK"},
+      {&insert_meta, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"},
+      {&clear_run_meta,
+       "DELETE FROM meta WHERE key NOT IN ('schema_version', 'format')"},
+      {&insert_string, "INSERT INTO strings (id, text) VALUES (?, ?)"},
+      {&upsert_device, UpsertDeviceSql()},
+      {&kernels.one, InsertSql<model::KernelRecord>()},
+      {&kernels.many, InsertSql<model::KernelRecord>(kRowsPerInsert)},
+      {&memcpys.one, InsertSql<model::MemcpyRecord>()},
+      {&memcpys.many, InsertSql<model::MemcpyRecord>(kRowsPerInsert)},
+      {&memsets.one, InsertSql<model::MemsetRecord>()},
+      {&memsets.many, InsertSql<model::MemsetRecord>(kRowsPerInsert)},
+      {&api_calls.one, InsertSql<model::ApiRecord>()},
+      {&api_calls.many, InsertSql<model::ApiRecord>(kRowsPerInsert)},
+      {&syncs.one, InsertSql<model::SyncRecord>()},
+      {&syncs.many, InsertSql<model::SyncRecord>(kRowsPerInsert)},
+      {&ranges.one, InsertSql<model::RangeRecord>()},
+      {&ranges.many, InsertSql<model::RangeRecord>(kRowsPerInsert)},
+      {&overheads.one, InsertSql<model::OverheadRecord>()},
+      {&overheads.many, InsertSql<model::OverheadRecord>(kRowsPerInsert)},
+      {&counter_sets.one, InsertSql<CounterSetRow>()},
+      {&counter_sets.many, InsertSql<CounterSetRow>(kRowsPerInsert)},
+      {&counter_launches.one, InsertSql<CounterLaunchRow>()},
+      {&counter_launches.many, InsertSql<CounterLaunchRow>(kRowsPerInsert)},
+      {&counter_values.one, InsertSql<CounterValueRow>()},
+      {&counter_values.many, InsertSql<CounterValueRow>(kRowsPerInsert)},
+      {&device_metrics.one, InsertSql<model::DeviceMetric>()},
+      {&device_metrics.many, InsertSql<model::DeviceMetric>(kRowsPerInsert)},
+  };
+  for (const auto& s : statements) {
+    absl::StatusOr<Stmt> stmt = Prepare(db, s.sql);
+    if (!stmt.ok()) {
+      return absl::Status(stmt.status().code(), absl::StrCat("cannot create profile ", path,
+                                                             ": ", stmt.status().message()));
+    }
+    *s.stmt = *std::move(stmt);
+  }
+  return absl::OkStatus();
+}
+
+ProfileWriter::ProfileWriter(sqlite3* db, std::string path)
+    : db_(db), path_(std::move(path)) {}
+
+ProfileWriter::~ProfileWriter() { Close().IgnoreError(); }
+
+absl::StatusOr<std::unique_ptr<ProfileWriter>> ProfileWriter::Create(const std::string& path) {
+  if (absl::Status s = RemoveOldProfile(path); !s.ok()) return s;
+
+  // NOMUTEX: a writer is used by one thread at a time, so SQLite's per-call mutex
+  // would only cost time (a few percent of an Append).
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  if (raw == nullptr) return absl::ResourceExhaustedError("sqlite3_open_v2: out of memory");
+  std::unique_ptr<ProfileWriter> writer(new ProfileWriter(raw, path));
+  if (rc != SQLITE_OK) return WriteError(raw, rc, path, "cannot create profile");
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  if (absl::Status s = CreateSchema(raw, path); !s.ok()) return s;
+
+  auto stmts = std::make_unique<Statements>();
+  if (absl::Status s = stmts->PrepareAll(raw, path); !s.ok()) return s;
+  writer->stmts_ = std::move(stmts);
+  writer->strings_written_ = 1;  // the empty string, id 0, is one of the fixed rows
+  return writer;
+}
+
+absl::Status ProfileWriter::WriteRunInfo(const RunInfo& run) {
+  if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
+  MetaWriter meta;
+  VisitRunInfo(run, meta);
+  for (const auto& [key, value] : run.extra) {
+    meta.rows.emplace_back(absl::StrCat(kExtraPrefix, key), value);
+  }
+
+  return InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
+                       stmts_->rollback.get(), "cannot write run info to", [&] {
+    // Replace: keys of an earlier call that this RunInfo lacks (extra.*) must go.
+    int rc = StepDone(stmts_->clear_run_meta.get());
+    sqlite3_stmt* insert = stmts_->insert_meta.get();
+    for (size_t i = 0; rc == SQLITE_OK && i < meta.rows.size(); ++i) {
+      const auto& [key, value] = meta.rows[i];
+      sqlite3_bind_text64(insert, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
+      sqlite3_bind_text64(insert, 2, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+      rc = StepDone(insert);
+    }
+    return rc;
+  });
+}
+
+absl::Status ProfileWriter::WriteDevices(const std::vector<DeviceInfo>& devices) {
+  if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
+  return InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
+                       stmts_->rollback.get(), "cannot write devices to", [&] {
+    int rc = SQLITE_OK;
+    sqlite3_stmt* upsert = stmts_->upsert_device.get();
+    for (size_t i = 0; rc == SQLITE_OK && i < devices.size(); ++i) {
+      Binder binder(upsert, 0);
+      Table<DeviceInfo>::Visit(devices[i], binder);
+      rc = StepDone(upsert);
+    }
+    return rc;
+  });
+}
+
+absl::Status ProfileWriter::Append(const Profile& batch) {
+  if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
+  const size_t string_count = batch.strings.size();
+  if (string_count < strings_written_) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "appending to %s: the batch has %d strings but %d were already written; every "
+        "batch must share one growing StringTable",
+        path_, string_count, strings_written_));
+  }
+  if (string_count == strings_written_ && batch.record_count() == 0) return absl::OkStatus();
+
+  std::string bad;
+  absl::Status status = InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
+                                      stmts_->rollback.get(), "cannot append to", [&] {
+    int rc = SQLITE_OK;
+    sqlite3_stmt* insert_string = stmts_->insert_string.get();
+    for (size_t id = strings_written_; rc == SQLITE_OK && id < string_count; ++id) {
+      const std::string& text = batch.strings.Get(static_cast<StringId>(id));
+      sqlite3_bind_int64(insert_string, 1, static_cast<sqlite3_int64>(id));
+      sqlite3_bind_text64(insert_string, 2, text.data(), text.size(), SQLITE_STATIC,
+                          SQLITE_UTF8);
+      rc = StepDone(insert_string);
+    }
+    const Statements& s = *stmts_;
+    if (rc == SQLITE_OK) rc = InsertAll(s.kernels, batch.kernels, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.memcpys, batch.memcpys, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.memsets, batch.memsets, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.api_calls, batch.api_calls, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.syncs, batch.syncs, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
+    if (rc == SQLITE_OK) {
+      rc = InsertCounters(s.counter_sets, s.counter_launches, s.counter_values, batch.counters,
+                          s.counter_sets_written + 1, string_count, bad);
+    }
+    if (rc == SQLITE_OK) {
+      rc = InsertAll(s.device_metrics, batch.device_metrics, string_count, bad);
+    }
+    return rc;
+  });
+  if (!status.ok()) {
+    if (bad.empty()) return status;
+    return absl::InvalidArgumentError(
+        absl::StrFormat("appending to %s: string id out of range: %s", path_, bad));
+  }
+  strings_written_ = string_count;
+  stmts_->counter_sets_written += static_cast<int64_t>(batch.counters.size());
+  return absl::OkStatus();
+}
+
+absl::Status ProfileWriter::Close() {
+  if (db_ == nullptr) return absl::OkStatus();
+  stmts_.reset();  // statements must be finalized before the connection closes
+  int rc = sqlite3_close(db_);
+  absl::Status status = rc == SQLITE_OK ? absl::OkStatus()
+                                        : WriteError(db_, rc, path_, "cannot close profile");
+  if (rc != SQLITE_OK) sqlite3_close_v2(db_);  // closes once nothing is pending
+  db_ = nullptr;
+  return status;
+}
+
+// ---------------------------------------------------------------------------
+
+absl::Status SaveProfile(const Profile& profile, const std::string& path) {
+  absl::StatusOr<std::unique_ptr<ProfileWriter>> writer = ProfileWriter::Create(path);
+  if (!writer.ok()) return writer.status();
+  absl::Status status = (*writer)->WriteRunInfo(profile.run);
+  if (status.ok()) status = (*writer)->WriteDevices(profile.devices);
+  if (status.ok()) status = (*writer)->Append(profile);
+  if (status.ok()) status = (*writer)->Close();
+  if (!status.ok()) {
+    writer->reset();
+    unlink(path.c_str());  // no half-written profile left behind
+  }
+  return status;
+}
+
+}  // namespace cuscope::store
