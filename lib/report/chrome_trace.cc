@@ -17,7 +17,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/regions.h"
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
+#include "lib/report/verdict_text.h"
 #include "lib/analysis/summary.h"
 #include "lib/report/demangle.h"
 #include "lib/report/output_file.h"
@@ -606,8 +607,8 @@ absl::Status Write(const model::Profile& p, std::FILE* out, ChromeTraceStats* st
         w.EndObject();
         t.Key("counter strategy"), t.Str(model::CounterStrategyName(set.strategy));
         if (const analysis::KernelCounters* kc = verdict_of_set[it->second]) {
-          t.Key("verdict"), t.Str(analysis::VerdictName(kc->verdict));
-          t.Key("verdict reason"), t.Str(kc->reason);
+          t.Key("verdict"), t.Str(analysis::VerdictName(kc->verdict.bound));
+          t.Key("verdict reason"), t.Str(CountersReason(*kc));
         }
       }
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
@@ -13,6 +14,8 @@
 #include "lib/model/metrics.h"
 #include "lib/report/cut.h"
 #include "lib/report/demangle.h"
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
 
@@ -229,10 +232,10 @@ void JsonTable(JsonWriter& w, absl::string_view name, const std::vector<Row>& ro
 std::string CeilingsLine(const analysis::Ceilings& c) {
   std::vector<std::string> parts;
   auto flops = [&](const char* label, double v) {
-    if (v > 0) parts.push_back(absl::StrCat(label, " ", analysis::FormatRate(v, "FLOP/s")));
+    if (v > 0) parts.push_back(absl::StrCat(label, " ", FormatRate(v, "FLOP/s")));
   };
   auto bytes = [&](const char* label, double v) {
-    if (v > 0) parts.push_back(absl::StrCat(label, " ", analysis::FormatRate(v, "B/s")));
+    if (v > 0) parts.push_back(absl::StrCat(label, " ", FormatRate(v, "B/s")));
   };
   flops("FP32", c.peak_fp32_flops);
   flops("FP64", c.peak_fp64_flops);
@@ -251,7 +254,7 @@ std::string CeilingsLine(const analysis::Ceilings& c) {
   return line;
 }
 
-std::string PctCell(bool known, double pct) { return known ? FormatPercent(pct) : "-"; }
+std::string PctCell(const std::optional<double>& pct) { return pct ? FormatPercent(*pct) : "-"; }
 
 std::string GbPerS(const analysis::KernelCounters& k, const char* bytes_metric, double bytes_per_s) {
   return k.has(bytes_metric) && k.duration_ns > 0 ? absl::StrFormat("%.1f", bytes_per_s / 1e9) : "-";
@@ -260,9 +263,9 @@ std::string GbPerS(const analysis::KernelCounters& k, const char* bytes_metric, 
 // Lines of the optional sections of a row (occupancy, stalls, memory, SOL).
 std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
   std::vector<std::string> lines;
-  if (k.has_occupancy || k.theoretical.valid) {
+  if (k.achieved_occupancy || k.theoretical.valid) {
     std::string l = "occupancy:";
-    if (k.has_occupancy) absl::StrAppend(&l, absl::StrFormat(" achieved %.1f%%", k.achieved_occupancy_pct));
+    if (k.achieved_occupancy) absl::StrAppend(&l, absl::StrFormat(" achieved %.1f%%", k.achieved_occupancy->percent));
     if (k.theoretical.valid) {
       absl::StrAppend(&l, absl::StrFormat(" theoretical %.1f%% (%d blocks, %d warps per SM; limited by %s)",
                                           k.theoretical.percent, k.theoretical.blocks_per_sm,
@@ -277,19 +280,19 @@ std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
     }
     lines.push_back(absl::StrCat("stalls: ", absl::StrJoin(parts, ", ")));
   }
-  if (k.has_memory) {
+  if (k.memory) {
     lines.push_back(absl::StrFormat(
         "memory: shared bank conflicts/inst ld %.2f st %.2f; global sectors/request ld %.2f st %.2f",
-        k.shared_ld_conflicts_per_inst, k.shared_st_conflicts_per_inst,
-        k.global_ld_sectors_per_request, k.global_st_sectors_per_request));
+        k.memory->shared_ld_conflicts_per_inst, k.memory->shared_st_conflicts_per_inst,
+        k.memory->global_ld_sectors_per_request, k.memory->global_st_sectors_per_request));
   }
-  if (k.has_sol) {
+  if (k.sol) {
     lines.push_back(absl::StrFormat(
         "SOL: SM %.1f%%, memory %.1f%% (DRAM %.1f%%, L2 %.1f%%, L1 %.1f%%), tensor pipe %.1f%%, "
         "FMA pipe %.1f%%; highest %s",
-        k.sol_sm_pct, k.sol_memory_pct, k.sol_dram_pct, k.sol_l2_pct, k.sol_l1_pct,
-        k.sol_tensor_pipe_pct, k.sol_fma_pipe_pct,
-        k.sol_highest_unit.empty() ? "-" : k.sol_highest_unit));
+        k.sol->sm_pct, k.sol->memory_pct, k.sol->dram_pct, k.sol->l2_pct, k.sol->l1_pct,
+        k.sol->tensor_pipe_pct, k.sol->fma_pipe_pct,
+        k.sol->highest_unit.empty() ? "-" : k.sol->highest_unit));
   }
   return lines;
 }
@@ -489,25 +492,25 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
                       /*detail_indent=*/6);
       for (size_t i = 0; i < shown; ++i) {
         const analysis::KernelCounters& k = data.counters[i];
-        const bool flops = k.total_flops > 0 || k.compute_known;
+        const bool flops = k.total_flops > 0 || k.pct_compute.has_value();
         table.AddRow({FormatPercent(k.time_percent),
                       k.region ? absl::StrCat(k.sets * k.max_passes, " inst")
                                : absl::StrCat(k.measured_launches, "/", k.launches),
                       k.StrategyNames(),
                       k.duration_ns > 0 ? FormatDuration(k.duration_ns) : "-",
-                      flops && k.duration_ns > 0 ? analysis::FormatRate(k.total_flops_per_s, "FLOP/s") : "-",
+                      flops && k.duration_ns > 0 ? FormatRate(k.total_flops_per_s, "FLOP/s") : "-",
                       GbPerS(k, metrics::kDramBytes, k.dram_bytes_per_s),
                       GbPerS(k, metrics::kL2Bytes, k.l2_bytes_per_s),
                       GbPerS(k, metrics::kL1Bytes, k.l1_bytes_per_s),
-                      k.has(metrics::kDramBytes) ? analysis::FormatRatio(k.ai_dram) : "-",
-                      PctCell(k.compute_known, k.pct_compute),
-                      PctCell(k.dram_known, k.pct_dram),
-                      PctCell(k.l2_known, k.pct_l2),
-                      PctCell(k.l1_known, k.pct_l1),
-                      analysis::VerdictLabel(k),
+                      k.has(metrics::kDramBytes) ? FormatRatio(k.ai_dram) : "-",
+                      PctCell(k.pct_compute),
+                      PctCell(k.pct_dram),
+                      PctCell(k.pct_l2),
+                      PctCell(k.pct_l1),
+                      VerdictLabel(k.verdict),
                       Truncate(k.region ? absl::StrCat("[region] ", k.name) : Demangle(k.name),
                                name_width)});
-        table.AddDetail(k.reason);
+        table.AddDetail(CountersReason(k));
         for (std::string& line : CounterDetails(k)) table.AddDetail(std::move(line));
       }
       table.Write(out);
@@ -650,7 +653,7 @@ void WriteCsv(const ReportData& data, const ReportOptions& options, std::ostream
                  "ai_dram", "ai_l2", "ai_l1", "pct_fp32", "pct_fp64", "pct_fp16", "pct_tensor",
                  "pct_compute", "pct_dram", "pct_l2", "pct_l1", "verdict", "small_grid",
                  "reason", "name"});
-    auto pct = [](bool known, double v) { return known ? CsvRatio(v) : std::string(); };
+    auto pct = [](const std::optional<double>& v) { return v ? CsvRatio(*v) : std::string(); };
     for (size_t i = 0, n = ShownRows(data.counters.size(), options.top); i < n; ++i) {
       const analysis::KernelCounters& k = data.counters[i];
       CsvRow(out, {absl::StrCat(k.device_id), CsvDim(k.grid), CsvDim(k.block),
@@ -662,10 +665,10 @@ void WriteCsv(const ReportData& data, const ReportOptions& options, std::ostream
                    CsvRatio(k.l1_bytes), CsvRatio(k.dram_bytes_per_s), CsvRatio(k.l2_bytes_per_s),
                    CsvRatio(k.l1_bytes_per_s), CsvRatio(k.ai_dram), CsvRatio(k.ai_l2),
                    CsvRatio(k.ai_l1), CsvRatio(k.pct_fp32), CsvRatio(k.pct_fp64),
-                   CsvRatio(k.pct_fp16), CsvRatio(k.pct_tensor), pct(k.compute_known, k.pct_compute),
-                   pct(k.dram_known, k.pct_dram), pct(k.l2_known, k.pct_l2),
-                   pct(k.l1_known, k.pct_l1), analysis::VerdictName(k.verdict),
-                   k.small_grid ? "1" : "0", CsvField(k.reason), CsvField(Demangle(k.name))});
+                   CsvRatio(k.pct_fp16), CsvRatio(k.pct_tensor), pct(k.pct_compute),
+                   pct(k.pct_dram), pct(k.pct_l2),
+                   pct(k.pct_l1), analysis::VerdictName(k.verdict.bound),
+                   k.verdict.small_grid ? "1" : "0", CsvField(CountersReason(k)), CsvField(Demangle(k.name))});
     }
   }
   if (!data.counter_notes.empty()) {
@@ -818,9 +821,10 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
       Key(w, "region"), w.Bool(k.region);
       if (k.region) {
         // The region's kernels per traced instance (0/null when unknown).
-        Key(w, "region_kernel_ns"), num_or_null(k.region_kernel_ns > 0, k.region_kernel_ns);
+        const analysis::RegionKernels rk = k.region_kernels.value_or(analysis::RegionKernels());
+        Key(w, "region_kernel_ns"), num_or_null(k.region_kernels.has_value(), rk.ns_per_instance);
         Key(w, "region_kernel_flops_per_s"),
-            num_or_null(k.region_kernel_ns > 0 && k.total_flops > 0, k.region_kernel_flops_per_s);
+            num_or_null(k.region_kernels.has_value() && k.total_flops > 0, rk.flops_per_s);
       }
       Key(w, "time_percent"), Num(w, k.time_percent);
       Key(w, "total_time_ns"), w.Uint64(k.total_time_ns);
@@ -873,10 +877,10 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
       Key(w, "fp64"), Num(w, k.pct_fp64);
       Key(w, "fp16"), Num(w, k.pct_fp16);
       Key(w, "tensor_bf16"), Num(w, k.pct_tensor);
-      Key(w, "compute"), num_or_null(k.compute_known, k.pct_compute);
-      Key(w, "dram"), num_or_null(k.dram_known, k.pct_dram);
-      Key(w, "l2"), num_or_null(k.l2_known, k.pct_l2);
-      Key(w, "l1"), num_or_null(k.l1_known, k.pct_l1);
+      Key(w, "compute"), num_or_null(k.pct_compute.has_value(), k.pct_compute.value_or(0));
+      Key(w, "dram"), num_or_null(k.pct_dram.has_value(), k.pct_dram.value_or(0));
+      Key(w, "l2"), num_or_null(k.pct_l2.has_value(), k.pct_l2.value_or(0));
+      Key(w, "l1"), num_or_null(k.pct_l1.has_value(), k.pct_l1.value_or(0));
       w.EndObject();
       Key(w, "dominant_precision"), Str(w, analysis::PrecisionName(k.dominant));
       Key(w, "ridge");
@@ -885,15 +889,16 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
       Key(w, "l2"), Num(w, k.ridge_l2);
       Key(w, "l1"), Num(w, k.ridge_l1);
       w.EndObject();
-      Key(w, "verdict"), Str(w, analysis::VerdictName(k.verdict));
-      Key(w, "small_grid"), w.Bool(k.small_grid);
+      Key(w, "verdict"), Str(w, analysis::VerdictName(k.verdict.bound));
+      Key(w, "small_grid"), w.Bool(k.verdict.small_grid);
       Key(w, "wave_blocks"), w.Uint64(k.wave_blocks);
-      Key(w, "reason"), Str(w, k.reason);
-      if (k.has_occupancy || k.theoretical.valid) {
+      Key(w, "reason"), Str(w, CountersReason(k));
+      if (k.achieved_occupancy || k.theoretical.valid) {
         Key(w, "occupancy");
         w.StartObject();
-        Key(w, "achieved_pct"), num_or_null(k.has_occupancy, k.achieved_occupancy_pct);
-        Key(w, "achieved_warps_per_sm"), num_or_null(k.has_occupancy, k.achieved_warps_per_sm);
+        const analysis::AchievedOccupancy achieved = k.achieved_occupancy.value_or(analysis::AchievedOccupancy());
+        Key(w, "achieved_pct"), num_or_null(k.achieved_occupancy.has_value(), achieved.percent);
+        Key(w, "achieved_warps_per_sm"), num_or_null(k.achieved_occupancy.has_value(), achieved.warps_per_sm);
         if (k.theoretical.valid) {
           Key(w, "theoretical_pct"), Num(w, k.theoretical.percent);
           Key(w, "blocks_per_sm"), w.Int(k.theoretical.blocks_per_sm);
@@ -913,26 +918,26 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
         }
         w.EndArray();
       }
-      if (k.has_memory) {
+      if (k.memory) {
         Key(w, "memory");
         w.StartObject();
-        Key(w, "shared_ld_bank_conflicts_per_inst"), Num(w, k.shared_ld_conflicts_per_inst);
-        Key(w, "shared_st_bank_conflicts_per_inst"), Num(w, k.shared_st_conflicts_per_inst);
-        Key(w, "global_ld_sectors_per_request"), Num(w, k.global_ld_sectors_per_request);
-        Key(w, "global_st_sectors_per_request"), Num(w, k.global_st_sectors_per_request);
+        Key(w, "shared_ld_bank_conflicts_per_inst"), Num(w, k.memory->shared_ld_conflicts_per_inst);
+        Key(w, "shared_st_bank_conflicts_per_inst"), Num(w, k.memory->shared_st_conflicts_per_inst);
+        Key(w, "global_ld_sectors_per_request"), Num(w, k.memory->global_ld_sectors_per_request);
+        Key(w, "global_st_sectors_per_request"), Num(w, k.memory->global_st_sectors_per_request);
         w.EndObject();
       }
-      if (k.has_sol) {
+      if (k.sol) {
         Key(w, "sol");
         w.StartObject();
-        Key(w, "sm_pct"), Num(w, k.sol_sm_pct);
-        Key(w, "memory_pct"), Num(w, k.sol_memory_pct);
-        Key(w, "dram_pct"), Num(w, k.sol_dram_pct);
-        Key(w, "l2_pct"), Num(w, k.sol_l2_pct);
-        Key(w, "l1_pct"), Num(w, k.sol_l1_pct);
-        Key(w, "tensor_pipe_pct"), Num(w, k.sol_tensor_pipe_pct);
-        Key(w, "fma_pipe_pct"), Num(w, k.sol_fma_pipe_pct);
-        Key(w, "highest_unit"), Str(w, k.sol_highest_unit);
+        Key(w, "sm_pct"), Num(w, k.sol->sm_pct);
+        Key(w, "memory_pct"), Num(w, k.sol->memory_pct);
+        Key(w, "dram_pct"), Num(w, k.sol->dram_pct);
+        Key(w, "l2_pct"), Num(w, k.sol->l2_pct);
+        Key(w, "l1_pct"), Num(w, k.sol->l1_pct);
+        Key(w, "tensor_pipe_pct"), Num(w, k.sol->tensor_pipe_pct);
+        Key(w, "fma_pipe_pct"), Num(w, k.sol->fma_pipe_pct);
+        Key(w, "highest_unit"), Str(w, k.sol->highest_unit);
         w.EndObject();
       }
       Key(w, "metrics");

@@ -9,7 +9,7 @@
 
 #include "lib/analysis/compare.h"
 #include "lib/analysis/regions.h"
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/profile.h"
 
