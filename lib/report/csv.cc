@@ -1,5 +1,8 @@
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 #include "lib/report/csv.h"
 
+#include <optional>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -166,7 +169,7 @@ void WriteCeilings(const std::vector<analysis::Ceilings>& ceilings, std::ostream
 
 // One row of # kernel_counters (a field mapping, in the order of the header).
 Fields CounterFields(const analysis::KernelCounters& k) {
-  auto pct = [](bool known, double v) { return known ? CsvRatio(v) : std::string(); };
+  auto pct = [](const std::optional<double>& v) { return v ? CsvRatio(*v) : std::string(); };
   return {absl::StrCat(k.device_id), CsvDim(k.grid), CsvDim(k.block),
           CsvNum(k.time_percent), absl::StrCat(k.total_time_ns), absl::StrCat(k.launches),
           absl::StrCat(k.measured_launches), absl::StrCat(k.sets),
@@ -176,10 +179,10 @@ Fields CounterFields(const analysis::KernelCounters& k) {
           CsvRatio(k.l1_bytes), CsvRatio(k.dram_bytes_per_s), CsvRatio(k.l2_bytes_per_s),
           CsvRatio(k.l1_bytes_per_s), CsvRatio(k.ai_dram), CsvRatio(k.ai_l2),
           CsvRatio(k.ai_l1), CsvRatio(k.pct_fp32), CsvRatio(k.pct_fp64),
-          CsvRatio(k.pct_fp16), CsvRatio(k.pct_tensor), pct(k.compute_known, k.pct_compute),
-          pct(k.dram_known, k.pct_dram), pct(k.l2_known, k.pct_l2),
-          pct(k.l1_known, k.pct_l1), analysis::VerdictName(k.verdict),
-          k.small_grid ? "1" : "0", CsvField(k.reason), CsvField(Demangle(k.name))};
+          CsvRatio(k.pct_fp16), CsvRatio(k.pct_tensor), pct(k.pct_compute),
+          pct(k.pct_dram), pct(k.pct_l2),
+          pct(k.pct_l1), analysis::VerdictName(k.verdict.bound),
+          k.verdict.small_grid ? "1" : "0", CsvField(CountersReason(k)), CsvField(Demangle(k.name))};
 }
 
 void WriteCounters(const std::vector<analysis::KernelCounters>& counters, int top,

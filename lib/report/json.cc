@@ -1,5 +1,8 @@
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 #include "lib/report/json.h"
 
+#include <optional>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -191,9 +194,10 @@ void WriteCounterIdentity(Writer& w, const analysis::KernelCounters& k) {
   Key(w, "region"), w.Bool(k.region);
   if (k.region) {
     // The region's kernels per traced instance (0/null when unknown).
-    Key(w, "region_kernel_ns"), NumOrNull(w, k.region_kernel_ns > 0, k.region_kernel_ns);
+    Key(w, "region_kernel_ns"), NumOrNull(w, k.region_kernels.has_value(), k.region_kernels.value_or(analysis::RegionKernels()).ns_per_instance);
     Key(w, "region_kernel_flops_per_s"),
-        NumOrNull(w, k.region_kernel_ns > 0 && k.total_flops > 0, k.region_kernel_flops_per_s);
+        NumOrNull(w, k.region_kernels.has_value() && k.total_flops > 0,
+                  k.region_kernels.value_or(analysis::RegionKernels()).flops_per_s);
   }
   Key(w, "time_percent"), Num(w, k.time_percent);
   Key(w, "total_time_ns"), w.Uint64(k.total_time_ns);
@@ -251,25 +255,27 @@ void WriteCounterRoofline(Writer& w, const analysis::KernelCounters& k) {
   Key(w, "fp64"), Num(w, k.pct_fp64);
   Key(w, "fp16"), Num(w, k.pct_fp16);
   Key(w, "tensor_bf16"), Num(w, k.pct_tensor);
-  Key(w, "compute"), NumOrNull(w, k.compute_known, k.pct_compute);
-  Key(w, "dram"), NumOrNull(w, k.dram_known, k.pct_dram);
-  Key(w, "l2"), NumOrNull(w, k.l2_known, k.pct_l2);
-  Key(w, "l1"), NumOrNull(w, k.l1_known, k.pct_l1);
+  Key(w, "compute"), NumOrNull(w, k.pct_compute.has_value(), k.pct_compute.value_or(0));
+  Key(w, "dram"), NumOrNull(w, k.pct_dram.has_value(), k.pct_dram.value_or(0));
+  Key(w, "l2"), NumOrNull(w, k.pct_l2.has_value(), k.pct_l2.value_or(0));
+  Key(w, "l1"), NumOrNull(w, k.pct_l1.has_value(), k.pct_l1.value_or(0));
   w.EndObject();
   Key(w, "dominant_precision"), Str(w, analysis::PrecisionName(k.dominant));
   MemoryLevels(w, "ridge", k.ridge_dram, k.ridge_l2, k.ridge_l1);
-  Key(w, "verdict"), Str(w, analysis::VerdictName(k.verdict));
-  Key(w, "small_grid"), w.Bool(k.small_grid);
+  Key(w, "verdict"), Str(w, analysis::VerdictName(k.verdict.bound));
+  Key(w, "small_grid"), w.Bool(k.verdict.small_grid);
   Key(w, "wave_blocks"), w.Uint64(k.wave_blocks);
-  Key(w, "reason"), Str(w, k.reason);
+  Key(w, "reason"), Str(w, CountersReason(k));
 }
 
 void WriteOccupancy(Writer& w, const analysis::KernelCounters& k) {
-  if (!k.has_occupancy && !k.theoretical.valid) return;
+  if (!k.achieved_occupancy && !k.theoretical.valid) return;
   Key(w, "occupancy");
   w.StartObject();
-  Key(w, "achieved_pct"), NumOrNull(w, k.has_occupancy, k.achieved_occupancy_pct);
-  Key(w, "achieved_warps_per_sm"), NumOrNull(w, k.has_occupancy, k.achieved_warps_per_sm);
+  const analysis::AchievedOccupancy achieved =
+      k.achieved_occupancy.value_or(analysis::AchievedOccupancy());
+  Key(w, "achieved_pct"), NumOrNull(w, k.achieved_occupancy.has_value(), achieved.percent);
+  Key(w, "achieved_warps_per_sm"), NumOrNull(w, k.achieved_occupancy.has_value(), achieved.warps_per_sm);
   if (k.theoretical.valid) {
     Key(w, "theoretical_pct"), Num(w, k.theoretical.percent);
     Key(w, "blocks_per_sm"), w.Int(k.theoretical.blocks_per_sm);
@@ -293,26 +299,26 @@ void WriteCounterSections(Writer& w, const analysis::KernelCounters& k) {
     }
     w.EndArray();
   }
-  if (k.has_memory) {
+  if (k.memory) {
     Key(w, "memory");
     w.StartObject();
-    Key(w, "shared_ld_bank_conflicts_per_inst"), Num(w, k.shared_ld_conflicts_per_inst);
-    Key(w, "shared_st_bank_conflicts_per_inst"), Num(w, k.shared_st_conflicts_per_inst);
-    Key(w, "global_ld_sectors_per_request"), Num(w, k.global_ld_sectors_per_request);
-    Key(w, "global_st_sectors_per_request"), Num(w, k.global_st_sectors_per_request);
+    Key(w, "shared_ld_bank_conflicts_per_inst"), Num(w, k.memory->shared_ld_conflicts_per_inst);
+    Key(w, "shared_st_bank_conflicts_per_inst"), Num(w, k.memory->shared_st_conflicts_per_inst);
+    Key(w, "global_ld_sectors_per_request"), Num(w, k.memory->global_ld_sectors_per_request);
+    Key(w, "global_st_sectors_per_request"), Num(w, k.memory->global_st_sectors_per_request);
     w.EndObject();
   }
-  if (k.has_sol) {
+  if (k.sol) {
     Key(w, "sol");
     w.StartObject();
-    Key(w, "sm_pct"), Num(w, k.sol_sm_pct);
-    Key(w, "memory_pct"), Num(w, k.sol_memory_pct);
-    Key(w, "dram_pct"), Num(w, k.sol_dram_pct);
-    Key(w, "l2_pct"), Num(w, k.sol_l2_pct);
-    Key(w, "l1_pct"), Num(w, k.sol_l1_pct);
-    Key(w, "tensor_pipe_pct"), Num(w, k.sol_tensor_pipe_pct);
-    Key(w, "fma_pipe_pct"), Num(w, k.sol_fma_pipe_pct);
-    Key(w, "highest_unit"), Str(w, k.sol_highest_unit);
+    Key(w, "sm_pct"), Num(w, k.sol->sm_pct);
+    Key(w, "memory_pct"), Num(w, k.sol->memory_pct);
+    Key(w, "dram_pct"), Num(w, k.sol->dram_pct);
+    Key(w, "l2_pct"), Num(w, k.sol->l2_pct);
+    Key(w, "l1_pct"), Num(w, k.sol->l1_pct);
+    Key(w, "tensor_pipe_pct"), Num(w, k.sol->tensor_pipe_pct);
+    Key(w, "fma_pipe_pct"), Num(w, k.sol->fma_pipe_pct);
+    Key(w, "highest_unit"), Str(w, k.sol->highest_unit);
     w.EndObject();
   }
   Key(w, "metrics");

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lib/analysis/regions.h"
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/profile.h"
 

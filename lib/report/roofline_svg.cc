@@ -11,17 +11,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/report/cut.h"
 #include "lib/report/demangle.h"
+#include "lib/report/number_format.h"
 #include "lib/report/output_file.h"
+#include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
 namespace {
 
 using analysis::Ceilings;
 using analysis::KernelCounters;
-using analysis::Verdict;
+using analysis::Bound;
 
 // Layout of one device's chart (pixels).
 constexpr double kWidth = 1000;
@@ -70,14 +72,14 @@ std::string ShortName(const std::string& raw) {
   return std::string(v);
 }
 
-const char* VerdictColor(Verdict v) {
-  switch (v) {
-    case Verdict::kComputeBound: return "#d62728";
-    case Verdict::kDramBound: return "#ff7f0e";
-    case Verdict::kL2Bound: return "#8c564b";
-    case Verdict::kL1Bound: return "#e377c2";
-    case Verdict::kLatencyBound: return "#7f7f7f";
-    case Verdict::kUnknown: break;
+const char* VerdictColor(Bound b) {
+  switch (b) {
+    case Bound::kCompute: return "#d62728";
+    case Bound::kDram: return "#ff7f0e";
+    case Bound::kL2: return "#8c564b";
+    case Bound::kL1: return "#e377c2";
+    case Bound::kLatency: return "#7f7f7f";
+    case Bound::kUnknown: break;
   }
   return "#17becf";
 }
@@ -240,7 +242,7 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
                           "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(%.1f %.1f %.1f)\" "
                           "fill=\"%s\" class=\"roof\">%s</text>\n",
                           px, py, slope_deg, px, py, m.color,
-                          Escape(absl::StrCat(m.label, " ", analysis::FormatRate(m.value, "B/s"))));
+                          Escape(absl::StrCat(m.label, " ", FormatRate(m.value, "B/s"))));
   }
   for (const Roof& r : compute) {
     if (r.value < yl || r.value > yh) continue;
@@ -250,7 +252,7 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
     Line(out, s.X(x0), y, s.X(xh), y, r.color, 2);
     // The label above the roof, or below it when the roof is at the top of the plot.
     Text(out, s.X(xh) - 4, y - kPlotTop < 16 ? y + 14 : y - 5,
-         Escape(absl::StrCat(r.label, " ", analysis::FormatRate(r.value, "FLOP/s"))),
+         Escape(absl::StrCat(r.label, " ", FormatRate(r.value, "FLOP/s"))),
          absl::StrCat(" text-anchor=\"end\" fill=\"", r.color, "\" class=\"roof\"").c_str());
   }
   if (compute.empty() && memory.empty()) {
@@ -265,7 +267,7 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (!plotted[i]) continue;
     const KernelCounters& k = *kernels[i];
-    const char* color = VerdictColor(k.verdict);
+    const char* color = VerdictColor(k.verdict.bound);
     const double y = s.Y(k.total_flops_per_s);
     const double x = s.X(k.ai_dram);
     double x_min_level = x, x_max_level = x;
@@ -281,7 +283,7 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
       absl::StrAppendFormat(&out,
                             "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"%s\" "
                             "fill-opacity=\"0.35\" stroke=\"%s\"><title>L2: %s FLOP/B</title></rect>\n",
-                            s.X(k.ai_l2) - 4, y - 4, color, color, analysis::FormatRatio(k.ai_l2));
+                            s.X(k.ai_l2) - 4, y - 4, color, color, FormatRatio(k.ai_l2));
     }
     if (Plottable(k.ai_l1)) {
       const double lx = s.X(k.ai_l1);
@@ -289,13 +291,13 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
                             "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" "
                             "fill-opacity=\"0.35\" stroke=\"%s\"><title>L1: %s FLOP/B</title></polygon>\n",
                             lx, y - 5, lx - 5, y + 4, lx + 5, y + 4, color, color,
-                            analysis::FormatRatio(k.ai_l1));
+                            FormatRatio(k.ai_l1));
     }
     absl::StrAppendFormat(
         &out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\"><title>%s</title></circle>\n",
         x, y, color,
-        Escape(absl::StrCat(Demangle(k.name), "\n", analysis::FormatRate(k.total_flops_per_s, "FLOP/s"),
-                            ", AI ", analysis::FormatRatio(k.ai_dram), " FLOP/B (DRAM)\n", k.reason)));
+        Escape(absl::StrCat(Demangle(k.name), "\n", FormatRate(k.total_flops_per_s, "FLOP/s"),
+                            ", AI ", FormatRatio(k.ai_dram), " FLOP/B (DRAM)\n", CountersReason(k))));
     // The label right of the point, or left of it near the plot's right edge.
     const bool left = x > kPlotLeft + kPlotWidth - 160;
     Text(out, left ? x - 8 : x + 8, y - 6,
@@ -312,7 +314,7 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
     for (const Roof& r : *group) {
       Line(out, kLegendLeft, ly - 4, kLegendLeft + 24, ly - 4, r.color, 2);
       const char* unit = group == &compute ? "FLOP/s" : "B/s";
-      Text(out, kLegendLeft + 30, ly, Escape(absl::StrCat(r.label, " ", analysis::FormatRate(r.value, unit))));
+      Text(out, kLegendLeft + 30, ly, Escape(absl::StrCat(r.label, " ", FormatRate(r.value, unit))));
       ly += kLineHeight;
     }
   }
@@ -332,14 +334,14 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
     absl::StrAppendFormat(&out,
                           "<rect class=\"swatch\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" "
                           "fill=\"%s\" fill-opacity=\"%s\"/>\n",
-                          kLegendLeft + 1, ly - 8, VerdictColor(k.verdict), plotted[i] ? "1" : "0.2");
+                          kLegendLeft + 1, ly - 8, VerdictColor(k.verdict.bound), plotted[i] ? "1" : "0.2");
     Text(out, kLegendLeft + 14, ly,
          Escape(absl::StrCat(i + 1, ". ", CutWithEllipsis(Demangle(k.name), kLegendChars))));
     ly += kLineHeight;
-    std::string detail = analysis::VerdictLabel(k);
+    std::string detail = VerdictLabel(k.verdict);
     if (plotted[i]) {
-      absl::StrAppend(&detail, ", ", analysis::FormatRate(k.total_flops_per_s, "FLOP/s"), ", AI ",
-                      analysis::FormatRatio(k.ai_dram));
+      absl::StrAppend(&detail, ", ", FormatRate(k.total_flops_per_s, "FLOP/s"), ", AI ",
+                      FormatRatio(k.ai_dram));
     } else {
       absl::StrAppend(&detail, !Plottable(k.total_flops_per_s) ? ", not plotted: no FLOPs"
                                                                : ", not plotted: no DRAM bytes");

@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::report {

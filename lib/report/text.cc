@@ -1,5 +1,8 @@
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 #include "lib/report/text.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -208,10 +211,10 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions,
 std::string CeilingsLine(const analysis::Ceilings& c) {
   std::vector<std::string> parts;
   auto flops = [&](const char* label, double v) {
-    if (v > 0) parts.push_back(absl::StrCat(label, " ", analysis::FormatRate(v, "FLOP/s")));
+    if (v > 0) parts.push_back(absl::StrCat(label, " ", FormatRate(v, "FLOP/s")));
   };
   auto bytes = [&](const char* label, double v) {
-    if (v > 0) parts.push_back(absl::StrCat(label, " ", analysis::FormatRate(v, "B/s")));
+    if (v > 0) parts.push_back(absl::StrCat(label, " ", FormatRate(v, "B/s")));
   };
   flops("FP32", c.peak_fp32_flops);
   flops("FP64", c.peak_fp64_flops);
@@ -232,7 +235,7 @@ std::string CeilingsLine(const analysis::Ceilings& c) {
   return line;
 }
 
-std::string PctCell(bool known, double pct) { return known ? FormatPercent(pct) : "-"; }
+std::string PctCell(const std::optional<double>& pct) { return pct ? FormatPercent(*pct) : "-"; }
 
 std::string GbPerS(const analysis::KernelCounters& k, const char* bytes_metric,
                    double bytes_per_s) {
@@ -242,10 +245,10 @@ std::string GbPerS(const analysis::KernelCounters& k, const char* bytes_metric,
 
 // "occupancy: achieved ...% theoretical ...% (...)"; "" when neither is known.
 std::string OccupancyLine(const analysis::KernelCounters& k) {
-  if (!k.has_occupancy && !k.theoretical.valid) return "";
+  if (!k.achieved_occupancy && !k.theoretical.valid) return "";
   std::string l = "occupancy:";
-  if (k.has_occupancy) {
-    absl::StrAppend(&l, absl::StrFormat(" achieved %.1f%%", k.achieved_occupancy_pct));
+  if (k.achieved_occupancy) {
+    absl::StrAppend(&l, absl::StrFormat(" achieved %.1f%%", k.achieved_occupancy->percent));
   }
   if (k.theoretical.valid) {
     absl::StrAppend(&l, absl::StrFormat(
@@ -267,41 +270,41 @@ std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
     }
     lines.push_back(absl::StrCat("stalls: ", absl::StrJoin(parts, ", ")));
   }
-  if (k.has_memory) {
+  if (k.memory) {
     lines.push_back(absl::StrFormat(
         "memory: shared bank conflicts/inst ld %.2f st %.2f; global sectors/request ld %.2f "
         "st %.2f",
-        k.shared_ld_conflicts_per_inst, k.shared_st_conflicts_per_inst,
-        k.global_ld_sectors_per_request, k.global_st_sectors_per_request));
+        k.memory->shared_ld_conflicts_per_inst, k.memory->shared_st_conflicts_per_inst,
+        k.memory->global_ld_sectors_per_request, k.memory->global_st_sectors_per_request));
   }
-  if (k.has_sol) {
+  if (k.sol) {
     lines.push_back(absl::StrFormat(
         "SOL: SM %.1f%%, memory %.1f%% (DRAM %.1f%%, L2 %.1f%%, L1 %.1f%%), tensor pipe %.1f%%, "
         "FMA pipe %.1f%%; highest %s",
-        k.sol_sm_pct, k.sol_memory_pct, k.sol_dram_pct, k.sol_l2_pct, k.sol_l1_pct,
-        k.sol_tensor_pipe_pct, k.sol_fma_pipe_pct,
-        k.sol_highest_unit.empty() ? "-" : k.sol_highest_unit));
+        k.sol->sm_pct, k.sol->memory_pct, k.sol->dram_pct, k.sol->l2_pct, k.sol->l1_pct,
+        k.sol->tensor_pipe_pct, k.sol->fma_pipe_pct,
+        k.sol->highest_unit.empty() ? "-" : k.sol->highest_unit));
   }
   return lines;
 }
 
 std::vector<std::string> CounterCells(const analysis::KernelCounters& k, size_t name_width) {
-  const bool flops = k.total_flops > 0 || k.compute_known;
+  const bool flops = k.total_flops > 0 || k.pct_compute.has_value();
   return {FormatPercent(k.time_percent),
           k.region ? absl::StrCat(k.sets * k.max_passes, " inst")
                    : absl::StrCat(k.measured_launches, "/", k.launches),
           k.StrategyNames(),
           k.duration_ns > 0 ? FormatDuration(k.duration_ns) : "-",
-          flops && k.duration_ns > 0 ? analysis::FormatRate(k.total_flops_per_s, "FLOP/s") : "-",
+          flops && k.duration_ns > 0 ? FormatRate(k.total_flops_per_s, "FLOP/s") : "-",
           GbPerS(k, metrics::kDramBytes, k.dram_bytes_per_s),
           GbPerS(k, metrics::kL2Bytes, k.l2_bytes_per_s),
           GbPerS(k, metrics::kL1Bytes, k.l1_bytes_per_s),
-          k.has(metrics::kDramBytes) ? analysis::FormatRatio(k.ai_dram) : "-",
-          PctCell(k.compute_known, k.pct_compute),
-          PctCell(k.dram_known, k.pct_dram),
-          PctCell(k.l2_known, k.pct_l2),
-          PctCell(k.l1_known, k.pct_l1),
-          analysis::VerdictLabel(k),
+          k.has(metrics::kDramBytes) ? FormatRatio(k.ai_dram) : "-",
+          PctCell(k.pct_compute),
+          PctCell(k.pct_dram),
+          PctCell(k.pct_l2),
+          PctCell(k.pct_l1),
+          VerdictLabel(k.verdict),
           FitName(k.region ? absl::StrCat("[region] ", k.name) : Demangle(k.name), name_width)};
 }
 
@@ -316,7 +319,7 @@ void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters,
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelCounters& k = counters[i];
     table.AddRow(CounterCells(k, options.max_name_width));
-    table.AddDetail(k.reason);
+    table.AddDetail(CountersReason(k));
     for (std::string& line : CounterDetails(k)) table.AddDetail(std::move(line));
   }
   table.Write(out);

@@ -22,7 +22,8 @@
 #include "absl/strings/numbers.h"
 #include "gtest/gtest.h"
 #include "lib/analysis/regions.h"
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
+#include "lib/report/verdict_text.h"
 #include "lib/model/metrics.h"
 #include "lib/report/chrome_trace.h"
 #include "lib/store/reader.h"
@@ -319,12 +320,13 @@ TEST_F(GpuTest, RooflineCountersAreExactAndVerdictsRight) {
   EXPECT_EQ(saxpy->fp32_flops, 2 * n);
   EXPECT_EQ(sgemm->fp32_flops, 2 * m * m * m);
   EXPECT_NEAR(saxpy->dram_bytes, 12 * n, 0.03 * 12 * n);
-  EXPECT_EQ(saxpy->verdict, analysis::Verdict::kDramBound) << saxpy->reason;
-  EXPECT_EQ(sgemm->verdict, analysis::Verdict::kL1Bound) << sgemm->reason;
-  EXPECT_EQ(tiny->verdict, analysis::Verdict::kLatencyBound) << tiny->reason;
-  EXPECT_TRUE(tiny->small_grid);
-  std::cerr << "saxpy: " << saxpy->reason << "\nsgemm: " << sgemm->reason
-            << "\none_block: " << tiny->reason << "\n";
+  EXPECT_EQ(saxpy->verdict.bound, analysis::Bound::kDram) << report::CountersReason(*saxpy);
+  EXPECT_EQ(sgemm->verdict.bound, analysis::Bound::kL1) << report::CountersReason(*sgemm);
+  EXPECT_EQ(tiny->verdict.bound, analysis::Bound::kLatency) << report::CountersReason(*tiny);
+  EXPECT_TRUE(tiny->verdict.small_grid);
+  std::cerr << "saxpy: " << report::CountersReason(*saxpy)
+            << "\nsgemm: " << report::CountersReason(*sgemm)
+            << "\none_block: " << report::CountersReason(*tiny) << "\n";
   // Measured launches are marked; the kernel table's timing comes from the others.
   int measured = 0;
   for (const auto& k : profile->kernels) measured += (k.flags & model::kKernelCountersMeasured) != 0;
@@ -411,9 +413,10 @@ TEST_F(GpuTest, Bf16GemmIsComputeBoundOnTensorCores) {
   std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
   ASSERT_FALSE(all.empty()) << r.err;
   const auto& gemm = all[0];
-  std::cerr << "bf16 GEMM " << gemm.name << ": " << gemm.reason << "; tensor FLOPs "
+  std::cerr << "bf16 GEMM " << gemm.name << ": " << report::CountersReason(gemm)
+            << "; tensor FLOPs "
             << gemm.tensor_flops << " vs 2n^3 " << 2.0 * 8192.0 * 8192.0 * 8192.0 << "\n";
-  EXPECT_EQ(gemm.verdict, analysis::Verdict::kComputeBound) << gemm.reason;
+  EXPECT_EQ(gemm.verdict.bound, analysis::Bound::kCompute) << report::CountersReason(gemm);
   double expected = 2.0 * 8192.0 * 8192.0 * 8192.0 / (gemm.duration_ns * 1e-9);
   EXPECT_NEAR(gemm.tensor_flops_per_s, expected, 0.05 * expected);
 }
@@ -520,9 +523,9 @@ TEST_F(GpuTest, RegionCountersOfACppScopeAreExact) {
   EXPECT_TRUE(region->region);
   EXPECT_EQ(region->fp32_flops, 4.0 * (1 << 20));
   EXPECT_GT(region->duration_ns, 0);
-  EXPECT_NE(region->verdict, analysis::Verdict::kUnknown);
+  EXPECT_NE(region->verdict.bound, analysis::Bound::kUnknown);
   std::cerr << "step/compute: " << region->fp32_flops << " FP32 FLOPs in " << region->duration_ns
-            << " ns; " << region->reason << "\n";
+            << " ns; " << report::CountersReason(*region) << "\n";
   // The instances after the measured ones are traced as usual: their kernels are in
   // the region report (passes = measured instances, the rest traced).
   size_t passes = set.passes;
@@ -554,11 +557,11 @@ TEST_F(GpuTest, RegionCountersOfThePyTorchForwardPass) {
   const double flops = forward->total_flops;
   EXPECT_GT(flops, 0.98 * expected);
   EXPECT_LT(flops, 1.10 * expected);
-  EXPECT_NE(forward->verdict, analysis::Verdict::kUnknown);
+  EXPECT_NE(forward->verdict.bound, analysis::Bound::kUnknown);
   std::cerr << "step/forward: " << flops << " FLOPs (" << flops / expected
             << " of the matmuls' 2mnk), " << forward->duration_ns << " ns, DRAM "
-            << forward->dram_bytes << " B; " << analysis::VerdictName(forward->verdict) << ": "
-            << forward->reason << "\n";
+            << forward->dram_bytes << " B; " << analysis::VerdictName(forward->verdict.bound) << ": "
+            << report::CountersReason(*forward) << "\n";
   Result rep = RunProgram({BuildDir() + "/bin/cuscope", "report", path, "--top=5"}, {});
   EXPECT_EQ(rep.exit_code, 0);
   std::cerr << rep.out.substr(rep.out.find("Counters") == std::string::npos ? 0

@@ -4,7 +4,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
+#include "lib/report/verdict_text.h"
 #include "lib/store/reader.h"
 
 namespace cuscope::analysis {
@@ -49,12 +50,13 @@ TEST_F(RecordedCounters, ExactFlopsAndVerdicts) {
   EXPECT_EQ(saxpy->fp32_flops, 2 * n);
   EXPECT_EQ(sgemm->fp32_flops, 2 * m * m * m);
   EXPECT_NEAR(saxpy->dram_bytes, 12 * n, 0.03 * 12 * n);
-  EXPECT_EQ(saxpy->verdict, Verdict::kDramBound) << saxpy->reason;
-  EXPECT_EQ(sgemm->verdict, Verdict::kL1Bound) << sgemm->reason;
-  EXPECT_EQ(tiny->verdict, Verdict::kLatencyBound) << tiny->reason;
-  EXPECT_TRUE(tiny->small_grid);
-  EXPECT_NE(saxpy->reason.find("DRAM-bound; AI 0.17 FLOP/B (DRAM)"), std::string::npos)
-      << saxpy->reason;
+  const std::string saxpy_reason = report::CountersReason(*saxpy);
+  EXPECT_EQ(saxpy->verdict.bound, Bound::kDram) << saxpy_reason;
+  EXPECT_EQ(sgemm->verdict.bound, Bound::kL1) << report::CountersReason(*sgemm);
+  EXPECT_EQ(tiny->verdict.bound, Bound::kLatency) << report::CountersReason(*tiny);
+  EXPECT_TRUE(tiny->verdict.small_grid);
+  EXPECT_NE(saxpy_reason.find("DRAM-bound; AI 0.17 FLOP/B (DRAM)"), std::string::npos)
+      << saxpy_reason;
   for (const auto& k : all_) {
     EXPECT_EQ(k.StrategyNames(), "kernel replay");
     EXPECT_EQ(k.measured_launches, 1u);

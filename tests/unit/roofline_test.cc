@@ -1,4 +1,4 @@
-#include "lib/analysis/roofline.h"
+#include "lib/analysis/kernel_counters.h"
 
 #include <cmath>
 #include <string>
@@ -8,6 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/model/metrics.h"
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 #include "tests/unit/builders.h"
 
 namespace cuscope::analysis {
@@ -16,6 +18,10 @@ namespace {
 namespace m = ::cuscope::metrics;
 using ::testing::HasSubstr;
 using cuscope::testing::ProfileBuilder;
+using report::FormatRatio;
+
+// The reason line the reports print for a signature.
+std::string Reason(const KernelCounters& k) { return report::CountersReason(k); }
 
 // An H200-like device, by hand:
 //   SM clock 1.755 GHz
@@ -198,19 +204,19 @@ TEST(VerdictTest, SaxpyIsDramBound) {
   EXPECT_DOUBLE_EQ(k.fp32_flops, 2 * kN);
   EXPECT_DOUBLE_EQ(k.dram_bytes, 12 * kN);
   EXPECT_NEAR(k.dram_bytes_per_s, 3.6864e12, 1e7);  // 218453 ns is 1/3 ns short
-  EXPECT_NEAR(k.pct_dram, 90.0, 1e-3);
+  EXPECT_NEAR(k.pct_dram.value(), 90.0, 1e-3);
   EXPECT_NEAR(k.pct_fp32, 1.036, 1e-3);
-  EXPECT_NEAR(k.pct_l2, 41.03, 1e-2);   // 3.6864e12 / 8.9856e12
-  EXPECT_NEAR(k.pct_l1, 12.43, 1e-2);   // 3.6864e12 / 2.965248e13
+  EXPECT_NEAR(k.pct_l2.value(), 41.03, 1e-2);   // 3.6864e12 / 8.9856e12
+  EXPECT_NEAR(k.pct_l1.value(), 12.43, 1e-2);   // 3.6864e12 / 2.965248e13
   EXPECT_NEAR(k.ai_dram, 1.0 / 6, 1e-12);
   EXPECT_NEAR(k.ridge_dram, 14.479, 1e-3);  // 5.930496e13 / 4.096e12
   EXPECT_NEAR(k.ridge_l2, 6.6, 1e-9);       // 5.930496e13 / 8.9856e12
   EXPECT_NEAR(k.ridge_l1, 2.0, 1e-9);
   EXPECT_EQ(k.dominant, Precision::kFp32);
-  EXPECT_EQ(k.verdict, Verdict::kDramBound);
-  EXPECT_FALSE(k.small_grid);
-  EXPECT_THAT(k.reason, HasSubstr("DRAM at 90% of peak"));
-  EXPECT_EQ(k.reason,
+  EXPECT_EQ(k.verdict.bound, Bound::kDram);
+  EXPECT_FALSE(k.verdict.small_grid);
+  EXPECT_THAT(Reason(k), HasSubstr("DRAM at 90% of peak"));
+  EXPECT_EQ(Reason(k),
             "DRAM at 90% of peak, FP32 at 1%: DRAM-bound; AI 0.17 FLOP/B (DRAM), ridge 14");
 }
 
@@ -224,8 +230,8 @@ TEST(VerdictTest, MeasuredPercentOfPeakIsPreferred) {
           {m::kDramPct, 90}});
   const KernelCounters k = AnalyzeCounters(p).at(0);
   EXPECT_NEAR(k.dram_bytes_per_s, 4.096e11, 1);
-  EXPECT_DOUBLE_EQ(k.pct_dram, 90);
-  EXPECT_EQ(k.verdict, Verdict::kDramBound);
+  EXPECT_DOUBLE_EQ(k.pct_dram.value(), 90);
+  EXPECT_EQ(k.verdict.bound, Bound::kDram);
 }
 
 // Naive SGEMM, n = 2048: n^3 ffma = 2n^3 FLOPs = 17179869184. In 3.6 ms that is
@@ -244,11 +250,11 @@ TEST(VerdictTest, NaiveSgemmIsL1Bound) {
   EXPECT_DOUBLE_EQ(k.fp32_flops, 2 * kN * kN * kN);
   EXPECT_DOUBLE_EQ(k.fp32_flops, 17179869184.0);
   EXPECT_NEAR(k.pct_fp32, 8.047, 1e-3);
-  EXPECT_NEAR(k.pct_dram, 0.3, 1e-9);
-  EXPECT_DOUBLE_EQ(k.pct_l1, 97);  // max(bytes pct 40, wavefronts 97)
+  EXPECT_NEAR(k.pct_dram.value(), 0.3, 1e-9);
+  EXPECT_DOUBLE_EQ(k.pct_l1.value(), 97);  // max(bytes pct 40, wavefronts 97)
   EXPECT_NEAR(k.ai_dram, 388.36, 1e-2);
-  EXPECT_EQ(k.verdict, Verdict::kL1Bound);
-  EXPECT_EQ(k.reason,
+  EXPECT_EQ(k.verdict.bound, Bound::kL1);
+  EXPECT_EQ(Reason(k),
             "L1 at 97% of peak, FP32 at 8%, DRAM at 0.3%: L1-bound; AI 388 FLOP/B (DRAM), ridge 14");
 }
 
@@ -267,17 +273,17 @@ TEST(VerdictTest, OneBlockKernelIsLatencyBoundSmallGrid) {
           {m::kL1Bytes, 8192}, {m::kL1WavefrontsPct, 2}},
          {42});
   const KernelCounters k = AnalyzeCounters(p).at(0);
-  EXPECT_LT(k.pct_compute, 10);
-  EXPECT_LT(k.pct_dram, 10);
-  EXPECT_EQ(k.verdict, Verdict::kLatencyBound);
-  EXPECT_TRUE(k.small_grid);
+  EXPECT_LT(k.pct_compute.value(), 10);
+  EXPECT_LT(k.pct_dram.value(), 10);
+  EXPECT_EQ(k.verdict.bound, Bound::kLatency);
+  EXPECT_TRUE(k.verdict.small_grid);
   EXPECT_TRUE(k.theoretical.valid);
   EXPECT_EQ(k.theoretical.blocks_per_sm, 32);
   EXPECT_EQ(k.theoretical.limiter, "blocks");
   EXPECT_EQ(k.wave_blocks, 132u * 32u);
-  EXPECT_THAT(k.reason, HasSubstr("every unit under 60% of peak"));
-  EXPECT_THAT(k.reason, HasSubstr("latency-bound"));
-  EXPECT_THAT(k.reason, HasSubstr("grid of 1 block < one wave of 4224 (small grid)"));
+  EXPECT_THAT(Reason(k), HasSubstr("every unit under 60% of peak"));
+  EXPECT_THAT(Reason(k), HasSubstr("latency-bound"));
+  EXPECT_THAT(Reason(k), HasSubstr("grid of 1 block < one wave of 4224 (small grid)"));
   EXPECT_EQ(k.launches, 1u);
   EXPECT_EQ(k.measured_launches, 1u);
 }
@@ -291,8 +297,8 @@ TEST(VerdictTest, WaveIsSmCountWhenOccupancyUnknown) {
   const KernelCounters k = AnalyzeCounters(p).at(0);
   EXPECT_FALSE(k.theoretical.valid);
   EXPECT_EQ(k.wave_blocks, 132u);
-  EXPECT_TRUE(k.small_grid);
-  EXPECT_EQ(k.verdict, Verdict::kLatencyBound);
+  EXPECT_TRUE(k.verdict.small_grid);
+  EXPECT_EQ(k.verdict.bound, Bound::kLatency);
 }
 
 // A bf16 GEMM M = N = K = 8192 on the tensor cores: 2 x 8192^3 = 1.099511627776e12
@@ -310,12 +316,12 @@ TEST(VerdictTest, Bf16GemmIsComputeBound) {
   EXPECT_DOUBLE_EQ(k.tensor_flops, kFlops);
   EXPECT_DOUBLE_EQ(k.tensor_flops_per_s, kFlops / 1655351e-9);
   EXPECT_NEAR(k.pct_tensor, 70.0, 1e-3);
-  EXPECT_NEAR(k.pct_compute, 70.0, 1e-3);
+  EXPECT_NEAR(k.pct_compute.value(), 70.0, 1e-3);
   EXPECT_EQ(k.dominant, Precision::kTensorBf16);
   EXPECT_NEAR(k.ridge_dram, 231.66, 1e-2);  // 9.4887936e14 / 4.096e12
-  EXPECT_EQ(k.verdict, Verdict::kComputeBound);
-  EXPECT_THAT(k.reason, HasSubstr("BF16 tensor at 70% of peak"));
-  EXPECT_THAT(k.reason, HasSubstr(": compute-bound; AI 2731 FLOP/B (DRAM), ridge 232"));
+  EXPECT_EQ(k.verdict.bound, Bound::kCompute);
+  EXPECT_THAT(Reason(k), HasSubstr("BF16 tensor at 70% of peak"));
+  EXPECT_THAT(Reason(k), HasSubstr(": compute-bound; AI 2731 FLOP/B (DRAM), ridge 232"));
 }
 
 // --- Aggregation -----------------------------------------------------------------------
@@ -367,8 +373,8 @@ TEST(AggregationTest, SetsOfOneSignatureAreAveraged) {
   EXPECT_DOUBLE_EQ(k.fp32_flops, 600);
   // A metric in one set only is the average over that set.
   EXPECT_DOUBLE_EQ(k.dram_bytes, 64);
-  EXPECT_TRUE(k.launch_config_known);
-  EXPECT_EQ(k.registers_per_thread, 32u);
+  ASSERT_TRUE(k.launch_config.has_value());
+  EXPECT_EQ(k.launch_config->registers_per_thread, 32u);
   // Time %: of all kernel time (60 + 50 + 100 us).
   EXPECT_NEAR(k.time_percent, 100.0 * 50 / 210, 1e-9);
 }
@@ -392,9 +398,9 @@ TEST(SectionsTest, OccupancyStallsMemorySol) {
           {m::kFmaPipePct, 12}},
          {9});
   const KernelCounters k = AnalyzeCounters(p).at(0);
-  EXPECT_TRUE(k.has_occupancy);
-  EXPECT_DOUBLE_EQ(k.achieved_occupancy_pct, 45);
-  EXPECT_DOUBLE_EQ(k.achieved_warps_per_sm, 28.8);
+  ASSERT_TRUE(k.achieved_occupancy.has_value());
+  EXPECT_DOUBLE_EQ(k.achieved_occupancy->percent, 45);
+  EXPECT_DOUBLE_EQ(k.achieved_occupancy->warps_per_sm, 28.8);
   // 256 threads x 64 registers: 2048 registers a warp, 8 warps per sub-partition,
   // 32 warps = 4 blocks per SM, 50%.
   ASSERT_TRUE(k.theoretical.valid);
@@ -406,17 +412,17 @@ TEST(SectionsTest, OccupancyStallsMemorySol) {
   EXPECT_EQ(k.stalls[1].reason, "wait");
   EXPECT_DOUBLE_EQ(k.stalls[1].percent, 25);
   EXPECT_EQ(k.stalls[2].reason, "barrier");
-  EXPECT_TRUE(k.has_memory);
-  EXPECT_DOUBLE_EQ(k.shared_ld_conflicts_per_inst, 3);
-  EXPECT_DOUBLE_EQ(k.shared_st_conflicts_per_inst, 0);
-  EXPECT_DOUBLE_EQ(k.global_ld_sectors_per_request, 32);
-  EXPECT_DOUBLE_EQ(k.global_st_sectors_per_request, 4);
-  EXPECT_TRUE(k.has_sol);
-  EXPECT_EQ(k.sol_highest_unit, "DRAM");
-  EXPECT_DOUBLE_EQ(k.sol_memory_pct, 75);
+  ASSERT_TRUE(k.memory.has_value());
+  EXPECT_DOUBLE_EQ(k.memory->shared_ld_conflicts_per_inst, 3);
+  EXPECT_DOUBLE_EQ(k.memory->shared_st_conflicts_per_inst, 0);
+  EXPECT_DOUBLE_EQ(k.memory->global_ld_sectors_per_request, 32);
+  EXPECT_DOUBLE_EQ(k.memory->global_st_sectors_per_request, 4);
+  ASSERT_TRUE(k.sol.has_value());
+  EXPECT_EQ(k.sol->highest_unit, "DRAM");
+  EXPECT_DOUBLE_EQ(k.sol->memory_pct, 75);
   // Only SOL metrics for utilisation: DRAM throughput 75% names the verdict.
-  EXPECT_TRUE(k.dram_known);
-  EXPECT_EQ(k.verdict, Verdict::kDramBound);
+  EXPECT_EQ(k.pct_dram, 75);
+  EXPECT_EQ(k.verdict.bound, Bound::kDram);
 }
 
 // --- Occupancy calculator ------------------------------------------------------------------
@@ -525,9 +531,9 @@ TEST(MissingMetricsTest, NoCrashAndUnknownVerdict) {
   const std::vector<KernelCounters> all = AnalyzeCounters(p);
   ASSERT_EQ(all.size(), 6u);
   for (const KernelCounters& k : all) {
-    EXPECT_EQ(k.verdict, Verdict::kUnknown) << k.name;
-    EXPECT_FALSE(k.reason.empty()) << k.name;
-    EXPECT_FALSE(k.compute_known) << k.name;
+    EXPECT_EQ(k.verdict.bound, Bound::kUnknown) << k.name;
+    EXPECT_FALSE(Reason(k).empty()) << k.name;
+    EXPECT_FALSE(k.pct_compute.has_value()) << k.name;
     EXPECT_EQ(k.pct_fp32, 0) << k.name;
   }
   const KernelCounters* f = Find(all, "flops_no_ceiling");
@@ -542,7 +548,7 @@ TEST(MissingMetricsTest, NoCrashAndUnknownVerdict) {
   const KernelCounters* r = Find(all, "region");
   ASSERT_NE(r, nullptr);
   EXPECT_TRUE(r->region);
-  EXPECT_FALSE(r->small_grid);
+  EXPECT_FALSE(r->verdict.small_grid);
   EXPECT_EQ(Find(all, "nan")->duration_ns, 0);
   const Ceilings c = ComputeCeilings(p, 0);
   EXPECT_FALSE(c.valid);
@@ -580,16 +586,20 @@ TEST(AnalyzeCountersTest, RegionKernelTimeFromTracedInstances) {
   const KernelCounters* r = Find(all, "step/forward");
   ASSERT_NE(r, nullptr);
   EXPECT_TRUE(r->region);
-  EXPECT_DOUBLE_EQ(r->region_kernel_ns, 10000);
-  EXPECT_DOUBLE_EQ(r->region_kernel_flops_per_s, 1e14);
-  EXPECT_NE(r->reason.find("its kernels run 10 us of GPU time per instance (2 traced)"),
+  ASSERT_TRUE(r->region_kernels.has_value());
+  EXPECT_DOUBLE_EQ(r->region_kernels->ns_per_instance, 10000);
+  EXPECT_EQ(r->region_kernels->traced_instances, 2u);
+  EXPECT_DOUBLE_EQ(r->region_kernels->flops_per_s, 1e14);
+  // FP32 at 1e14 FLOP/s of the 5.930496e13 roof.
+  EXPECT_NEAR(r->region_kernels->dominant_pct_of_peak.value(), 100 * 1e14 / kPeakFp32, 1e-9);
+  EXPECT_NE(Reason(*r).find("its kernels run 10 us of GPU time per instance (2 traced)"),
             std::string::npos)
-      << r->reason;
-  EXPECT_NE(r->reason.find("while they run (FP32 at"), std::string::npos) << r->reason;
+      << Reason(*r);
+  EXPECT_NE(Reason(*r).find("while they run (FP32 at"), std::string::npos) << Reason(*r);
   // Without paused records every instance counts: no kernels in 3 of them halves nothing
   // here, the time is spread over all 5.
   p.run.extra.erase("counters.region_kernels");
-  EXPECT_DOUBLE_EQ(Find(AnalyzeCounters(p), "step/forward")->region_kernel_ns, 4000);
+  EXPECT_DOUBLE_EQ(Find(AnalyzeCounters(p), "step/forward")->region_kernels->ns_per_instance, 4000);
 }
 
 // --- Notes ------------------------------------------------------------------------------
@@ -608,18 +618,6 @@ TEST(CounterNotesTest, ExtraKeysAndMissingCeilings) {
   notes = CounterNotes(p);
   ASSERT_EQ(notes.size(), 3u);
   EXPECT_THAT(notes[2], HasSubstr("GPU 0: no peak or clock metrics"));
-}
-
-TEST(FormatTest, RatiosAndRates) {
-  EXPECT_EQ(FormatRatio(0.1666), "0.17");
-  EXPECT_EQ(FormatRatio(14.479), "14");
-  EXPECT_EQ(FormatRatio(6.54), "6.5");
-  EXPECT_EQ(FormatRatio(0), "0");
-  EXPECT_EQ(FormatRatio(INFINITY), "-");
-  EXPECT_EQ(FormatRate(5.930496e13, "FLOP/s"), "59.3 TFLOP/s");
-  EXPECT_EQ(FormatRate(4.096e12, "B/s"), "4.1 TB/s");
-  EXPECT_EQ(FormatRate(9.4887936e14, "FLOP/s"), "948.9 TFLOP/s");
-  EXPECT_EQ(FormatRate(12, "B/s"), "12.0 B/s");
 }
 
 }  // namespace

@@ -1,0 +1,132 @@
+#include "lib/analysis/ceilings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "lib/model/metrics.h"
+
+namespace cuscope::analysis {
+namespace {
+
+namespace m = ::cuscope::metrics;
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Per device: the value of each of a fixed list of metrics (device_metrics first,
+// else the median over the device's CounterSets).
+class DeviceValues {
+ public:
+  DeviceValues(const model::Profile& p, uint32_t device_id,
+               const std::vector<const char*>& metrics) {
+    for (size_t i = 0; i < metrics.size(); ++i) names_[metrics[i]] = i;
+    std::vector<std::vector<double>> samples(metrics.size());
+    std::vector<bool> direct(metrics.size(), false);
+    values_.assign(metrics.size(), 0);
+    found_.assign(metrics.size(), false);
+    for (const model::DeviceMetric& d : p.device_metrics) {
+      if (d.device_id != device_id) continue;
+      auto it = names_.find(absl::string_view(p.str(d.metric)));
+      if (it == names_.end()) continue;
+      values_[it->second] = d.value;
+      found_[it->second] = direct[it->second] = true;
+    }
+    for (const model::CounterSet& s : p.counters) {
+      if (s.device_id != device_id) continue;
+      for (const auto& [id, v] : s.values) {
+        auto it = names_.find(absl::string_view(p.str(id)));
+        if (it == names_.end() || direct[it->second] || !std::isfinite(v)) continue;
+        samples[it->second].push_back(v);
+      }
+    }
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      if (direct[i] || samples[i].empty()) continue;
+      values_[i] = Median(std::move(samples[i]));
+      found_[i] = true;
+    }
+  }
+  // 0 when not measured.
+  double Get(const char* metric) const {
+    auto it = names_.find(metric);
+    return it != names_.end() && found_[it->second] ? values_[it->second] : 0;
+  }
+
+ private:
+  absl::flat_hash_map<absl::string_view, size_t> names_;
+  std::vector<double> values_;
+  std::vector<bool> found_;
+};
+
+// Product of positive factors, 0 when one is missing.
+double Peak(double per_cycle, double factor, double clock_hz) {
+  if (!(per_cycle > 0) || !(clock_hz > 0) || !std::isfinite(per_cycle) || !std::isfinite(clock_hz)) {
+    return 0;
+  }
+  return per_cycle * factor * clock_hz;
+}
+
+}  // namespace
+
+const char* PrecisionName(Precision p) {
+  switch (p) {
+    case Precision::kFp64: return "FP64";
+    case Precision::kFp32: return "FP32";
+    case Precision::kFp16: return "FP16";
+    case Precision::kTensorBf16: return "BF16 tensor";
+  }
+  return "?";
+}
+
+double PeakFlops(const Ceilings& c, Precision p) {
+  switch (p) {
+    case Precision::kFp64: return c.peak_fp64_flops;
+    case Precision::kFp32: return c.peak_fp32_flops;
+    case Precision::kFp16: return c.peak_fp16_flops;
+    case Precision::kTensorBf16: return c.peak_tensor_bf16_flops;
+  }
+  return 0;
+}
+
+Ceilings ComputeCeilings(const model::Profile& profile, uint32_t device_id) {
+  static const std::vector<const char*> kMetrics = {
+      m::kSmClock,   m::kDramClock, m::kL2Clock,   m::kL1Clock,   m::kDramPeak,
+      m::kL2Peak,    m::kL1Peak,    m::kFfmaPeak,  m::kDfmaPeak,  m::kHfmaPeak,
+      m::kTensorBf16Peak};
+  const DeviceValues v(profile, device_id, kMetrics);
+  Ceilings c;
+  c.device_id = device_id;
+  c.sm_clock_hz = v.Get(m::kSmClock);
+  c.peak_fp32_flops = Peak(v.Get(m::kFfmaPeak), 2, c.sm_clock_hz);
+  c.peak_fp64_flops = Peak(v.Get(m::kDfmaPeak), 2, c.sm_clock_hz);
+  c.peak_fp16_flops = Peak(v.Get(m::kHfmaPeak), 4, c.sm_clock_hz);
+  // Assumption to verify on the GPU: the tensor "ops" count FLOPs (an FMA = 2 ops).
+  // The bf16 tensor path's peak_sustained is that of 2:4-sparse operation: measured
+  // on the H200, 1,081,344 ops/cycle = 2 x 132 SMs x 4096. Dense GEMMs reach half.
+  c.peak_tensor_bf16_flops = Peak(v.Get(m::kTensorBf16Peak), 0.5, c.sm_clock_hz);
+  c.peak_dram_bytes_per_s = Peak(v.Get(m::kDramPeak), 1, v.Get(m::kDramClock));
+  c.peak_l2_bytes_per_s = Peak(v.Get(m::kL2Peak), 1, v.Get(m::kL2Clock));
+  c.peak_l1_bytes_per_s = Peak(v.Get(m::kL1Peak), 1, v.Get(m::kL1Clock));
+  c.valid = c.peak_fp32_flops > 0 || c.peak_fp64_flops > 0 || c.peak_fp16_flops > 0 ||
+            c.peak_tensor_bf16_flops > 0 || c.peak_dram_bytes_per_s > 0 ||
+            c.peak_l2_bytes_per_s > 0 || c.peak_l1_bytes_per_s > 0;
+  return c;
+}
+
+std::vector<Ceilings> ComputeAllCeilings(const model::Profile& profile) {
+  std::set<uint32_t> ids;
+  for (const model::CounterSet& s : profile.counters) ids.insert(s.device_id);
+  for (const model::DeviceMetric& d : profile.device_metrics) ids.insert(d.device_id);
+  std::vector<Ceilings> out;
+  for (uint32_t id : ids) out.push_back(ComputeCeilings(profile, id));
+  return out;
+}
+
+}  // namespace cuscope::analysis
