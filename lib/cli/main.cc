@@ -26,7 +26,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cuscope/version.h"
-#include "lib/inject/config.h"
+#include "lib/config/config.h"
+#include "lib/config/setting.h"
 #include "lib/model/store.h"
 #include "lib/report/chrome_trace.h"
 #include "lib/report/report.h"
@@ -66,8 +67,8 @@ std::string SettingsHelp() {
   std::string out;
   for (const auto& s : cuscope::config::Settings()) {
     absl::StrAppend(&out, absl::StrFormat("  --%-16s %s\n  %-18s  %s\n  %-18s  accepts: %s; default: %s\n",
-                                          s.flag, s.env, "", s.help, "", s.accepts,
-                                          s.default_value));
+                                          s.flag, s.env, "", s.help, "", s.value.accepts,
+                                          s.default_text()));
   }
   return out;
 }

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lib/inject/config.h"
+#include "lib/config/setting.h"
 #include "lib/model/store.h"
 #include "tests/test_util.h"
 #include "rapidjson/document.h"
@@ -60,7 +60,7 @@ TEST(Cli, HelpListsEveryCommandAndSetting) {
 
 TEST(Cli, RunAcceptsEverySettingAsAFlag) {
   for (const auto& s : cuscope::config::Settings()) {
-    std::string flag = std::string("--") + s.flag + "=" + s.default_value;
+    std::string flag = std::string("--") + s.flag + "=" + s.default_text();
     Result r = RunCmd({kBin, "run", "--enable=0", "--report=none", flag, "--", "true"});
     EXPECT_EQ(r.code, 0) << flag << ": " << r.err;
     EXPECT_EQ(r.err.find("unknown flag"), std::string::npos) << flag << ": " << r.err;
