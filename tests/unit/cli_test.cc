@@ -419,4 +419,25 @@ TEST(Library, InjectionWithoutAGpuIsOneLineAndReturns) {
       << r.err;
 }
 
+// cuscope_start's settings: a ';' inside a value (a regular expression) stays in it.
+TEST(Library, StartSettingsKeepASemicolonInAValue) {
+  std::string code =
+      "import ctypes, sys\n"
+      "lib = ctypes.CDLL(sys.argv[1])\n"
+      "lib.cuscope_last_error.restype = ctypes.c_char_p\n"
+      "print(lib.cuscope_start(b'CUSCOPE_KERNELS=gemm;fused;CUSCOPE_ENABLE=0'))\n"
+      "print(lib.cuscope_start(b'CUSCOPE_REGIONS=a(;b;CUSCOPE_ENABLE=0'))\n"
+      "print(lib.cuscope_last_error().decode())\n";
+  std::string script = TempPath("start_text.py");
+  {
+    std::ofstream f(script);
+    f << code;
+  }
+  Result r = RunCmd({"python3", script, kLib});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // -6: disabled (both settings read); -1: a setting refused.
+  EXPECT_EQ(r.out.rfind("-6\n-1\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("CUSCOPE_REGIONS=\"a(;b\" is not valid"), std::string::npos) << r.out;
+}
+
 }  // namespace

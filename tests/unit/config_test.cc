@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "lib/config/docs_table.h"
 #include "lib/config/setting.h"
+#include "lib/config/start_text.h"
 #include "lib/config/values.h"
 
 namespace cuscope::config {
@@ -304,6 +305,39 @@ TEST(Config, FormatBytes) {
   EXPECT_EQ(values::FormatBytes(1536ull << 10), "1536K");
   EXPECT_EQ(values::FormatBytes(4097), "4097");
   EXPECT_EQ(values::FormatBytes(0), "0");
+}
+
+// cuscope_start's text: ';' inside a value (a regular expression, a path) stays there.
+TEST(StartText, SplitsOnlyBeforeASetting) {
+  auto r = ParseStartText("CUSCOPE_KERNELS=gemm;fused|a;b ; CUSCOPE_API=all\n"
+                          "CUSCOPE_OUTPUT=/tmp/x;y/run.sqlite;\n\nCUSCOPE_OWNER_PID=12;");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, (NamedValues{{"CUSCOPE_KERNELS", "gemm;fused|a;b"},
+                             {"CUSCOPE_API", "all"},
+                             {"CUSCOPE_OUTPUT", "/tmp/x;y/run.sqlite"},
+                             {"CUSCOPE_OWNER_PID", "12"}}));
+  r = ParseStartText("CUSCOPE_OUTPUT=run.sqlite;CUSCOPE_API = none");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, (NamedValues{{"CUSCOPE_OUTPUT", "run.sqlite"}, {"CUSCOPE_API", "none"}}));
+  EXPECT_TRUE(ParseStartText("").ok() && ParseStartText("")->empty());
+  EXPECT_TRUE(ParseStartText(" ;\n").ok());
+  EXPECT_EQ(ParseStartText("CUSCOPE_REGIONS=a;b")->at(0).second, "a;b");
+}
+
+TEST(StartText, RefusesWhatIsNotASetting) {
+  auto r = ParseStartText("garbage");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("\"garbage\" is not NAME=VALUE"), std::string::npos);
+  r = ParseStartText("CUSCOPE_API=all;CUSCOPE_NO_SUCH=1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("unknown setting CUSCOPE_NO_SUCH"), std::string::npos);
+  r = ParseStartText("CUSCOPE_KERNELS=a(;b;CUSCOPE_API=all");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("CUSCOPE_KERNELS=\"a(;b\" is not valid"), std::string::npos)
+      << r.status();
+  r = ParseStartText("CUSCOPE_API=all;CUSCOPE_MAX_BUFFERS=1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("an integer from 2 to 65536"), std::string::npos);
 }
 
 }  // namespace
