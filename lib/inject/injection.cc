@@ -7,12 +7,10 @@
 #include <cstring>
 #include <string>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "cuscope/cuscope_c.h"
 #include "cuscope/version.h"
+#include "lib/config/start_text.h"
 #include "lib/inject/session.h"
 
 #define CUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -77,27 +75,11 @@ CUSCOPE_EXPORT int InitializeInjectionNvtx2(const void* get_export_table) {
 }
 
 CUSCOPE_EXPORT int cuscope_start(const char* settings) {
-  std::string text = settings ? settings : "";
-  std::vector<std::pair<std::string, std::string>> given;
-  for (absl::string_view line : absl::StrSplit(text, absl::ByAnyChar(";\n"))) {
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty()) continue;
-    size_t eq = line.find('=');
-    if (eq == absl::string_view::npos) {
-      return Fail(CUSCOPE_ERROR_INVALID_SETTING,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "setting \"", line, "\" is not NAME=VALUE (e.g. CUSCOPE_OUTPUT=run.sqlite)")));
-    }
-    std::string name(absl::StripAsciiWhitespace(line.substr(0, eq)));
-    std::string value(absl::StripAsciiWhitespace(line.substr(eq + 1)));
-    if (name != "CUSCOPE_OWNER_PID") {
-      absl::Status st = cuscope::config::ValidateSetting(name, value);
-      if (!st.ok()) return Fail(CUSCOPE_ERROR_INVALID_SETTING, st);
-    }
-    given.emplace_back(name, value);
-  }
+  absl::StatusOr<cuscope::config::NamedValues> given =
+      cuscope::config::ParseStartText(settings ? settings : "");
+  if (!given.ok()) return Fail(CUSCOPE_ERROR_INVALID_SETTING, given.status());
   absl::Status st = cuscope::inject::Start([&](const char* name) -> const char* {
-    for (const auto& [k, v] : given) {
+    for (const auto& [k, v] : *given) {
       if (k == name) return v.c_str();
     }
     return std::getenv(name);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "lib/inject/config.h"
+#include "lib/config/config.h"
 
 namespace cuscope::inject {
 

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -20,7 +21,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lib/inject/config.h"
+#include "lib/config/setting.h"
+#include "lib/store/reader.h"
 #include "tests/test_util.h"
 #include "rapidjson/document.h"
 
@@ -44,22 +46,126 @@ Result RunCmd(const std::vector<std::string>& argv,
   return {r.code(), std::move(r.out), std::move(r.err)};
 }
 
-TEST(Cli, HelpListsEveryCommandAndSetting) {
+TEST(Cli, HelpListsTheCommands) {
   Result r = RunCmd({kBin, "--help"});
   EXPECT_EQ(r.code, 0);
-  for (const char* s : {"cuscope run", "cuscope report", "cuscope export", "--chrome"}) {
+  for (const char* s : {"cuscope run", "cuscope report", "cuscope diff", "cuscope export",
+                        "--chrome", "cuscope COMMAND --help"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
-  for (const auto& s : cuscope::config::Settings()) {
-    EXPECT_NE(r.out.find(s.env), std::string::npos) << s.env;
-    EXPECT_NE(r.out.find(std::string("--") + s.flag), std::string::npos) << s.flag;
+  EXPECT_EQ(r.out.find("CUSCOPE_BUFFER_SIZE"), std::string::npos) << "run's flags are run's help";
+  EXPECT_EQ(RunCmd({kBin, "help"}).out, r.out);
+  EXPECT_EQ(RunCmd({kBin, "help", "report"}).out, RunCmd({kBin, "report", "--help"}).out);
+  EXPECT_EQ(RunCmd({kBin, "help", "nope"}).code, 2);
+}
+
+// `cuscope run --help` is the settings' rows: each flag with its variable, what it
+// accepts and its default; no flag of another command.
+TEST(Cli, RunHelpListsEverySettingAndNothingElse) {
+  Result r = RunCmd({kBin, "run", "--help"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string flat;  // the help with its wrapped lines joined
+  for (size_t i = 0; i < r.out.size(); ++i) {
+    if (r.out[i] != '\n') {
+      flat += r.out[i];
+    } else {
+      flat += ' ';
+      while (i + 1 < r.out.size() && r.out[i + 1] == ' ') ++i;
+    }
   }
-  EXPECT_EQ(RunCmd({kBin, "run", "--help"}).code, 0);
+  for (const auto& s : cuscope::config::Settings()) {
+    EXPECT_NE(r.out.find(std::string("--") + s.flag + " "), std::string::npos) << s.flag;
+    EXPECT_NE(r.out.find(s.env), std::string::npos) << s.env;
+    EXPECT_NE(flat.find("accepts: " + s.value.accepts), std::string::npos) << s.env;
+    std::string def = s.default_text().empty() ? "(empty)" : s.default_text();
+    EXPECT_NE(flat.find("; default: " + def), std::string::npos) << s.env;
+  }
+  for (const char* other : {"--format", "--roofline", "--chrome", "-o,"}) {
+    EXPECT_EQ(r.out.find(other), std::string::npos) << other;
+  }
+  EXPECT_EQ(RunCmd({kBin, "run", "-h", "--", "true"}).out, r.out);
+}
+
+TEST(Cli, EachCommandsHelpListsItsOwnFlags) {
+  struct Case {
+    const char* command;
+    std::vector<std::string> has, lacks;
+  } cases[] = {
+      {"report", {"--format=FORMAT", "--top=N", "-o, --output=FILE", "--roofline=FILE"},
+       {"--chrome", "CUSCOPE_", "--enable"}},
+      {"diff", {"--format=FORMAT", "--top=N", "-o, --output=FILE"},
+       {"--roofline", "--chrome", "CUSCOPE_"}},
+      {"export", {"--chrome", "-o, --output=FILE"}, {"--format", "--top", "CUSCOPE_"}},
+  };
+  for (const Case& c : cases) {
+    Result r = RunCmd({kBin, c.command, "--help"});
+    EXPECT_EQ(r.code, 0) << c.command;
+    EXPECT_EQ(r.out.rfind(std::string("usage: cuscope ") + c.command, 0), 0u) << r.out;
+    for (const auto& s : c.has) EXPECT_NE(r.out.find(s), std::string::npos) << c.command << " " << s;
+    for (const auto& s : c.lacks) EXPECT_EQ(r.out.find(s), std::string::npos) << c.command << " " << s;
+  }
+}
+
+// A flag is its command's: another command's flag is a usage error naming it.
+TEST(Cli, FlagsBelongToTheirCommand) {
+  Result r = RunCmd({kBin, "report", kProfile, "--metrics=roofline"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cuscope: report: unknown flag --metrics=roofline"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cuscope report --help"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "run", "--format=csv", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown flag --format=csv"), std::string::npos) << r.err;
+  EXPECT_EQ(RunCmd({kBin, "export", kProfile, "--chrome", "--top=3"}).code, 2);
+  EXPECT_EQ(RunCmd({kBin, "diff", kProfile, kProfile, "--roofline=x.svg"}).code, 2);
+  EXPECT_EQ(RunCmd({kBin, "report", kProfile, "--", "x"}).code, 2);
+}
+
+// Every spelling of a flag gives the same output.
+TEST(Cli, FlagSpellings) {
+  const std::string expected = RunCmd({kBin, "report", kProfile, "--top=0", "--format=csv"}).out;
+  ASSERT_FALSE(expected.empty());
+  for (const std::vector<std::string>& flags :
+       std::vector<std::vector<std::string>>{{"--top", "0", "--format", "csv"},
+                                             {"-top=0", "-format", "CSV"},
+                                             {"--format=json", "--top=5", "--top=0", "--format=csv"}}) {
+    std::vector<std::string> argv = {kBin, "report"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back(kProfile);
+    Result r = RunCmd(argv);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, expected) << flags[0];
+  }
+  int n = 0;
+  for (const std::vector<std::string>& out :
+       std::vector<std::vector<std::string>>{{"-o"}, {"--output"}, {"-output"}}) {
+    std::string path = TempPath("spelling" + std::to_string(n++) + ".csv");
+    Result r = RunCmd({kBin, "report", kProfile, "--top=0", "--format=csv", out[0], path});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(ReadFile(path), expected) << out[0];
+  }
+  std::string path = TempPath("spelling-eq.csv");
+  EXPECT_EQ(RunCmd({kBin, "report", kProfile, "--top=0", "--format=csv", "-o=" + path}).code, 0);
+  EXPECT_EQ(ReadFile(path), expected);
+  EXPECT_EQ(RunCmd({kBin, "report", kProfile, "-o", "-", "--top=0", "--format=csv"}).out, expected);
+  // Switches.
+  for (const char* chrome : {"--chrome", "-chrome", "--chrome=true", "--chrome=1"}) {
+    Result r = RunCmd({kBin, "export", kProfile, chrome, "-o", TempPath("s.trace.json")});
+    EXPECT_EQ(r.code, 0) << chrome << ": " << r.err;
+  }
+  EXPECT_EQ(RunCmd({kBin, "export", kProfile, "--nochrome"}).code, 2);
+  EXPECT_EQ(RunCmd({kBin, "export", kProfile, "--chrome=false"}).code, 2);
+  Result r = RunCmd({kBin, "export", kProfile, "--chrome=maybe"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--chrome=maybe is not valid"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "report", kProfile, "--top"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--top needs a value"), std::string::npos) << r.err;
 }
 
 TEST(Cli, RunAcceptsEverySettingAsAFlag) {
   for (const auto& s : cuscope::config::Settings()) {
-    std::string flag = std::string("--") + s.flag + "=" + s.default_value;
+    std::string flag = std::string("--") + s.flag + "=" + s.default_text();
     Result r = RunCmd({kBin, "run", "--enable=0", "--report=none", flag, "--", "true"});
     EXPECT_EQ(r.code, 0) << flag << ": " << r.err;
     EXPECT_EQ(r.err.find("unknown flag"), std::string::npos) << flag << ": " << r.err;
@@ -76,6 +182,23 @@ TEST(Cli, RunAcceptsEverySettingAsAFlag) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--region_counters: CUSCOPE_REGION_COUNTERS=\"maybe\""), std::string::npos)
       << r.err;
+  // Every row's bad value: one line with the flag, the variable, the value given and
+  // the row's text of what it accepts.
+  for (const auto& s : cuscope::config::Settings()) {
+    std::string bad = std::string(s.env) == "CUSCOPE_KERNELS" || std::string(s.env) == "CUSCOPE_REGIONS"
+                          ? "(x"
+                          : std::string(s.env) == "CUSCOPE_OUTPUT" ? " " : "bad value!";
+    r = RunCmd({kBin, "run", std::string("--") + s.flag + "=" + bad, "--", "true"});
+    EXPECT_EQ(r.code, 2) << s.env;
+    std::string line = r.err.substr(0, r.err.find('\n'));
+    EXPECT_EQ(line.rfind(std::string("cuscope: run: --") + s.flag + ": " + s.env + "=\"" + bad +
+                             "\" is not valid",
+                         0),
+              0u)
+        << line;
+    const std::string tail = "accepted: " + s.value.accepts;
+    EXPECT_EQ(line.substr(line.size() - std::min(line.size(), tail.size())), tail) << line;
+  }
 }
 
 TEST(Cli, UsageErrorsExitTwoWithOneClearLine) {
@@ -230,6 +353,21 @@ TEST(Cli, DiffComparesTwoProfiles) {
   EXPECT_EQ(RunCmd({kBin, "diff", kProfile, kProfile, "--format=csv"}).code, 2);
 }
 
+// A failed write is one line and exit 1, for diff as for report.
+TEST(Cli, AFailedWriteIsOneLineAndExitsOne) {
+  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
+           {kBin, "diff", kProfile, kProfile, "-o", "/dev/full"},
+           {kBin, "diff", kProfile, kProfile, "--format=json", "-o", "/dev/full"},
+           {kBin, "report", kProfile, "-o", "/dev/full"}}) {
+    Result r = RunCmd(argv);
+    EXPECT_EQ(r.code, 1) << argv[1];
+    EXPECT_EQ(r.err, "cuscope: " + argv[1] + ": writing /dev/full failed: No space left on device\n");
+  }
+  Result r = RunCmd({kBin, "diff", kProfile, kProfile, "-o", "/no/such/dir/d.txt"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "cuscope: diff: cannot write /no/such/dir/d.txt: No such file or directory\n");
+}
+
 TEST(Library, ExportsOnlyTheEntryPointsAndTheCApi) {
   Result r = RunCmd({"nm", "-D", "--defined-only", kLib});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -279,6 +417,27 @@ TEST(Library, InjectionWithoutAGpuIsOneLineAndReturns) {
   EXPECT_NE(r.err.find("CUSCOPE_MAX_BUFFERS=\"1\" is not valid; accepted: an integer from 2 to 65536"),
             std::string::npos)
       << r.err;
+}
+
+// cuscope_start's settings: a ';' inside a value (a regular expression) stays in it.
+TEST(Library, StartSettingsKeepASemicolonInAValue) {
+  std::string code =
+      "import ctypes, sys\n"
+      "lib = ctypes.CDLL(sys.argv[1])\n"
+      "lib.cuscope_last_error.restype = ctypes.c_char_p\n"
+      "print(lib.cuscope_start(b'CUSCOPE_KERNELS=gemm;fused;CUSCOPE_ENABLE=0'))\n"
+      "print(lib.cuscope_start(b'CUSCOPE_REGIONS=a(;b;CUSCOPE_ENABLE=0'))\n"
+      "print(lib.cuscope_last_error().decode())\n";
+  std::string script = TempPath("start_text.py");
+  {
+    std::ofstream f(script);
+    f << code;
+  }
+  Result r = RunCmd({"python3", script, kLib});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // -6: disabled (both settings read); -1: a setting refused.
+  EXPECT_EQ(r.out.rfind("-6\n-1\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("CUSCOPE_REGIONS=\"a(;b\" is not valid"), std::string::npos) << r.out;
 }
 
 }  // namespace

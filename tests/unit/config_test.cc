@@ -1,11 +1,18 @@
-#include "lib/inject/config.h"
+#include "lib/config/config.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/config/docs_table.h"
+#include "lib/config/setting.h"
+#include "lib/config/start_text.h"
+#include "lib/config/values.h"
 
 namespace cuscope::config {
 namespace {
@@ -183,16 +190,154 @@ TEST(Config, OutputPath) {
   EXPECT_EQ(ResolveOutputPath("run-%p.sqlite", 51, 50), "run-51.sqlite");
 }
 
-TEST(Config, EverySettingIsDocumented) {
-  std::ifstream in(std::string(CUSCOPE_SOURCE_DIR) + "/docs/configuration.md");
+// The table in docs/configuration.md is the rows' (MarkdownTable). To rewrite it after
+// changing a row: CUSCOPE_UPDATE_DOCS=1 build/tests/config_test --gtest_filter=*Docs*
+TEST(Config, DocsTableIsTheRows) {
+  const std::string path = std::string(CUSCOPE_SOURCE_DIR) + "/docs/configuration.md";
+  std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   std::string doc = ss.str();
-  ASSERT_FALSE(doc.empty());
-  for (const auto& s : Settings()) {
-    EXPECT_NE(doc.find(s.env), std::string::npos) << s.env;
-    EXPECT_NE(doc.find(std::string("--") + s.flag), std::string::npos) << s.flag;
+  const std::string begin = "<!-- settings table: begin -->\n";
+  const std::string end = "<!-- settings table: end -->";
+  size_t from = doc.find(begin), to = doc.find(end);
+  ASSERT_NE(from, std::string::npos) << path << " has no \"" << begin << "\"";
+  ASSERT_NE(to, std::string::npos) << path << " has no \"" << end << "\"";
+  from += begin.size();
+  std::string table = MarkdownTable();
+  if (const char* update = std::getenv("CUSCOPE_UPDATE_DOCS"); update && std::string(update) == "1") {
+    doc.replace(from, to - from, table);
+    to = from + table.size();
+    std::ofstream(path) << doc;
   }
+  EXPECT_EQ(doc.substr(from, to - from), table)
+      << "docs/configuration.md's table differs from the settings (lib/config/settings.cc); "
+         "CUSCOPE_UPDATE_DOCS=1 config_test rewrites it";
+  for (const auto& s : Settings()) {
+    EXPECT_NE(table.find(std::string("`") + s.env + "`"), std::string::npos) << s.env;
+    EXPECT_NE(table.find(std::string("`--") + s.flag + "`"), std::string::npos) << s.flag;
+  }
+}
+
+TEST(Config, DefaultsAreConfigsAndReadBack) {
+  EXPECT_EQ(FindSetting("CUSCOPE_BUFFER_SIZE")->default_text(), "8M");
+  EXPECT_EQ(FindSetting("CUSCOPE_OUTPUT")->default_text(), "cuscope-%p.sqlite");
+  EXPECT_EQ(FindSetting("CUSCOPE_TRACE")->default_text(), "all");
+  EXPECT_EQ(FindSetting("CUSCOPE_PER_SIGNATURE")->default_text(), "1");
+  EXPECT_EQ(FindSetting("CUSCOPE_CAPTURE")->default_text(), "all");
+  EXPECT_EQ(FindSetting("CUSCOPE_METRICS")->default_text(), "");
+  EXPECT_EQ(FindSetting("CUSCOPE_ENABLE")->default_text(), "1");
+  EXPECT_EQ(FindSetting("CUSCOPE_API")->default_text(), "default");
+  EXPECT_EQ(FindSetting("NOPE"), nullptr);
+  // Every printed value parses back to itself: the default, and a value set.
+  std::map<std::string, std::string> set = {
+      {"CUSCOPE_TRACE", "kernel,api"},     {"CUSCOPE_BUFFER_SIZE", "96K"},
+      {"CUSCOPE_PER_SIGNATURE", "all"},    {"CUSCOPE_CAPTURE", "range:^step$:3"},
+      {"CUSCOPE_METRICS", "roofline,sol"}, {"CUSCOPE_LAUNCH_COUNT", "7"},
+      {"CUSCOPE_REPLAY", "rotate"},        {"CUSCOPE_VERBOSE", "1"}};
+  for (const Setting& s : Settings()) {
+    Config c;
+    if (s.default_text().empty()) continue;  // empty is "not given", not a value
+    ASSERT_TRUE(s.Apply(s.default_text(), &c).ok()) << s.env << "=" << s.default_text();
+    EXPECT_EQ(s.value.format(c), s.default_text()) << s.env;
+    auto it = set.find(s.env);
+    if (it == set.end()) continue;
+    ASSERT_TRUE(s.Apply(it->second, &c).ok()) << s.env;
+    EXPECT_EQ(s.value.format(c), it->second) << s.env;
+  }
+}
+
+// Each row refuses a bad value with one line: the variable, the value given, and the
+// row's own text of what it accepts.
+TEST(Config, EveryRowsErrorLineIsItsOwn) {
+  for (const Setting& s : Settings()) {
+    bool refused = false;
+    for (const char* bad : {"bogus value!", "  ", "-5", "gemm("}) {
+      Config c;
+      absl::Status st = s.Apply(bad, &c);
+      if (st.ok()) continue;
+      refused = true;
+      std::string msg(st.message());
+      EXPECT_EQ(msg.rfind(std::string(s.env) + "=\"" + bad + "\" is not valid", 0), 0u) << msg;
+      const std::string tail = "; accepted: " + s.value.accepts;
+      ASSERT_GE(msg.size(), tail.size()) << msg;
+      EXPECT_EQ(msg.substr(msg.size() - tail.size()), tail) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+      EXPECT_EQ(ValidateSetting(s.env, bad).message(), st.message());
+    }
+    EXPECT_TRUE(refused) << s.env << " refuses none of the bad values";
+  }
+}
+
+// The range a row's text states is the range its parser checks.
+TEST(Config, StatedRangesAreTheCheckedOnes) {
+  int checked = 0;
+  for (const Setting& s : Settings()) {
+    const std::string& a = s.value.accepts;
+    std::vector<std::string> ok, bad;
+    long long lo = 0, hi = 0;
+    if (sscanf(a.c_str(), "an integer from %lld to %lld", &lo, &hi) == 2) {
+      ok = {std::to_string(lo), std::to_string(hi)};
+      bad = {std::to_string(lo - 1), std::to_string(hi + 1)};
+    } else if (sscanf(a.c_str(), "an integer >= %lld", &lo) == 1) {
+      ok = {std::to_string(lo), "18446744073709551615"};
+      bad = {std::to_string(lo - 1)};
+    } else if (size_t at = a.find(" from "); s.env == std::string("CUSCOPE_BUFFER_SIZE")) {
+      char low[16] = {}, high[16] = {};
+      ASSERT_EQ(sscanf(a.c_str() + at, " from %15s to %15s", low, high), 2) << a;
+      uint64_t l = *ParseBytes(low), h = *ParseBytes(high);
+      ok = {low, high};
+      bad = {std::to_string(l - 1), std::to_string(h + 1)};
+    } else {
+      continue;
+    }
+    ++checked;
+    for (const std::string& v : ok) EXPECT_TRUE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
+    for (const std::string& v : bad) EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
+  }
+  EXPECT_EQ(checked, 8);  // top, buffer size, max buffers, flush, skip, count, per signature, window
+}
+
+TEST(Config, FormatBytes) {
+  EXPECT_EQ(values::FormatBytes(64ull << 10), "64K");
+  EXPECT_EQ(values::FormatBytes(8ull << 20), "8M");
+  EXPECT_EQ(values::FormatBytes(1ull << 30), "1G");
+  EXPECT_EQ(values::FormatBytes(1536ull << 10), "1536K");
+  EXPECT_EQ(values::FormatBytes(4097), "4097");
+  EXPECT_EQ(values::FormatBytes(0), "0");
+}
+
+// cuscope_start's text: ';' inside a value (a regular expression, a path) stays there.
+TEST(StartText, SplitsOnlyBeforeASetting) {
+  auto r = ParseStartText("CUSCOPE_KERNELS=gemm;fused|a;b ; CUSCOPE_API=all\n"
+                          "CUSCOPE_OUTPUT=/tmp/x;y/run.sqlite;\n\nCUSCOPE_OWNER_PID=12;");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, (NamedValues{{"CUSCOPE_KERNELS", "gemm;fused|a;b"},
+                             {"CUSCOPE_API", "all"},
+                             {"CUSCOPE_OUTPUT", "/tmp/x;y/run.sqlite"},
+                             {"CUSCOPE_OWNER_PID", "12"}}));
+  r = ParseStartText("CUSCOPE_OUTPUT=run.sqlite;CUSCOPE_API = none");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, (NamedValues{{"CUSCOPE_OUTPUT", "run.sqlite"}, {"CUSCOPE_API", "none"}}));
+  EXPECT_TRUE(ParseStartText("").ok() && ParseStartText("")->empty());
+  EXPECT_TRUE(ParseStartText(" ;\n").ok());
+  EXPECT_EQ(ParseStartText("CUSCOPE_REGIONS=a;b")->at(0).second, "a;b");
+}
+
+TEST(StartText, RefusesWhatIsNotASetting) {
+  auto r = ParseStartText("garbage");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("\"garbage\" is not NAME=VALUE"), std::string::npos);
+  r = ParseStartText("CUSCOPE_API=all;CUSCOPE_NO_SUCH=1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("unknown setting CUSCOPE_NO_SUCH"), std::string::npos);
+  r = ParseStartText("CUSCOPE_KERNELS=a(;b;CUSCOPE_API=all");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("CUSCOPE_KERNELS=\"a(;b\" is not valid"), std::string::npos)
+      << r.status();
+  r = ParseStartText("CUSCOPE_API=all;CUSCOPE_MAX_BUFFERS=1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("an integer from 2 to 65536"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+// The program that `cuscope run` profiles: where libcuscope.so is, and the child
+// process whose end the command passes on.
+#ifndef CUSCOPE_LIB_CLI_CHILD_H_
+#define CUSCOPE_LIB_CLI_CHILD_H_
+
+#include <string>
+#include <vector>
+
+namespace cuscope::cli {
+
+// The folder of this executable.
+std::string SelfDir();
+
+// libcuscope.so: CUSCOPE_LIBRARY, else beside this executable (../lib, ../lib64,
+// here, ../lib/x86_64-linux-gnu) as an absolute path; "" if not found.
+std::string FindLibrary();
+
+// Runs `program` (PATH searched) in a child process with CUSCOPE_OWNER_PID set to
+// its pid, and waits. SIGTERM and SIGHUP are forwarded to it; SIGINT and SIGQUIT
+// reach it with the process group and are ignored here. Returns its exit code (127
+// if it could not start); if a signal ended it, ends this process by that signal.
+int RunChild(const std::vector<std::string>& program);
+
+}  // namespace cuscope::cli
+
+#endif  // CUSCOPE_LIB_CLI_CHILD_H_

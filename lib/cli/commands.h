@@ -1,0 +1,30 @@
+// The subcommands of `cuscope`, one file each (run.cc, report.cc, diff.cc,
+// export.cc); main.cc dispatches on the first word.
+#ifndef CUSCOPE_LIB_CLI_COMMANDS_H_
+#define CUSCOPE_LIB_CLI_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace cuscope::cli {
+
+struct Command {
+  const char* name;     // "report"
+  const char* usage;    // "cuscope report PROFILE [FLAGS]"
+  const char* summary;  // what it does, for `cuscope --help` and its own help
+  bool takes_program;   // words after "--" are the program to run (run only)
+  // Its help: usage, summary and its flags only.
+  std::string (*help)();
+  // `words`: those after the subcommand, before "--"; `program`: those after "--".
+  // Returns the exit code.
+  int (*main)(const std::vector<std::string>& words, const std::vector<std::string>& program);
+};
+
+extern const Command kRunCommand;
+extern const Command kReportCommand;
+extern const Command kDiffCommand;
+extern const Command kExportCommand;
+
+}  // namespace cuscope::cli
+
+#endif  // CUSCOPE_LIB_CLI_COMMANDS_H_

@@ -1,0 +1,72 @@
+// `cuscope diff BASE NEW`: what changed between two profiles.
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "lib/analysis/compare.h"
+#include "lib/cli/commands.h"
+#include "lib/cli/flags.h"
+#include "lib/cli/output.h"
+#include "lib/store/reader.h"
+#include "lib/report/report.h"
+
+namespace cuscope::cli {
+namespace {
+
+const std::vector<Flag>& DiffFlags() {
+  static const std::vector<Flag>* flags = new std::vector<Flag>{
+      {"format", nullptr, "FORMAT", "text or json (default text)"},
+      {"top", nullptr, "N",
+       absl::StrCat("rows per table, 0 for all (default ", report::ReportOptions{}.top, ")")},
+      {"output", "o", "FILE", "the file to write (default stdout, also -)"},
+  };
+  return *flags;
+}
+
+std::string Help() { return CommandHelp(kDiffCommand.usage, kDiffCommand.summary, DiffFlags()); }
+
+int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
+  absl::StatusOr<Args> args = ParseArgs(DiffFlags(), words);
+  if (!args.ok()) return UsageError("diff", args.status().message());
+  const std::vector<std::string>& paths = args->positional;
+  if (paths.size() != 2) {
+    return UsageError("diff", absl::StrCat("expected BASE and NEW profiles, got ", paths.size(),
+                                           " arguments"));
+  }
+  std::string format = absl::AsciiStrToLower(args->Get("format", "text"));
+  if (format != "text" && format != "json") {
+    return UsageError("diff", absl::StrCat("--format=\"", args->Get("format"),
+                                           "\" is not valid; accepted: text, json"));
+  }
+  report::ReportOptions options;
+  if (!ParseTop("diff", args->Get("top"), &options.top)) return kUsageError;
+  absl::StatusOr<model::Profile> base = store::LoadProfile(paths[0]);
+  if (!base.ok()) {
+    std::cerr << "cuscope: diff: " << base.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<model::Profile> next = store::LoadProfile(paths[1]);
+  if (!next.ok()) {
+    std::cerr << "cuscope: diff: " << next.status().message() << "\n";
+    return 1;
+  }
+  analysis::Comparison c = analysis::Compare(*base, *next);
+  Output out;
+  if (!out.Open("diff", args->Get("output"))) return 1;
+  if (format == "text") {
+    report::WriteComparisonText(c, paths[0], paths[1], options, out.stream());
+  } else {
+    report::WriteComparisonJson(c, paths[0], paths[1], options, out.stream());
+  }
+  return out.Finish();
+}
+
+}  // namespace
+
+const Command kDiffCommand = {
+    "diff", "cuscope diff BASE NEW [FLAGS]",
+    "What changed between two profiles: wall and kernel time, then kernels and regions "
+    "ranked by the change of their total time.",
+    false, Help, Main};
+
+}  // namespace cuscope::cli

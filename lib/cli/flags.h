@@ -1,0 +1,60 @@
+// The command line of one `cuscope` subcommand: its table of flags, the parser that
+// reads words against that table, and the help and error lines made from it.
+#ifndef CUSCOPE_LIB_CLI_FLAGS_H_
+#define CUSCOPE_LIB_CLI_FLAGS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cuscope::cli {
+
+inline constexpr int kUsageError = 2;
+
+// One flag of a subcommand. A flag with a value is given as --name=V, --name V,
+// -name=V or -name V (and -alias V, -alias=V); a switch (value_name null) as
+// --name, --noname or --name=BOOL (true/false, yes/no, 1/0, t/f, y/n).
+struct Flag {
+  const char* name;        // "output"
+  const char* alias;       // "o", or null
+  const char* value_name;  // "FILE" in the help; null for a switch
+  std::string help;        // what it does, one sentence or two
+};
+
+// What the words gave: each flag's last value ("true"/"false" for a switch), and
+// the words that are not flags, in order.
+struct Args {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> positional;
+
+  // The flag's value, or `otherwise` when it was not given.
+  std::string Get(const std::string& name, const std::string& otherwise = "") const;
+};
+
+// Reads `words` (those after the subcommand, before "--") against `flags`. An unknown
+// flag, a flag without its value or a switch with a value that is not a boolean
+// gives InvalidArgument with one line naming it.
+absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
+                               const std::vector<std::string>& words);
+
+// `text` cut into lines of at most `width` characters, each but the first starting
+// with `indent` spaces, the last ending in '\n'.
+std::string Wrap(absl::string_view text, int indent, int width = 80);
+
+// The help of one subcommand: its usage line, what it does and its flags.
+std::string CommandHelp(absl::string_view usage, absl::string_view description,
+                        const std::vector<Flag>& flags);
+
+// --top of report and diff: "" leaves `top` as it is, else an integer >= 0. False
+// after a usage error line.
+bool ParseTop(absl::string_view command, const std::string& text, int* top);
+
+// "cuscope: COMMAND: MESSAGE" and where the help is, on stderr; returns kUsageError.
+int UsageError(absl::string_view command, absl::string_view message);
+
+}  // namespace cuscope::cli
+
+#endif  // CUSCOPE_LIB_CLI_FLAGS_H_

@@ -1,0 +1,81 @@
+// `cuscope report PROFILE`: the summaries of a profile as text, CSV or JSON, and the
+// roofline chart.
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "lib/cli/commands.h"
+#include "lib/cli/flags.h"
+#include "lib/cli/output.h"
+#include "lib/store/reader.h"
+#include "lib/report/report.h"
+#include "lib/report/roofline_svg.h"
+
+namespace cuscope::cli {
+namespace {
+
+const std::vector<Flag>& ReportFlags() {
+  static const std::vector<Flag>* flags = new std::vector<Flag>{
+      {"format", nullptr, "FORMAT", "text, csv or json (default text)"},
+      {"top", nullptr, "N",
+       absl::StrCat("rows per table, 0 for all (default ", report::ReportOptions{}.top, ")")},
+      {"output", "o", "FILE", "the file to write (default stdout, also -)"},
+      {"roofline", nullptr, "FILE",
+       "also write the roofline chart (SVG); the profile needs counters (cuscope run "
+       "--metrics=roofline)"},
+  };
+  return *flags;
+}
+
+std::string Help() {
+  return CommandHelp(kReportCommand.usage, kReportCommand.summary, ReportFlags());
+}
+
+int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
+  absl::StatusOr<Args> args = ParseArgs(ReportFlags(), words);
+  if (!args.ok()) return UsageError("report", args.status().message());
+  if (args->positional.size() != 1) {
+    return UsageError("report", absl::StrCat("expected exactly one PROFILE argument, got ",
+                                             args->positional.size()));
+  }
+  const std::string& path = args->positional[0];
+  std::string format = absl::AsciiStrToLower(args->Get("format", "text"));
+  if (format != "text" && format != "csv" && format != "json") {
+    return UsageError("report", absl::StrCat("--format=\"", args->Get("format"),
+                                             "\" is not valid; accepted: text, csv, json"));
+  }
+  report::ReportOptions options;
+  if (!ParseTop("report", args->Get("top"), &options.top)) return kUsageError;
+  absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
+  if (!profile.ok()) {
+    std::cerr << "cuscope: report: " << profile.status().message() << "\n";
+    return 1;
+  }
+  report::ReportData data = report::BuildReport(*profile);
+  Output out;
+  if (!out.Open("report", args->Get("output"))) return 1;
+  std::string svg = args->Get("roofline");
+  if (!svg.empty()) {
+    absl::Status st = report::WriteRooflineSvg(*profile, data.ceilings, data.counters, svg);
+    if (!st.ok()) {
+      std::cerr << "cuscope: report: --roofline: " << st.message() << "\n";
+      return 1;
+    }
+    std::cerr << "cuscope: roofline chart written to " << svg << "\n";
+  }
+  if (format == "text") report::WriteText(data, options, out.stream());
+  else if (format == "csv") report::WriteCsv(data, options, out.stream());
+  else report::WriteJson(data, options, out.stream());
+  return out.Finish();
+}
+
+}  // namespace
+
+const Command kReportCommand = {
+    "report", "cuscope report PROFILE [FLAGS]",
+    "Prints the kernel, API, memory and region summaries of a profile, and with counters "
+    "the ceilings, the roofline and the verdict of each kernel.",
+    false, Help, Main};
+
+}  // namespace cuscope::cli

@@ -1,0 +1,106 @@
+// `cuscope run [FLAGS] -- PROGRAM`: runs a program with cuscope injected. Its flags
+// are the settings (lib/config/setting.h): one per row, named by the row.
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/cli/child.h"
+#include "lib/cli/commands.h"
+#include "lib/cli/flags.h"
+#include "lib/config/config.h"
+#include "lib/config/setting.h"
+
+namespace cuscope::cli {
+namespace {
+
+const std::vector<Flag>& RunFlags() {
+  static const std::vector<Flag>* flags = [] {
+    auto* out = new std::vector<Flag>;
+    for (const config::Setting& s : config::Settings()) out->push_back({s.flag, nullptr, "VALUE", s.help});
+    return out;
+  }();
+  return *flags;
+}
+
+std::string Help() {
+  std::string out = absl::StrCat(
+      "usage: ", kRunCommand.usage, "\n\n", Wrap(kRunCommand.summary, 0), "\n",
+      Wrap("flags (each is also an environment variable, read when cuscope is injected "
+           "without this command: CUDA_INJECTION64_PATH=/path/to/libcuscope.so; a flag "
+           "wins over the variable; docs/configuration.md):",
+           0));
+  for (const config::Setting& s : config::Settings()) {
+    std::string def = s.default_text();
+    absl::StrAppend(&out, absl::StrFormat("  --%-18s %s\n", s.flag, s.env),
+                    std::string(23, ' '), Wrap(s.help, 23), std::string(23, ' '),
+                    Wrap(absl::StrCat("accepts: ", s.value.accepts,
+                                      "; default: ", def.empty() ? "(empty)" : def),
+                         23));
+  }
+  return out;
+}
+
+struct Given {
+  const config::Setting* setting;
+  std::string value;
+};
+
+// Each setting given as a flag is valid alone, and with the environment together:
+// 0 with `config` the library will read, else a usage error line and its code.
+int CheckSettings(const std::vector<Given>& given, config::Config* config) {
+  for (const Given& g : given) {
+    absl::Status st = config::ValidateSetting(g.setting->env, g.value);
+    if (!st.ok()) return UsageError("run", absl::StrCat("--", g.setting->flag, ": ", st.message()));
+  }
+  // Variables already in the environment are checked too: the library would
+  // otherwise disable itself silently in the child.
+  absl::StatusOr<config::Config> read = config::ConfigFromEnv([&](const char* name) {
+    for (const Given& g : given) {
+      if (name == std::string(g.setting->env)) return g.value.c_str();
+    }
+    return static_cast<const char*>(std::getenv(name));
+  });
+  if (!read.ok()) return UsageError("run", read.status().message());
+  *config = *std::move(read);
+  return 0;
+}
+
+int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
+  absl::StatusOr<Args> args = ParseArgs(RunFlags(), words);
+  if (!args.ok()) return UsageError("run", args.status().message());
+  if (!args->positional.empty()) {
+    return UsageError("run", absl::StrCat("\"", args->positional[0],
+                                          "\" before --; write ", kRunCommand.usage));
+  }
+  if (program.empty()) return UsageError("run", "expected -- PROGRAM [ARGS...]");
+  std::vector<Given> given;  // "" is not given: the environment or the default applies
+  for (const config::Setting& s : config::Settings()) {
+    std::string value = args->Get(s.flag);
+    if (!value.empty()) given.push_back({&s, value});
+  }
+  config::Config config;
+  if (int code = CheckSettings(given, &config); code != 0) return code;
+  std::string lib = FindLibrary();
+  if (lib.empty()) {
+    std::cerr << "cuscope: libcuscope.so not found next to " << SelfDir()
+              << " (looked in ../lib); set CUSCOPE_LIBRARY to its path\n";
+    return 1;
+  }
+  for (const Given& g : given) setenv(g.setting->env, g.value.c_str(), 1);
+  setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
+  if (config.trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
+  unsetenv("CUSCOPE_OWNER_PID");
+  return RunChild(program);
+}
+
+}  // namespace
+
+const Command kRunCommand = {
+    "run", "cuscope run [FLAGS] -- PROGRAM [ARGS...]",
+    "Runs PROGRAM (a CUDA binary, or python3 script.py) with cuscope injected, writes the "
+    "profile (SQLite) and prints a report on stderr at the end. The program's exit code "
+    "is passed through.",
+    true, Help, Main};
+
+}  // namespace cuscope::cli

@@ -1,0 +1,96 @@
+// Settings of a profiling session, from the environment (CUSCOPE_*), from the
+// `cuscope run` command's flags or from cuscope_start's text. The values are the
+// members of Config below (their initializers are the defaults); how each is named,
+// parsed, printed and documented is one row of the table in setting.h.
+#ifndef CUSCOPE_LIB_CONFIG_CONFIG_H_
+#define CUSCOPE_LIB_CONFIG_CONFIG_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cuscope::config {
+
+enum class ApiMode { kNone, kDefault, kAll };
+enum class ReplayMode { kAuto, kRotate, kKernel };
+enum class CaptureMode { kAll, kProfilerApi, kRange };
+enum class ReportMode { kNone, kText };
+
+// The profile's path when CUSCOPE_OUTPUT is not given ("%p" becomes the pid).
+inline constexpr const char* kDefaultOutput = "cuscope-%p.sqlite";
+
+// Which activity kinds to record.
+struct TraceKinds {
+  bool kernel = true;
+  bool memcpy = true;
+  bool memset = true;
+  bool api = true;
+  bool sync = true;
+  bool nvtx = true;
+  bool overhead = true;
+};
+
+struct Config {
+  bool enabled = true;
+  std::string output;                   // as given (may hold %p); empty = kDefaultOutput
+  TraceKinds trace;
+  ApiMode api = ApiMode::kDefault;
+  ReportMode report = ReportMode::kText;
+  int report_top = 10;
+  uint64_t buffer_bytes = 8ull << 20;
+  int max_buffers = 64;
+  int flush_period_ms = 1000;
+  bool verbose = false;
+
+  // Hardware counters (off when `metrics` is empty).
+  std::vector<std::string> metrics;  // named sets ("roofline") and raw metric names
+  std::string kernels;               // regex on the demangled kernel name; empty = all
+  uint64_t launch_skip = 0;          // matching launches left alone first
+  uint64_t launch_count = 0;         // most launches measured; 0 = no limit
+  int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
+  ReplayMode replay = ReplayMode::kAuto;
+  int window = 32;                   // most launches in one rotate window
+  std::string regions;               // counters only inside regions matching this regex
+  bool region_counters = false;      // measure matching regions as a whole (user range)
+
+  // What to record: everything, between cudaProfilerStart/Stop, or inside the first
+  // `capture_count` instances (0 = all) of regions matching `capture_range`.
+  CaptureMode capture = CaptureMode::kAll;
+  std::string capture_range;
+  uint64_t capture_count = 0;
+  bool counters_enabled() const { return !metrics.empty(); }
+  // Region boundaries must be followed: capture by region, or counters by region.
+  bool tracks_regions() const {
+    return capture == CaptureMode::kRange || (counters_enabled() && !regions.empty());
+  }
+  // Capture control runs (lib/collect/capture): to capture, or to follow regions.
+  bool needs_capture_control() const { return capture != CaptureMode::kAll || tracks_regions(); }
+};
+
+using GetEnv = std::function<const char*(const char*)>;
+
+// Reads every CUSCOPE_* variable through `getenv`. An invalid value gives
+// InvalidArgument with one line naming the variable, the value and what is accepted.
+absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv);
+
+// Checks one value for the setting whose variable is `env` (used by the command to
+// validate flags before it starts the program). Same messages as ConfigFromEnv.
+absl::Status ValidateSetting(absl::string_view env, absl::string_view value);
+
+// Where the profile goes for process `pid`: CUSCOPE_OUTPUT with "%p" replaced by the
+// pid; kDefaultOutput when empty. When `owner_pid` (CUSCOPE_OWNER_PID) is set and
+// differs from pid, a child process of the profiled program writes beside the
+// owner's file: "<stem>.<pid>.sqlite".
+std::string ResolveOutputPath(const std::string& output, int64_t pid, int64_t owner_pid);
+
+// Parses "8M", "512K", "1G", "4096" into bytes.
+absl::StatusOr<uint64_t> ParseBytes(absl::string_view text);
+
+}  // namespace cuscope::config
+
+#endif  // CUSCOPE_LIB_CONFIG_CONFIG_H_

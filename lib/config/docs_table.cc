@@ -1,0 +1,30 @@
+#include "lib/config/docs_table.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "lib/config/setting.h"
+
+namespace cuscope::config {
+namespace {
+
+// Plain text in a table cell: '|' would end the cell, '<' open an HTML tag.
+std::string Cell(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"|", "\\|"}, {"<", "\\<"}});
+}
+
+}  // namespace
+
+std::string MarkdownTable() {
+  std::string out =
+      "| variable | `cuscope run` flag | default | accepts | what it does |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  for (const Setting& s : Settings()) {
+    std::string def = s.default_text();
+    absl::StrAppend(&out, "| `", s.env, "` | `--", s.flag, "` | ",
+                    def.empty() ? "(empty)" : absl::StrCat("`", def, "`"), " | ",
+                    Cell(s.value.accepts), " | ", Cell(s.help), " |\n");
+  }
+  return out;
+}
+
+}  // namespace cuscope::config

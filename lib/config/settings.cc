@@ -1,0 +1,117 @@
+// The rows of the settings table (setting.h). Ranges are written once, here; defaults
+// once, in Config's member initializers (config.h).
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "lib/config/setting.h"
+#include "lib/config/values.h"
+
+namespace cuscope::config {
+
+const std::vector<Setting>& Settings() {
+  using namespace values;  // NOLINT: the table reads as a list of kinds
+  static const std::vector<Setting>* settings = new std::vector<Setting>{
+      {"CUSCOPE_ENABLE", "enable", "Set to 0 to load cuscope without profiling.",
+       Bool(&Config::enabled)},
+      {"CUSCOPE_OUTPUT", "output",
+       "Where the profile (SQLite, docs/profile-format.md) is written; an existing file is "
+       "replaced. A child process of the profiled program writes STEM.PID.sqlite beside it "
+       "(see CUSCOPE_OWNER_PID in docs/configuration.md).",
+       Path(&Config::output, kDefaultOutput)},
+      {"CUSCOPE_TRACE", "trace",
+       "Which activity kinds to record (memory is memcpy and memset).", TraceList()},
+      {"CUSCOPE_API", "api",
+       "Which CUDA runtime and driver API calls to record: default records launches, "
+       "copies, memsets, allocations and synchronizations (the list is in "
+       "docs/configuration.md); all records every call; none records none (kernels are "
+       "then not linked to their launch).",
+       Choice(&Config::api, {{"default", ApiMode::kDefault},
+                             {"all", ApiMode::kAll},
+                             {"none", ApiMode::kNone}})},
+      {"CUSCOPE_REPORT", "report", "What to print on stderr when the program ends.",
+       Choice(&Config::report, {{"text", ReportMode::kText}, {"none", ReportMode::kNone}})},
+      {"CUSCOPE_REPORT_TOP", "top", "Rows per table in the report printed at the end.",
+       Int(&Config::report_top, 0, 1000000, "0 = all rows")},
+      {"CUSCOPE_BUFFER_SIZE", "buffer_size", "Size of one CUPTI activity buffer.",
+       Bytes(&Config::buffer_bytes, 64ull << 10, 1ull << 30)},
+      {"CUSCOPE_MAX_BUFFERS", "max_buffers",
+       "Cap on activity buffers held at once (memory cap = size x count); past it, CUPTI "
+       "drops records, which are counted, reported at the end and stored in the profile's "
+       "dropped_records.",
+       Int(&Config::max_buffers, 2, 65536)},
+      {"CUSCOPE_FLUSH_PERIOD_MS", "flush_period_ms",
+       "How often buffered records are written to the profile, so a crash keeps them.",
+       Int(&Config::flush_period_ms, 0, 3600000, "0 = only when buffers fill")},
+      {"CUSCOPE_VERBOSE", "verbose", "Print what cuscope does on stderr.",
+       Bool(&Config::verbose)},
+      {"CUSCOPE_METRICS", "metrics",
+       "Hardware counters per kernel (CUPTI Range Profiler, docs/counters.md): named sets "
+       "and raw metric names, comma separated. A name the GPU does not have is refused "
+       "with the nearest valid names, and the trace goes on without counters. Empty: no "
+       "counters.",
+       MetricList()},
+      {"CUSCOPE_KERNELS", "kernels",
+       "Measure counters only for kernels whose demangled name matches (search, not full "
+       "match). Empty: all kernels.",
+       Regex(&Config::kernels)},
+      {"CUSCOPE_LAUNCH_SKIP", "launch_skip",
+       "Matching launches to leave alone before measuring (warm-up).",
+       Int(&Config::launch_skip, uint64_t{0}, UINT64_MAX)},
+      {"CUSCOPE_LAUNCH_COUNT", "launch_count", "Most launches measured with counters.",
+       Int(&Config::launch_count, uint64_t{0}, UINT64_MAX, "0 = no limit")},
+      {"CUSCOPE_PER_SIGNATURE", "per_signature",
+       "Complete counter samples per kernel signature (name, grid, block); all = every "
+       "launch.",
+       IntOr(&Config::per_signature, 1, 1000000, "all", 0)},
+      {"CUSCOPE_REPLAY", "replay",
+       "How multi-pass metric sets are collected: rotate spreads the passes over "
+       "successive launches of a signature (no replay); kernel replays each measured "
+       "launch once per pass (CUPTI saves and restores memory); auto: kernel replay for "
+       "bounded samples per signature (the default), rotate for all.",
+       Choice(&Config::replay, {{"auto", ReplayMode::kAuto},
+                                {"rotate", ReplayMode::kRotate},
+                                {"kernel", ReplayMode::kKernel}})},
+      {"CUSCOPE_CAPTURE", "capture",
+       "What to record: everything; only between cudaProfilerStart and cudaProfilerStop "
+       "(torch.cuda.profiler.start()/stop()); or only inside the first N instances (all "
+       "when N is left out) of regions (NVTX ranges, cuscope scopes) whose name matches "
+       "REGEX, e.g. range:^step$:3. While paused, kernels, copies, memsets, syncs and CUPTI "
+       "overhead are not recorded; NVTX ranges and API calls still are, so every region "
+       "instance appears in the report and captured kernels are attributed to their "
+       "regions.",
+       CaptureSpec()},
+      {"CUSCOPE_REGIONS", "regions",
+       "Measure counters only for kernels launched inside a region (NVTX range or "
+       "cuscope scope, open on the launching thread) whose name matches. Empty: all "
+       "regions.",
+       Regex(&Config::regions)},
+      {"CUSCOPE_REGION_COUNTERS", "region_counters",
+       "Measure each region matching CUSCOPE_REGIONS as a whole (one CUPTI user range per "
+       "instance; successive instances serve as the passes; docs/counters.md) instead of "
+       "its kernels one by one: the region's roofline point and verdict.",
+       Bool(&Config::region_counters)},
+      {"CUSCOPE_WINDOW", "window",
+       "Most launches of one signature per rotate window (one pass each).",
+       Int(&Config::window, 1, 4096)},
+  };
+  return *settings;
+}
+
+const Setting* FindSetting(absl::string_view env) {
+  for (const Setting& s : Settings()) {
+    if (env == s.env) return &s;
+  }
+  return nullptr;
+}
+
+std::string Setting::default_text() const { return value.format(Config{}); }
+
+absl::Status Setting::Apply(absl::string_view text, Config* config) const {
+  std::string why;
+  if (value.parse(text, config, &why)) return absl::OkStatus();
+  std::string detail = why.empty() ? "" : absl::StrCat(" (", why, ")");
+  return absl::InvalidArgumentError(absl::StrFormat("%s=\"%s\" is not valid%s; accepted: %s",
+                                                    env, absl::CHexEscape(text), detail,
+                                                    value.accepts));
+}
+
+}  // namespace cuscope::config

@@ -1,0 +1,222 @@
+#include "lib/config/values.h"
+
+#include <regex>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace cuscope::config {
+
+absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
+  std::string s = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(text));
+  uint64_t mult = 1;
+  if (!s.empty()) {
+    char c = s.back();
+    if (c == 'B') { s.pop_back(); c = s.empty() ? 0 : s.back(); }
+    if (c == 'K') mult = 1ull << 10;
+    else if (c == 'M') mult = 1ull << 20;
+    else if (c == 'G') mult = 1ull << 30;
+    if (mult != 1) s.pop_back();
+  }
+  uint64_t n = 0;
+  if (s.empty() || !absl::SimpleAtoi(s, &n) || n > (uint64_t{1} << 40) / mult) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", text, "\" is not a byte count"));
+  }
+  return n * mult;
+}
+
+namespace values {
+namespace {
+
+constexpr const char* kBoolAccepted = "1, 0, true, false, yes, no, on, off";
+
+// The activity kinds of CUSCOPE_TRACE, in the order they print.
+struct TraceKind {
+  const char* name;
+  bool TraceKinds::*member;
+};
+constexpr TraceKind kTraceKinds[] = {
+    {"kernel", &TraceKinds::kernel}, {"memcpy", &TraceKinds::memcpy},
+    {"memset", &TraceKinds::memset}, {"api", &TraceKinds::api},
+    {"sync", &TraceKinds::sync},     {"nvtx", &TraceKinds::nvtx},
+    {"overhead", &TraceKinds::overhead}};
+
+bool IsMetricToken(absl::string_view t) {
+  if (t.empty()) return false;
+  for (char c : t) {
+    if (!(absl::ascii_isalnum(c) || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+// `text` compiles as an ECMAScript regular expression; else `why` says why.
+bool CompilesAsRegex(absl::string_view text, std::string* why) {
+  try {
+    std::regex re{std::string(text)};
+    (void)re;
+  } catch (const std::regex_error& e) {
+    if (why != nullptr) *why = e.what();
+    return false;
+  }
+  return true;
+}
+
+bool ParseTraceKinds(absl::string_view text, TraceKinds* out) {
+  std::string s = Normalized(text);
+  if (s == "all") {
+    *out = TraceKinds{};
+    return true;
+  }
+  if (s.empty()) return false;
+  TraceKinds k{false, false, false, false, false, false, false};
+  for (absl::string_view part : absl::StrSplit(s, ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    bool known = false;
+    for (const TraceKind& kind : kTraceKinds) {
+      if (part == kind.name) k.*kind.member = known = true;
+    }
+    if (part == "memory") k.memcpy = k.memset = known = true;
+    if (!known) return false;
+  }
+  *out = k;
+  return true;
+}
+
+bool ParseCapture(absl::string_view v, Config* c) {
+  std::string text(absl::StripAsciiWhitespace(v));
+  if (text == "all" || text == "profiler-api") {
+    c->capture = text == "all" ? CaptureMode::kAll : CaptureMode::kProfilerApi;
+    c->capture_range.clear();
+    c->capture_count = 0;
+    return true;
+  }
+  if (!absl::StartsWith(text, "range:") || text.size() <= 6) return false;
+  std::string rest = text.substr(6);
+  size_t colon = rest.rfind(':');
+  uint64_t n = 0;
+  if (colon != std::string::npos && absl::SimpleAtoi(rest.substr(colon + 1), &n)) {
+    rest.resize(colon);
+  }
+  if (rest.empty() || !CompilesAsRegex(rest, nullptr)) return false;
+  c->capture = CaptureMode::kRange;
+  c->capture_range = rest;
+  c->capture_count = n;
+  return true;
+}
+
+std::string FormatCapture(const Config& c) {
+  switch (c.capture) {
+    case CaptureMode::kAll: return "all";
+    case CaptureMode::kProfilerApi: return "profiler-api";
+    case CaptureMode::kRange: break;
+  }
+  std::string out = absl::StrCat("range:", c.capture_range);
+  if (c.capture_count != 0) absl::StrAppend(&out, ":", c.capture_count);
+  return out;
+}
+
+}  // namespace
+
+std::string Normalized(absl::string_view text) {
+  return absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  for (auto [shift, unit] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
+    uint64_t size = uint64_t{1} << shift;
+    if (bytes != 0 && bytes % size == 0) return absl::StrCat(bytes / size, unit);
+  }
+  return absl::StrCat(bytes);
+}
+
+Value Bool(bool Config::*member) {
+  return Value{kBoolAccepted,
+               [member](absl::string_view text, Config* c, std::string*) {
+                 std::string s = Normalized(text);
+                 bool yes = s == "1" || s == "true" || s == "yes" || s == "on";
+                 bool no = s == "0" || s == "false" || s == "no" || s == "off";
+                 if (yes || no) c->*member = yes;
+                 return yes || no;
+               },
+               [member](const Config& c) { return std::string(c.*member ? "1" : "0"); }};
+}
+
+Value Path(std::string Config::*member, const char* when_empty) {
+  return Value{"a file path; %p becomes the pid",
+               [member](absl::string_view text, Config* c, std::string*) {
+                 if (absl::StripAsciiWhitespace(text).empty()) return false;
+                 c->*member = std::string(text);
+                 return true;
+               },
+               [member, when_empty](const Config& c) {
+                 return (c.*member).empty() ? std::string(when_empty) : c.*member;
+               }};
+}
+
+Value Regex(std::string Config::*member) {
+  return Value{"an ECMAScript regular expression",
+               [member](absl::string_view text, Config* c, std::string* why) {
+                 if (!CompilesAsRegex(text, why)) return false;
+                 c->*member = std::string(text);
+                 return true;
+               },
+               [member](const Config& c) { return c.*member; }};
+}
+
+Value Bytes(uint64_t Config::*member, uint64_t lo, uint64_t hi) {
+  return Value{absl::StrCat("bytes, with an optional K, M or G suffix, from ", FormatBytes(lo),
+                            " to ", FormatBytes(hi)),
+               [member, lo, hi](absl::string_view text, Config* c, std::string*) {
+                 absl::StatusOr<uint64_t> n = ParseBytes(text);
+                 if (!n.ok() || *n < lo || *n > hi) return false;
+                 c->*member = *n;
+                 return true;
+               },
+               [member](const Config& c) { return FormatBytes(c.*member); }};
+}
+
+Value TraceList() {
+  std::vector<std::string> names;
+  for (const TraceKind& kind : kTraceKinds) names.push_back(kind.name);
+  names.insert(names.begin() + 3, "memory");  // after memset: "memory" is both copies
+  return Value{absl::StrCat("all, or a comma list of ", absl::StrJoin(names, ", ")),
+               [](absl::string_view text, Config* c, std::string*) {
+                 return ParseTraceKinds(text, &c->trace);
+               },
+               [](const Config& c) {
+                 std::vector<std::string> on;
+                 for (const TraceKind& kind : kTraceKinds) {
+                   if (c.trace.*kind.member) on.push_back(kind.name);
+                 }
+                 return on.size() == std::size(kTraceKinds) ? "all" : absl::StrJoin(on, ",");
+               }};
+}
+
+Value MetricList() {
+  return Value{"a comma list of roofline, sol, occupancy, stalls, memory, full, or raw metric "
+               "names (e.g. dram__bytes.sum)",
+               [](absl::string_view text, Config* c, std::string*) {
+                 std::vector<std::string> metrics;
+                 for (absl::string_view part : absl::StrSplit(text, ',')) {
+                   part = absl::StripAsciiWhitespace(part);
+                   if (part.empty()) continue;
+                   if (!IsMetricToken(part)) return false;
+                   metrics.emplace_back(part);
+                 }
+                 c->metrics = std::move(metrics);
+                 return true;
+               },
+               [](const Config& c) { return absl::StrJoin(c.metrics, ","); }};
+}
+
+Value CaptureSpec() {
+  return Value{"all, profiler-api, or range:REGEX[:N]",
+               [](absl::string_view text, Config* c, std::string*) { return ParseCapture(text, c); },
+               FormatCapture};
+}
+
+}  // namespace values
+}  // namespace cuscope::config
