@@ -9,6 +9,7 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/config/config.h"
+#include "lib/config/from_env.h"
 #include "lib/config/setting.h"
 
 namespace cuscope::cli {

@@ -1,43 +1,8 @@
 #include "lib/config/config.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/config/setting.h"
 
 namespace cuscope::config {
-namespace {
-
-// Each variable on its own, in the table's order; ConfigFromEnv adds the checks of
-// combinations.
-absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
-  Config c;
-  for (const Setting& s : Settings()) {
-    const char* v = getenv(s.env);
-    if (v == nullptr) continue;
-    if (absl::Status st = s.Apply(v, &c); !st.ok()) return st;
-  }
-  return c;
-}
-
-}  // namespace
-
-absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
-  absl::StatusOr<Config> c = ParseEach(getenv);
-  if (!c.ok()) return c;
-  if (c->region_counters && (c->regions.empty() || c->metrics.empty())) {
-    return absl::InvalidArgumentError(
-        "CUSCOPE_REGION_COUNTERS=1 needs CUSCOPE_REGIONS (a regular expression naming the "
-        "regions to measure) and CUSCOPE_METRICS (what to measure)");
-  }
-  return c;
-}
-
-absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
-  const Setting* s = FindSetting(env);
-  if (s == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown setting ", env));
-  // This value alone: combinations are checked by ConfigFromEnv.
-  Config scratch;
-  return s->Apply(value, &scratch);
-}
 
 std::string ResolveOutputPath(const std::string& output, int64_t pid, int64_t owner_pid) {
   std::string path = output.empty() ? std::string(kDefaultOutput) : output;

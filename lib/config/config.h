@@ -72,16 +72,6 @@ struct Config {
   bool needs_capture_control() const { return capture != CaptureMode::kAll || tracks_regions(); }
 };
 
-using GetEnv = std::function<const char*(const char*)>;
-
-// Reads every CUSCOPE_* variable through `getenv`. An invalid value gives
-// InvalidArgument with one line naming the variable, the value and what is accepted.
-absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv);
-
-// Checks one value for the setting whose variable is `env` (used by the command to
-// validate flags before it starts the program). Same messages as ConfigFromEnv.
-absl::Status ValidateSetting(absl::string_view env, absl::string_view value);
-
 // Where the profile goes for process `pid`: CUSCOPE_OUTPUT with "%p" replaced by the
 // pid; kDefaultOutput when empty. When `owner_pid` (CUSCOPE_OWNER_PID) is set and
 // differs from pid, a child process of the profiled program writes beside the

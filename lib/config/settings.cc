@@ -7,6 +7,7 @@
 
 namespace cuscope::config {
 
+// lint: table
 const std::vector<Setting>& Settings() {
   using namespace values;  // NOLINT: the table reads as a list of kinds
   static const std::vector<Setting>* settings = new std::vector<Setting>{

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "lib/config/config.h"
+#include "lib/config/from_env.h"
 
 namespace cuscope::config {
 namespace {

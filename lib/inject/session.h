@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "lib/config/config.h"
+#include "lib/config/from_env.h"
 
 namespace cuscope::inject {
 

@@ -1,4 +1,5 @@
 #include "lib/config/config.h"
+#include "lib/config/from_env.h"
 
 #include <cstdio>
 #include <cstdlib>

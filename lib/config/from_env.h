@@ -1,0 +1,27 @@
+// Reading the settings from the environment (or any name -> value lookup) through
+// the rows of the settings table (setting.h).
+#ifndef CUSCOPE_LIB_CONFIG_FROM_ENV_H_
+#define CUSCOPE_LIB_CONFIG_FROM_ENV_H_
+
+#include <functional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/config/config.h"
+
+namespace cuscope::config {
+
+using GetEnv = std::function<const char*(const char*)>;
+
+// Reads every CUSCOPE_* variable through `getenv`. An invalid value gives
+// InvalidArgument with one line naming the variable, the value and what is accepted.
+absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv);
+
+// Checks one value for the setting whose variable is `env` (used by the command to
+// validate flags before it starts the program). Same messages as ConfigFromEnv.
+absl::Status ValidateSetting(absl::string_view env, absl::string_view value);
+
+}  // namespace cuscope::config
+
+#endif  // CUSCOPE_LIB_CONFIG_FROM_ENV_H_
