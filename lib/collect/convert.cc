@@ -3,7 +3,6 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -61,14 +60,14 @@ const RecordConverter::KernelName& RecordConverter::LookupKernelName(const char*
   if (name == nullptr) name = "";
   auto it = kernel_names_.find(name);
   // CUPTI shares one name pointer among all records of a function; compare the
-  // text too, in case a pointer is reused after a module unloads.
-  if (it != kernel_names_.end() && std::strcmp(it->second.cupti_name, name) == 0) {
+  // text too, in case a pointer is reused after a module unloads. The text is read
+  // from the string table by id: a pointer into it would dangle when a later Intern
+  // grows the table (a short string lives inside the moved std::string).
+  if (it != kernel_names_.end() && out_->strings.Get(it->second.mangled) == name) {
     return it->second;
   }
   KernelName kn;
-  model::StringId mangled = out_->strings.Intern(name);
-  kn.cupti_name = out_->strings.Get(mangled).c_str();
-  kn.mangled = mangled;
+  kn.mangled = out_->strings.Intern(name);
   kn.name = out_->strings.Intern(DemangleKernelName(name));
   return kernel_names_.insert_or_assign(name, kn).first->second;
 }

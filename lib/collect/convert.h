@@ -60,8 +60,7 @@ class RecordConverter {
 
  private:
   struct KernelName {
-    const char* cupti_name;
-    model::StringId name, mangled;
+    model::StringId name, mangled;  // mangled: CUPTI's text, compared at each lookup
   };
   struct OpenRange {
     model::RangeRecord record;
