@@ -1,23 +1,11 @@
 #include "lib/collect/convert.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/collect/counters.h"
+#include "lib/model/demangle.h"
 
 namespace cuscope::collect {
-
-std::string DemangleKernelName(const char* name) {
-  int status = 0;
-  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || out == nullptr) return name;
-  std::string s(out);
-  std::free(out);
-  return s;
-}
 
 namespace {
 
@@ -68,7 +56,7 @@ const RecordConverter::KernelName& RecordConverter::LookupKernelName(const char*
   }
   KernelName kn;
   kn.mangled = out_->strings.Intern(name);
-  kn.name = out_->strings.Intern(DemangleKernelName(name));
+  kn.name = out_->strings.Intern(model::Demangle(name));
   return kernel_names_.insert_or_assign(name, kn).first->second;
 }
 
@@ -115,7 +103,7 @@ void RecordConverter::AddKernel(const CUpti_ActivityKernel10& k) {
   r.dynamic_shared_bytes = static_cast<uint32_t>(k.dynamicSharedMemory);
   r.graph_id = k.graphId;
   r.graph_node_id = k.graphNodeId;
-  if (check_measured_ && counters::IsMeasured(k.correlationId)) {
+  if (measured_ != nullptr && measured_->IsMeasured(k.correlationId)) {
     r.flags |= model::kKernelCountersMeasured;
   }
 }
