@@ -8,12 +8,9 @@
 #include <string>
 #include <thread>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
-#include "lib/collect/counters.h"
 #include "lib/collect/driver.h"
-#include "lib/collect/scopes.h"
 
 namespace cuscope::collect {
 namespace {
@@ -34,9 +31,7 @@ constexpr const char* kDefaultDriverPrefixes[] = {
     "cuLaunchKernel", "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuCtxSynchronize",
     "cuStreamSynchronize", "cuEventSynchronize", "cuModuleLoad", "cuLibraryLoad"};
 
-}  // namespace
 
-namespace {
 template <size_t N>
 bool HasPrefix(const char* name, const char* const (&prefixes)[N]) {
   for (const char* p : prefixes) {
@@ -49,191 +44,168 @@ bool HasPrefix(const char* name, const char* const (&prefixes)[N]) {
 bool IsDefaultRuntimeApi(const char* name) { return HasPrefix(name, kDefaultRuntimePrefixes); }
 bool IsDefaultDriverApi(const char* name) { return HasPrefix(name, kDefaultDriverPrefixes); }
 
-struct ActivityCollector::State {
-  config::Config config;
-  Sink sink;
-  absl::Mutex pool_mu;
-  std::vector<uint8_t*> free_buffers ABSL_GUARDED_BY(pool_mu);
-  uint64_t allocated ABSL_GUARDED_BY(pool_mu) = 0;
-  size_t buffer_bytes ABSL_GUARDED_BY(pool_mu) = 0;  // size of every pooled buffer
-  int max_buffers ABSL_GUARDED_BY(pool_mu) = 0;
-  std::atomic<uint64_t> refused{0};
-  std::atomic<uint64_t> completed{0};
-  std::atomic<uint64_t> foreign{0};  // completed buffers another client had handed out
-  absl::Mutex probe_mu;              // one ProbeRecordsArrive at a time
-  std::atomic<bool> periodic_held{false};  // HoldPeriodicFlush
-  std::atomic<bool> periodic_busy{false};  // a PeriodicFlush is running
-  absl::flat_hash_set<uint8_t*> own_buffers ABSL_GUARDED_BY(pool_mu);
-  std::atomic<bool> records_taken{false};
-
-  absl::Mutex mu;  // guards the batch, the converter and the sink
-  model::Profile batch ABSL_GUARDED_BY(mu);
-  std::unique_ptr<RecordConverter> converter ABSL_GUARDED_BY(mu);
-  std::vector<CUpti_ActivityKind> enabled;
-  std::vector<uint32_t> runtime_cbids, driver_cbids;  // API records enabled one by one
-  // The GPU-side kinds are on when capture control has not paused them and counters
-  // do not hold them off (a region measured with instruction counters).
-  absl::Mutex kinds_mu;
-  bool capture_paused ABSL_GUARDED_BY(kinds_mu) = false;
-  bool counters_hold ABSL_GUARDED_BY(kinds_mu) = false;
-  bool gpu_kinds_on ABSL_GUARDED_BY(kinds_mu) = true;
-};
-
 namespace {
-// Never destroyed: CUPTI may call back on its own thread until the process ends.
-std::atomic<ActivityCollector::State*>& StatePtr() {
-  static std::atomic<ActivityCollector::State*> state{nullptr};
-  return state;
-}
-std::atomic<bool> g_running{false};
+// The tracer CUPTI's buffer callbacks reach (they take no userdata): the only
+// process-wide pointer of the collector. Set by Start, never cleared; what it points
+// to is never destroyed (see activity.h). Constant-initialized, so no static
+// constructor or destructor is involved.
+std::atomic<ActivityTracer*> g_buffer_tracer{nullptr};
 }  // namespace
 
-void CUPTIAPI ActivityCollector::OnBufferRequested(uint8_t** buffer, size_t* size,
-                                                   size_t* max_records) {
+void CUPTIAPI ActivityTracer::OnBufferRequested(uint8_t** buffer, size_t* size,
+                                                size_t* max_records) {
   *buffer = nullptr;
   *size = 0;
   *max_records = 0;
-  State* s = StatePtr().load();
-  if (s == nullptr) return;
-  absl::MutexLock lock(&s->pool_mu);
-  if (!s->free_buffers.empty()) {
-    *buffer = s->free_buffers.back();
-    s->free_buffers.pop_back();
-  } else if (s->allocated < static_cast<uint64_t>(s->max_buffers)) {
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, s->buffer_bytes));
+  ActivityTracer* t = g_buffer_tracer.load();
+  if (t != nullptr) t->BufferRequested(buffer, size);
+}
+
+void ActivityTracer::BufferRequested(uint8_t** buffer, size_t* size) {
+  absl::MutexLock lock(&pool_mu_);
+  if (!free_buffers_.empty()) {
+    *buffer = free_buffers_.back();
+    free_buffers_.pop_back();
+  } else if (allocated_ < static_cast<uint64_t>(max_buffers_)) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, buffer_bytes_));
     if (*buffer != nullptr) {
-      ++s->allocated;
-      s->own_buffers.insert(*buffer);
+      ++allocated_;
+      own_buffers_.insert(*buffer);
     }
   }
   if (*buffer == nullptr) {
-    s->refused.fetch_add(1, std::memory_order_relaxed);
+    refused_.fetch_add(1, std::memory_order_relaxed);
     return;  // CUPTI drops the records and counts them.
   }
-  *size = s->buffer_bytes;
+  *size = buffer_bytes_;
 }
 
-// Adds what counters and scopes finished to the batch, hands it to the sink when it
-// holds records (or the devices changed) and clears it. Under s->mu.
-void ActivityCollector::EmitBatch(State* s, bool devices_changed) {
-  counters::Drain(&s->batch);
-  scopes::Drain(&s->batch);
-  if (s->sink && (s->batch.record_count() > 0 || devices_changed)) {
-    s->sink(s->batch, devices_changed);
-  }
-  s->batch.ClearRecords();
+// Adds what the drain sources (counters, scopes) finished to the batch, hands it to
+// the sink when it holds records (or the devices changed) and clears it.
+void ActivityTracer::EmitBatch(bool devices_changed) {
+  for (DrainSource* drain : drains_) drain->Drain(&batch_);
+  if (sink_ && (batch_.record_count() > 0 || devices_changed)) sink_(batch_, devices_changed);
+  batch_.ClearRecords();
 }
 
-void CUPTIAPI ActivityCollector::OnBufferCompleted(CUcontext, uint32_t, uint8_t* buffer,
-                                                   size_t, size_t valid_size) {
-  State* s = StatePtr().load();
-  if (s == nullptr || buffer == nullptr) return;
+void CUPTIAPI ActivityTracer::OnBufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t,
+                                                size_t valid_size) {
+  ActivityTracer* t = g_buffer_tracer.load();
+  if (t == nullptr || buffer == nullptr) return;
+  t->BufferCompleted(buffer, valid_size);
+}
+
+void ActivityTracer::BufferCompleted(uint8_t* buffer, size_t valid_size) {
   {
-    absl::MutexLock lock(&s->mu);
-    if (s->converter != nullptr && valid_size > 0) {
-      s->converter->stats().devices_changed = false;
-      s->converter->AddBuffer(buffer, valid_size);
-      EmitBatch(s, s->converter->stats().devices_changed);
+    absl::MutexLock lock(&mu_);
+    if (converter_ != nullptr && valid_size > 0) {
+      converter_->stats().devices_changed = false;
+      converter_->AddBuffer(buffer, valid_size);
+      EmitBatch(converter_->stats().devices_changed);
     }
   }
-  s->completed.fetch_add(1, std::memory_order_relaxed);
-  absl::MutexLock lock(&s->pool_mu);
-  if (!s->own_buffers.contains(buffer)) {
+  completed_.fetch_add(1, std::memory_order_relaxed);
+  absl::MutexLock lock(&pool_mu_);
+  if (!own_buffers_.contains(buffer)) {
     // Another client's buffer, delivered to cuscope after it took the callbacks
     // back (Stop): its records are converted; the memory is not ours to reuse or free.
-    s->foreign.fetch_add(1, std::memory_order_relaxed);
+    foreign_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  s->free_buffers.push_back(buffer);
+  free_buffers_.push_back(buffer);
 }
 
-absl::Status ActivityCollector::Start(const config::Config& config, Sink sink) {
-  if (g_running.load()) return absl::FailedPreconditionError("the tracer is already running");
-  State* s = StatePtr().load();
-  if (s == nullptr) {
-    s = new State();
-    StatePtr().store(s);
-  }
+absl::Status ActivityTracer::Start(const CollectOptions& options, Sink sink) {
+  if (running_.load()) return absl::FailedPreconditionError("the tracer is already running");
+  g_buffer_tracer.store(this);
+  started_once_.store(true);
   {
     // A new session may use another buffer size: pooled buffers of the old size go.
-    absl::MutexLock lock(&s->pool_mu);
-    if (s->buffer_bytes != config.buffer_bytes) {
-      for (uint8_t* b : s->free_buffers) {
-        s->own_buffers.erase(b);
+    absl::MutexLock lock(&pool_mu_);
+    if (buffer_bytes_ != options.trace.buffer_bytes) {
+      for (uint8_t* b : free_buffers_) {
+        own_buffers_.erase(b);
         std::free(b);
       }
-      s->allocated -= s->free_buffers.size();
-      s->free_buffers.clear();
-      s->buffer_bytes = config.buffer_bytes;
+      allocated_ -= free_buffers_.size();
+      free_buffers_.clear();
+      buffer_bytes_ = options.trace.buffer_bytes;
     }
-    s->max_buffers = config.max_buffers;
-    s->refused.store(0);
-    s->completed.store(0);
-    s->records_taken.store(false);
+    max_buffers_ = options.trace.max_buffers;
+    refused_.store(0);
+    completed_.store(0);
+    records_taken_.store(false);
   }
   {
-    absl::MutexLock lock(&s->mu);
-    s->config = config;
-    s->sink = std::move(sink);
-    s->batch = model::Profile();
-    s->converter = std::make_unique<RecordConverter>(&s->batch);
-    s->converter->set_check_measured(config.counters_enabled());
+    absl::MutexLock lock(&mu_);
+    api_records_ = options.trace.api;
+    sink_ = std::move(sink);
+    batch_ = model::Profile();
+    converter_ = std::make_unique<RecordConverter>(
+        &batch_, options.counters_enabled() ? measured_ : nullptr);
   }
   CUptiResult r = cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   if (r != CUPTI_SUCCESS) return CuptiError("cuptiActivityRegisterCallbacks", r);
+  absl::Status enabled = EnableKinds(options);
+  if (!enabled.ok()) return enabled;
+  running_.store(true);
+  if (options.capture.mode != CaptureMode::kAll) PauseGpuKinds();
+  return absl::OkStatus();
+}
 
+absl::Status ActivityTracer::EnableKinds(const CollectOptions& options) {
   std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_DEVICE};
-  const config::TraceKinds& t = config.trace;
+  const TraceOptions& t = options.trace;
   if (t.kernel) kinds.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (t.memcpy) kinds.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
   if (t.memset) kinds.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
   if (t.sync) kinds.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   if (t.nvtx) kinds.push_back(CUPTI_ACTIVITY_KIND_MARKER);
   if (t.overhead) kinds.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
-  if (t.api && config.api == config::ApiMode::kAll) {
+  if (t.api == ApiRecords::kAll) {
     kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
     kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
   }
   {
-    absl::MutexLock lock(&s->kinds_mu);
-    s->capture_paused = false;
-    s->counters_hold = false;
-    s->gpu_kinds_on = true;
+    absl::MutexLock lock(&kinds_mu_);
+    capture_paused_ = false;
+    counters_hold_ = false;
+    gpu_kinds_on_ = true;
   }
-  s->enabled.clear();
+  enabled_.clear();
   for (CUpti_ActivityKind k : kinds) {
-    r = cuptiActivityEnable(k);
+    CUptiResult r = cuptiActivityEnable(k);
     if (r != CUPTI_SUCCESS) {
-      for (CUpti_ActivityKind e : s->enabled) cuptiActivityDisable(e);
-      s->enabled.clear();
+      for (CUpti_ActivityKind e : enabled_) cuptiActivityDisable(e);
+      enabled_.clear();
       return CuptiError(absl::StrFormat("cuptiActivityEnable(kind %d)", k).c_str(), r);
     }
-    s->enabled.push_back(k);
+    enabled_.push_back(k);
   }
-  s->runtime_cbids.clear();
-  s->driver_cbids.clear();
-  if (t.api && config.api == config::ApiMode::kDefault) {
-    // Only the calls that matter: enabling per call keeps the rest untraced.
-    for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
-          name != nullptr && IsDefaultRuntimeApi(name)) {
-        cuptiActivityEnableRuntimeApi(cbid, 1);
-        s->runtime_cbids.push_back(cbid);
-      }
-    }
-    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
-          name != nullptr && IsDefaultDriverApi(name)) {
-        cuptiActivityEnableDriverApi(cbid, 1);
-        s->driver_cbids.push_back(cbid);
-      }
-    }
-  }
-  g_running.store(true);
-  if (config.capture != config::CaptureMode::kAll) Pause();
+  runtime_cbids_.clear();
+  driver_cbids_.clear();
+  if (t.api == ApiRecords::kDefault) EnableDefaultApiCalls();
   return absl::OkStatus();
+}
+
+// Only the calls that matter: enabling per call keeps the rest untraced.
+void ActivityTracer::EnableDefaultApiCalls() {
+  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
+        name != nullptr && IsDefaultRuntimeApi(name)) {
+      cuptiActivityEnableRuntimeApi(cbid, 1);
+      runtime_cbids_.push_back(cbid);
+    }
+  }
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
+        name != nullptr && IsDefaultDriverApi(name)) {
+      cuptiActivityEnableDriverApi(cbid, 1);
+      driver_cbids_.push_back(cbid);
+    }
+  }
 }
 
 namespace {
@@ -246,55 +218,48 @@ bool Pausable(CUpti_ActivityKind k) {
          k == CUPTI_ACTIVITY_KIND_MEMSET || k == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ||
          k == CUPTI_ACTIVITY_KIND_OVERHEAD;
 }
-
 }  // namespace
 
-namespace {
-void ApplyGpuKinds(ActivityCollector::State* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->kinds_mu) {
-  const bool on = !s->capture_paused && !s->counters_hold;
-  if (on == s->gpu_kinds_on) return;
-  s->gpu_kinds_on = on;
-  for (CUpti_ActivityKind k : s->enabled) {
+void ActivityTracer::ApplyGpuKinds() {
+  const bool on = !capture_paused_ && !counters_hold_;
+  if (on == gpu_kinds_on_) return;
+  gpu_kinds_on_ = on;
+  for (CUpti_ActivityKind k : enabled_) {
     if (!Pausable(k)) continue;
     if (on) cuptiActivityEnable(k);
     else cuptiActivityDisable(k);
   }
 }
-}  // namespace
 
-void ActivityCollector::Pause() {
-  State* s = StatePtr().load();
-  if (s == nullptr || !g_running.load()) return;
-  absl::MutexLock lock(&s->kinds_mu);
-  s->capture_paused = true;
-  ApplyGpuKinds(s);
+void ActivityTracer::PauseGpuKinds() {
+  if (!running_.load()) return;
+  absl::MutexLock lock(&kinds_mu_);
+  capture_paused_ = true;
+  ApplyGpuKinds();
 }
 
-void ActivityCollector::Resume() {
-  State* s = StatePtr().load();
-  if (s == nullptr || !g_running.load()) return;
-  absl::MutexLock lock(&s->kinds_mu);
-  s->capture_paused = false;
-  ApplyGpuKinds(s);
+void ActivityTracer::ResumeGpuKinds() {
+  if (!running_.load()) return;
+  absl::MutexLock lock(&kinds_mu_);
+  capture_paused_ = false;
+  ApplyGpuKinds();
 }
 
-void ActivityCollector::HoldGpuKinds(bool hold) {
-  State* s = StatePtr().load();
-  if (s == nullptr || !g_running.load()) return;
-  absl::MutexLock lock(&s->kinds_mu);
-  s->counters_hold = hold;
-  ApplyGpuKinds(s);
+void ActivityTracer::HoldGpuKinds(bool hold) {
+  if (!running_.load()) return;
+  absl::MutexLock lock(&kinds_mu_);
+  counters_hold_ = hold;
+  ApplyGpuKinds();
 }
 
-void ActivityCollector::Flush(bool forced) {
-  State* s = StatePtr().load();
-  if (s == nullptr) return;
+void ActivityTracer::Flush(bool forced) {
+  if (!started_once_.load()) return;
   cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   // Scopes closed since the last completed buffer: a program may mark regions
   // without CUDA work, and then no buffer completes to carry them.
-  absl::MutexLock lock(&s->mu);
-  if (s->converter == nullptr || !g_running.load()) return;
-  EmitBatch(s, false);
+  absl::MutexLock lock(&mu_);
+  if (converter_ == nullptr || !running_.load()) return;
+  EmitBatch(false);
 }
 
 // Whether activity records still reach cuscope: one recorded cuDriverGetVersion call
@@ -310,29 +275,29 @@ void ActivityCollector::Flush(bool forced) {
 // destroyed before cuscope's atexit handler runs; a PyTorch program with
 // torch.profiler crashed at exit once on the H200 while cuscope flushed). Then a
 // buffer cuscope did not hand out, delivered to it, is the sign.
-struct ActivityCollector::ProbeMark {
+struct ActivityTracer::ProbeMark {
   bool made = false;  // a probe record was made
   uint64_t probes = 0, foreign = 0, refused = 0;  // counts before it
 };
 
-ActivityCollector::ProbeMark ActivityCollector::RecordProbe(State* s) {
+ActivityTracer::ProbeMark ActivityTracer::RecordProbe() {
   ProbeMark mark;
-  mark.foreign = s->foreign.load();
-  mark.refused = s->refused.load();
+  mark.foreign = foreign_.load();
+  mark.refused = refused_.load();
   using GetVersion = int (*)(int*);
   auto get_version = reinterpret_cast<GetVersion>(LoadedDriverSymbol("cuDriverGetVersion"));
   uint64_t now = 0;
   if (get_version == nullptr || cuptiGetTimestamp(&now) != CUPTI_SUCCESS) return mark;
   {
-    absl::MutexLock lock(&s->mu);
-    if (s->converter == nullptr) return mark;
-    s->converter->set_probe_after(now);
-    mark.probes = s->converter->stats().probe_records;
+    absl::MutexLock lock(&mu_);
+    if (converter_ == nullptr) return mark;
+    converter_->set_probe_after(now);
+    mark.probes = converter_->stats().probe_records;
   }
   cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
   int version = 0;
   get_version(&version);
-  if (!(s->config.trace.api && s->config.api == config::ApiMode::kAll)) {
+  if (api_records_ != ApiRecords::kAll) {
     cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 0);
   }
   mark.made = true;
@@ -341,95 +306,88 @@ ActivityCollector::ProbeMark ActivityCollector::RecordProbe(State* s) {
 
 // After a forced flush. A buffer refused at the pool cap drops the probe too: that
 // is not a takeover (dropped records are counted and reported on their own).
-bool ActivityCollector::RecordsArrived(State* s, const ProbeMark& mark) {
-  if (s->foreign.load() != mark.foreign) return false;
-  if (!mark.made || s->refused.load() > mark.refused) return true;
-  absl::MutexLock lock(&s->mu);
-  return s->converter != nullptr && s->converter->stats().probe_records > mark.probes;
+bool ActivityTracer::RecordsArrived(const ProbeMark& mark) {
+  if (foreign_.load() != mark.foreign) return false;
+  if (!mark.made || refused_.load() > mark.refused) return true;
+  absl::MutexLock lock(&mu_);
+  return converter_ != nullptr && converter_->stats().probe_records > mark.probes;
 }
 
-bool ActivityCollector::PeriodicFlush(bool even_if_held) {
-  State* s = StatePtr().load();
-  if (s == nullptr || !g_running.load()) return true;
+bool ActivityTracer::PeriodicFlush(bool even_if_held) {
+  if (!running_.load()) return true;
   // One probe at a time: Stop's and this one must not switch the probe's record off
   // under each other (that would read as a takeover).
-  absl::MutexLock probe_lock(&s->probe_mu);
-  if (!g_running.load()) return true;  // Stop came first
+  absl::MutexLock probe_lock(&probe_mu_);
+  if (!running_.load()) return true;  // Stop came first
   // Busy before looking at the hold, as HoldPeriodicFlush holds before looking at
   // busy: one of the two sees the other.
-  s->periodic_busy.store(true);
-  if (s->periodic_held.load() && !even_if_held) {
-    s->periodic_busy.store(false);
+  periodic_busy_.store(true);
+  if (periodic_held_.load() && !even_if_held) {
+    periodic_busy_.store(false);
     return false;
   }
-  if (s->records_taken.load()) {
+  if (records_taken_.load()) {
     Flush(false);
   } else {
-    const ProbeMark mark = RecordProbe(s);
+    const ProbeMark mark = RecordProbe();
     Flush(/*forced=*/mark.made);  // a probe comes back only with a forced flush
-    if (!RecordsArrived(s, mark)) s->records_taken.store(true);
+    if (!RecordsArrived(mark)) records_taken_.store(true);
   }
-  s->periodic_busy.store(false);
+  periodic_busy_.store(false);
   return true;
 }
 
-void ActivityCollector::HoldPeriodicFlush(bool hold) {
-  State* s = StatePtr().load();
-  if (s == nullptr) return;
-  s->periodic_held.store(hold);
+void ActivityTracer::HoldPeriodicFlush(bool hold) {
+  periodic_held_.store(hold);
   if (!hold) return;
   // A flush in progress ends first, waited for a bounded time without a lock: this
   // runs inside CUPTI's NVTX callback, and the flush inside cuptiActivityFlushAll.
-  for (int i = 0; i < 200 && s->periodic_busy.load(); ++i) {
+  for (int i = 0; i < 200 && periodic_busy_.load(); ++i) {
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }
 
-void ActivityCollector::Stop(uint64_t end_ns) {
-  State* s = StatePtr().load();
-  if (s == nullptr || !g_running.exchange(false)) return;
-  absl::MutexLock probe_lock(&s->probe_mu);
+void ActivityTracer::Stop(uint64_t end_ns) {
+  if (!running_.exchange(false)) return;
+  absl::MutexLock probe_lock(&probe_mu_);
   cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
-  const ProbeMark mark = RecordProbe(s);
-  for (CUpti_ActivityKind k : s->enabled) cuptiActivityDisable(k);
+  const ProbeMark mark = RecordProbe();
+  for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
   // The calls Start enabled one by one (the probe switches its own off).
-  for (uint32_t cbid : s->runtime_cbids) cuptiActivityEnableRuntimeApi(cbid, 0);
-  for (uint32_t cbid : s->driver_cbids) cuptiActivityEnableDriverApi(cbid, 0);
-  s->runtime_cbids.clear();
-  s->driver_cbids.clear();
-  s->enabled.clear();
+  for (uint32_t cbid : runtime_cbids_) cuptiActivityEnableRuntimeApi(cbid, 0);
+  for (uint32_t cbid : driver_cbids_) cuptiActivityEnableDriverApi(cbid, 0);
+  runtime_cbids_.clear();
+  driver_cbids_.clear();
+  enabled_.clear();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  if (!RecordsArrived(s, mark)) s->records_taken.store(true);
-  absl::MutexLock lock(&s->mu);
-  if (s->converter != nullptr) {
-    s->converter->CloseOpenRanges(end_ns);
-    EmitBatch(s, false);
+  if (!RecordsArrived(mark)) records_taken_.store(true);
+  absl::MutexLock lock(&mu_);
+  if (converter_ != nullptr) {
+    converter_->CloseOpenRanges(end_ns);
+    EmitBatch(false);
   }
 }
 
-bool ActivityCollector::running() { return g_running.load(); }
-
-ActivityStats ActivityCollector::stats() {
+ActivityStats ActivityTracer::stats() {
   ActivityStats out;
-  State* s = StatePtr().load();
-  if (s == nullptr) return out;
+  if (!started_once_.load()) return out;
   {
-    absl::MutexLock lock(&s->pool_mu);
-    out.buffers_allocated = s->allocated;
-    out.buffers_outstanding = s->allocated - s->free_buffers.size();
+    absl::MutexLock lock(&pool_mu_);
+    out.buffers_allocated = allocated_;
+    out.buffers_outstanding = allocated_ - free_buffers_.size();
   }
-  out.buffers_refused = s->refused.load();
-  out.records_taken = s->records_taken.load();
-  out.buffers_completed = s->completed.load();
+  out.buffers_refused = refused_.load();
+  out.records_taken = records_taken_.load();
+  out.buffers_completed = completed_.load();
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
     out.dropped_records = dropped;
   }
-  absl::MutexLock lock(&s->mu);
-  if (s->converter != nullptr) {
-    out.internal_kernels = s->converter->stats().internal_kernels;
-    out.records = s->converter->stats().records;
-    out.last_api_end_ns = s->converter->stats().last_api_end_ns;
+  absl::MutexLock lock(&mu_);
+  if (converter_ != nullptr) {
+    out.internal_kernels = converter_->stats().internal_kernels;
+    out.records = converter_->stats().records;
+    out.last_api_end_ns = converter_->stats().last_api_end_ns;
   }
   return out;
 }

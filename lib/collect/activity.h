@@ -1,8 +1,11 @@
 // The activity tracer: enables CUPTI activity kinds, hands CUPTI buffers from a
-// bounded pool, converts completed buffers into model records and passes each batch
-// to a sink (the profile writer).
+// bounded pool, converts completed buffers into model records, adds what the drain
+// sources finished (counter sets, scopes) and passes each batch to a sink (the
+// profile writer).
 #ifndef CUSCOPE_LIB_COLLECT_ACTIVITY_H_
 #define CUSCOPE_LIB_COLLECT_ACTIVITY_H_
+
+#include <cupti.h>
 
 #include <atomic>
 #include <cstdint>
@@ -11,10 +14,12 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/convert.h"
-#include "lib/inject/config.h"
+#include "lib/collect/interfaces.h"
+#include "lib/collect/options.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::collect {
@@ -37,48 +42,103 @@ struct ActivityStats {
   uint64_t records = 0;
 };
 
-class ActivityCollector {
+// The tracer of one session. CUPTI's buffer-request/complete callbacks take no
+// userdata: they reach the tracer through one process-wide pointer (activity.cc),
+// set by Start to the tracer started last and never cleared. The tracer is owned by
+// the session's collector, which is never destroyed, so CUPTI may call back on its
+// own thread until the process ends.
+class ActivityTracer final : public GpuKindControl {
  public:
-  // Called with each batch of new records (under the collector's lock); the batch's
-  // records are cleared after it returns, its strings and devices kept.
+  // Called with each batch of new records (under the tracer's batch lock); the
+  // batch's records are cleared after it returns, its strings and devices kept.
   using Sink = std::function<void(const model::Profile& batch, bool devices_changed)>;
 
-  // Only one collector can be started at a time (CUPTI's callbacks are global).
-  static absl::Status Start(const config::Config& config, Sink sink);
+  // `drains` add their finished records to each batch before the sink sees it, in
+  // this order; `measured` marks kernels whose counters were measured (asked only
+  // when counters are on).
+  ActivityTracer(std::vector<DrainSource*> drains, const MeasuredLaunches* measured)
+      : drains_(std::move(drains)), measured_(measured) {}
+
+  // Only one tracer can be started at a time (CUPTI's callbacks are global).
+  absl::Status Start(const CollectOptions& options, Sink sink);
   // Flushes CUPTI's buffers into the sink. `forced` also flushes buffers in use.
-  static void Flush(bool forced);
+  void Flush(bool forced);
   // From cuscope's flush thread, each period: Flush with one probe record through
   // the current callbacks (then forced); when the probe does not come back, another
   // CUPTI client took the records (ActivityStats::records_taken). Returns false, having
   // done nothing, while the periodic flush is held off (unless `even_if_held`).
-  static bool PeriodicFlush(bool even_if_held);
-  // Region counters: hold the periodic flush off while a region instance is measured
-  // (true waits up to 20 ms for a flush in progress to end): a forced CUPTI flush
-  // inside the range shows in its span.
-  static void HoldPeriodicFlush(bool hold);
+  bool PeriodicFlush(bool even_if_held);
   // Flushes, disables every kind and closes ranges left open at `end_ns`.
-  static void Stop(uint64_t end_ns);
-  static bool running();
-  // Capture control: disable / re-enable the GPU-side kinds (kernels, copies,
-  // memsets, syncs, overhead); NVTX ranges and API calls stay recorded.
-  static void Pause();
-  static void Resume();
-  // Counters: keep the GPU-side kinds off (true) while a region is measured with
-  // instruction counters, whatever capture control says; false gives them back to it.
-  static void HoldGpuKinds(bool hold);
-  static ActivityStats stats();
+  void Stop(uint64_t end_ns);
+  bool running() const { return running_.load(); }
+  ActivityStats stats();
 
- struct State;  // defined in activity.cc
+  // GpuKindControl. Capture control: disable / re-enable the GPU-side kinds
+  // (kernels, copies, memsets, syncs, overhead); NVTX ranges and API calls stay
+  // recorded. Counters: hold them off while a region is measured with instruction
+  // counters; hold the periodic flush off while a region instance is measured (a
+  // forced CUPTI flush inside the range shows in its span).
+  void PauseGpuKinds() override;
+  void ResumeGpuKinds() override;
+  void HoldGpuKinds(bool hold) override;
+  void HoldPeriodicFlush(bool hold) override;
 
  private:
+  struct ProbeMark;
   static void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer,
                                          size_t size, size_t valid_size);
-  static void EmitBatch(State* s, bool devices_changed);
+  void BufferRequested(uint8_t** buffer, size_t* size);
+  void BufferCompleted(uint8_t* buffer, size_t valid_size);
+  absl::Status EnableKinds(const CollectOptions& options);
+  void EnableDefaultApiCalls();
+  void ApplyGpuKinds() ABSL_EXCLUSIVE_LOCKS_REQUIRED(kinds_mu_);
+  void EmitBatch(bool devices_changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether records still reach cuscope (activity.cc says how).
-  struct ProbeMark;
-  static ProbeMark RecordProbe(State* s);
-  static bool RecordsArrived(State* s, const ProbeMark& mark);
+  ProbeMark RecordProbe();
+  bool RecordsArrived(const ProbeMark& mark);
+
+  const std::vector<DrainSource*> drains_;
+  const MeasuredLaunches* const measured_;
+  std::atomic<bool> running_{false};
+  std::atomic<bool> started_once_{false};
+
+  // One probe at a time (the flush thread's and Stop's).
+  absl::Mutex probe_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::atomic<bool> periodic_held_{false};  // HoldPeriodicFlush
+  std::atomic<bool> periodic_busy_{false};  // a PeriodicFlush is running
+  std::atomic<bool> records_taken_{false};
+
+  // The batch, the converter and the sink. Taken on CUPTI's buffer thread; the
+  // drains' locks and the sink's lock come after it.
+  absl::Mutex mu_;
+  ApiRecords api_records_ = ApiRecords::kDefault;  // set by Start
+  Sink sink_ ABSL_GUARDED_BY(mu_);
+  model::Profile batch_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<RecordConverter> converter_ ABSL_GUARDED_BY(mu_);
+  // Kinds and API calls enabled by Start (Start and Stop only; the session
+  // serializes them).
+  std::vector<CUpti_ActivityKind> enabled_;
+  std::vector<uint32_t> runtime_cbids_, driver_cbids_;
+
+  // The buffer pool. A leaf lock.
+  absl::Mutex pool_mu_;
+  std::vector<uint8_t*> free_buffers_ ABSL_GUARDED_BY(pool_mu_);
+  absl::flat_hash_set<uint8_t*> own_buffers_ ABSL_GUARDED_BY(pool_mu_);
+  uint64_t allocated_ ABSL_GUARDED_BY(pool_mu_) = 0;
+  size_t buffer_bytes_ ABSL_GUARDED_BY(pool_mu_) = 0;  // size of every pooled buffer
+  int max_buffers_ ABSL_GUARDED_BY(pool_mu_) = 0;
+  std::atomic<uint64_t> refused_{0};
+  std::atomic<uint64_t> completed_{0};
+  std::atomic<uint64_t> foreign_{0};  // completed buffers another client had handed out
+
+  // The GPU-side kinds are on when capture control has not paused them and counters
+  // do not hold them off. A leaf lock (held across cuptiActivityEnable/Disable:
+  // the switch and the flags must agree).
+  absl::Mutex kinds_mu_;
+  bool capture_paused_ ABSL_GUARDED_BY(kinds_mu_) = false;
+  bool counters_hold_ ABSL_GUARDED_BY(kinds_mu_) = false;
+  bool gpu_kinds_on_ ABSL_GUARDED_BY(kinds_mu_) = true;
 };
 
 // The CUDA API calls recorded by default (launches, copies, memsets, allocations,

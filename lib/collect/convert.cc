@@ -1,24 +1,11 @@
 #include "lib/collect/convert.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "lib/collect/counters.h"
+#include "lib/model/demangle.h"
 
 namespace cuscope::collect {
-
-std::string DemangleKernelName(const char* name) {
-  int status = 0;
-  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || out == nullptr) return name;
-  std::string s(out);
-  std::free(out);
-  return s;
-}
 
 namespace {
 
@@ -61,15 +48,15 @@ const RecordConverter::KernelName& RecordConverter::LookupKernelName(const char*
   if (name == nullptr) name = "";
   auto it = kernel_names_.find(name);
   // CUPTI shares one name pointer among all records of a function; compare the
-  // text too, in case a pointer is reused after a module unloads.
-  if (it != kernel_names_.end() && std::strcmp(it->second.cupti_name, name) == 0) {
+  // text too, in case a pointer is reused after a module unloads. The text is read
+  // from the string table by id: a pointer into it would dangle when a later Intern
+  // grows the table (a short string lives inside the moved std::string).
+  if (it != kernel_names_.end() && out_->strings.Get(it->second.mangled) == name) {
     return it->second;
   }
   KernelName kn;
-  model::StringId mangled = out_->strings.Intern(name);
-  kn.cupti_name = out_->strings.Get(mangled).c_str();
-  kn.mangled = mangled;
-  kn.name = out_->strings.Intern(DemangleKernelName(name));
+  kn.mangled = out_->strings.Intern(name);
+  kn.name = out_->strings.Intern(model::Demangle(name));
   return kernel_names_.insert_or_assign(name, kn).first->second;
 }
 
@@ -116,7 +103,7 @@ void RecordConverter::AddKernel(const CUpti_ActivityKernel10& k) {
   r.dynamic_shared_bytes = static_cast<uint32_t>(k.dynamicSharedMemory);
   r.graph_id = k.graphId;
   r.graph_node_id = k.graphNodeId;
-  if (check_measured_ && counters::IsMeasured(k.correlationId)) {
+  if (measured_ != nullptr && measured_->IsMeasured(k.correlationId)) {
     r.flags |= model::kKernelCountersMeasured;
   }
 }

@@ -10,13 +10,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/collect/interfaces.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::collect {
-
-// A kernel's demangled name, as the profile stores it (the symbol unchanged when
-// it does not demangle). Counter sets use it too, so that they join their kernels.
-std::string DemangleKernelName(const char* name);
 
 struct ConvertStats {
   uint64_t records = 0;
@@ -33,8 +30,10 @@ struct ConvertStats {
 class RecordConverter {
  public:
   // Appends to out's record vectors and interns names in out->strings; `out` must
-  // outlive the converter. Devices go to out->devices.
-  explicit RecordConverter(model::Profile* out) : out_(out) {}
+  // outlive the converter. Devices go to out->devices. Kernels whose launches
+  // `measured` says were measured for counters are marked (none when it is null).
+  explicit RecordConverter(model::Profile* out, const MeasuredLaunches* measured = nullptr)
+      : out_(out), measured_(measured) {}
 
   void Add(const CUpti_Activity* record);
   // Converts every record of a completed CUPTI buffer.
@@ -53,15 +52,12 @@ class RecordConverter {
   void CloseOpenRanges(uint64_t end_ns);
 
   ConvertStats& stats() { return stats_; }
-  // Marks kernels whose launches counters measured (asks lib/collect/counters).
-  void set_check_measured(bool on) { check_measured_ = on; }
   // From `start_ns` (CUPTI clock) on, cuDriverGetVersion records are probes.
   void set_probe_after(uint64_t start_ns) { probe_after_ns_ = start_ns; }
 
  private:
   struct KernelName {
-    const char* cupti_name;
-    model::StringId name, mangled;
+    model::StringId name, mangled;  // mangled: CUPTI's text, compared at each lookup
   };
   struct OpenRange {
     model::RangeRecord record;
@@ -72,7 +68,7 @@ class RecordConverter {
 
   model::Profile* out_;
   ConvertStats stats_;
-  bool check_measured_ = false;
+  const MeasuredLaunches* measured_;
   uint64_t probe_after_ns_ = UINT64_MAX;
   absl::flat_hash_map<const char*, KernelName> kernel_names_;
   absl::flat_hash_map<uint64_t, model::StringId> api_names_;   // domain << 32 | cbid

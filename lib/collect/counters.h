@@ -1,68 +1,176 @@
 // Per-kernel hardware counters with the CUPTI Range Profiler (auto range, one range
-// per kernel launch), attributed to launches from our own launch callbacks.
+// per kernel launch), attributed to launches from the launch callbacks.
 //
-// Two strategies:
+// Two strategies (lib/collect/planner.h says how launches become sets):
 //  - rotate (user replay): one multi-pass configuration; successive windows of
-//    launches of one kernel signature are the passes (window k collects pass k mod
-//    P). Range i of every pass must be the same signature, or the set is dropped.
-//    No replay, no memory save/restore.
+//    launches of one kernel signature are the passes. No replay, no memory
+//    save/restore.
 //  - kernel replay: CUPTI replays each measured launch once per pass.
-// And region counters (config.region_counters): a region (NVTX range or cuscope
-// scope) matching config.regions is one user range; its successive instances are
-// the passes of one set (user replay), so a repeating region (a training step's
-// forward) gets one roofline point for all its kernels together.
+// And region counters (CounterOptions::region_counters, region_counters.cc): a
+// region (NVTX range or cuscope scope) matching CounterOptions::regions is one user
+// range; its successive instances are the passes of one set (user replay), so a
+// repeating region (a training step's forward) gets one roofline point for all its
+// kernels together.
+//
+// Problems (not permitted, busy, unsupported) are reported through notes, not
+// failures: the trace goes on without counters.
 #ifndef CUSCOPE_LIB_COLLECT_COUNTERS_H_
 #define CUSCOPE_LIB_COLLECT_COUNTERS_H_
 
+#include <cupti.h>
+
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "lib/inject/config.h"
+#include "absl/synchronization/mutex.h"
+#include "lib/collect/callbacks.h"
+#include "lib/collect/interfaces.h"
+#include "lib/collect/metric_host.h"
+#include "lib/collect/options.h"
+#include "lib/collect/planner.h"
+#include "lib/collect/range_profiler.h"
 #include "lib/model/profile.h"
 
-namespace cuscope::collect::counters {
+namespace cuscope::collect {
 
-// Which strategy a configuration uses (auto: rotate only when every launch is
-// measured, kernel replay when a bounded number of samples per signature is).
-bool UsesRotate(const config::Config& config);
-// True if the metrics include SASS instruction counts (smsp__sass_*), which CUPTI
-// gathers by instrumenting kernels. Measured on the H200 (CUDA 13.0): with rotate
-// (user replay) and kernel activity tracing on together, they read 0 (FFMA of a
-// SAXPY on 2^26 floats: 0 instead of 67,108,864); with kernel tracing off, exact.
-bool NeedsInstrumentedCounters(const config::Config& config);
+class CounterSampler final : public MeasuredLaunches,
+                             public DrainSource,
+                             public RegionObserver {
+ public:
+  // `kinds`: the tracer's GPU kinds (held off inside measured regions); `regions`:
+  // the thread's region stack (counters limited to regions); `callbacks`: the
+  // launch callbacks.
+  CounterSampler(GpuKindControl* kinds, const RegionStack* regions,
+                 CallbackSubscription* callbacks)
+      : kinds_(kinds), regions_(regions), callbacks_(callbacks) {}
 
-// Subscribes to launch callbacks and measures launches as configured. Problems
-// (not permitted, busy, unsupported) are reported through notes, not failures:
-// the trace goes on without counters.
-absl::Status Start(const config::Config& config);
-// Closes open windows, decodes what is complete, unsubscribes.
-void Stop();
-// Region counters: the calling thread's region stack (outermost first) just after a
-// push / just before a pop (from lib/collect/capture's region tracking).
-void OnRegionPush(const std::vector<std::string>& stack);
-void OnRegionPop(const std::vector<std::string>& stack);
-bool Active();
-// True if the launch with this correlation id was measured (serialized, slowed).
-bool IsMeasured(uint32_t correlation_id);
-// Moves finished counter sets and device metrics (peaks, clocks) into `batch`.
-void Drain(model::Profile* batch);
-// What the run info should say about counters: "counters.status" (why counters are
-// missing, when they are), chip, passes, strategy, launches measured, samples.
-std::map<std::string, std::string> Notes();
+  // Subscribes to launch callbacks (or, for region counters, waits for regions).
+  absl::Status Start(const CollectOptions& options);
+  // Closes open windows, decodes what is complete, unsubscribes.
+  void Stop();
+  // Launch callbacks (from the collector's CUPTI callback).
+  void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+  // Region counters (region_counters.cc).
+  void OnRegionPush(const std::vector<std::string>& stack) override;
+  void OnRegionPop(const std::vector<std::string>& stack) override;
+  bool IsMeasured(uint32_t correlation_id) const override;
+  // Moves finished counter sets and device metrics (peaks, clocks) into `batch`.
+  void Drain(model::Profile* batch) override;
+  // What the run info should say about counters: "counters.status" (why counters are
+  // missing, when they are), chip, passes, strategy, launches measured, samples.
+  std::map<std::string, std::string> Notes();
 
-struct Stats {
-  uint64_t launches_seen = 0;
-  uint64_t launches_measured = 0;  // region instances in region mode
-  uint64_t sets_complete = 0;
-  uint64_t sets_dropped = 0;  // signatures of a set's passes did not match
-  uint64_t setup_ns = 0;      // profiler initialization, metric configuration, enable
-  uint64_t measure_ns = 0;    // inside measured launches and decoding (kernel replay, rotate)
+ private:
+  // One CUDA context's Range Profiler and the windows measured on it.
+  struct Context {
+    uint32_t device_id = 0;
+    RangeProfiler profiler;
+    size_t max_ranges = 1;
+    bool failed = false;
+    ContextPlan plan;
+    std::optional<Launch> replaying;  // kernel replay: the launch being measured
+    uint64_t replay_start_ns = 0;
+  };
+  struct PendingSet {
+    uint32_t device_id;
+    Signature sig;
+    model::CounterStrategy strategy;
+    uint32_t passes;
+    std::vector<uint32_t> correlation_ids;
+    std::vector<double> values;
+  };
+  // Region counters: the region instance measured now.
+  struct OpenRegion {
+    Context* context = nullptr;
+    std::string name;  // the matching region's own name
+    std::string path;
+    size_t depth = 0;
+    std::thread::id thread;
+  };
+
+  void StopLocked() ABSL_LOCKS_EXCLUDED(mu_);
+  void Note(const std::string& key, const std::string& text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Progress() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Prepares the Range Profiler on a context at its first measured launch.
+  Context* GetContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Context* SetUpContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool SetUpMetrics(uint32_t device_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool ReinitCounterData(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool SetConfig(Context& c, size_t pass, size_t level) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Decodes the counter data of a finished set and turns matching ranges into sets.
+  void DecodeSet(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AddSet(Context& c, size_t range, RangeMatch& match) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CloseWindow(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OpenWindow(Context& c, const Signature& sig) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnLaunchEnter(const CUpti_CallbackData* cb, const model::Dim3& grid,
+                     const model::Dim3& block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnLaunchExit(const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MarkMeasured(uint32_t correlation_id);
+  // Region counters (region_counters.cc).
+  bool StartRegion(const std::vector<std::string>& stack, bool hold)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  bool CloseRegion(bool keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  GpuKindControl* const kinds_;
+  const RegionStack* const regions_;
+  CallbackSubscription* const callbacks_;
+
+  // Fast exits for callbacks while counters are off (and for NVTX pushes and pops
+  // outside region counters); mu_ decides.
+  std::atomic<bool> active_flag_{false};
+  std::atomic<bool> region_mode_flag_{false};
+
+  // The sampler's state. Held across Range Profiler calls made from the
+  // application's launch and region callbacks: a context's profiler state (a window
+  // started or not) and the windows that describe it must change together, and
+  // launches on other threads must not fall between them. CUPTI's buffer thread
+  // never takes it (Drain and IsMeasured take only the two leaf locks below), so
+  // what waits on it is other launches and the session's Start/Stop.
+  absl::Mutex mu_ ABSL_ACQUIRED_BEFORE(out_mu_, measured_mu_);
+  bool active_ ABSL_GUARDED_BY(mu_) = false;
+  CollectOptions options_ ABSL_GUARDED_BY(mu_);
+  std::optional<Planner> planner_ ABSL_GUARDED_BY(mu_);
+  bool region_hold_kernels_ ABSL_GUARDED_BY(mu_) = false;  // kernel records off inside instances
+  std::optional<OpenRegion> region_ ABSL_GUARDED_BY(mu_);
+  bool region_reserved_ ABSL_GUARDED_BY(mu_) = false;  // a thread is about to open region_
+  bool region_paused_tracing_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> metrics_ ABSL_GUARDED_BY(mu_);
+  std::string chip_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<MetricHost> host_ ABSL_GUARDED_BY(mu_);
+  MetricHost::Config image_ ABSL_GUARDED_BY(mu_);
+  bool profiler_initialized_ ABSL_GUARDED_BY(mu_) = false;  // once per process
+  absl::flat_hash_map<CUcontext, std::unique_ptr<Context>> contexts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<uint32_t> device_metrics_done_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> notes_ ABSL_GUARDED_BY(mu_);
+  uint64_t start_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t last_progress_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  int windows_logged_ ABSL_GUARDED_BY(mu_) = 0;
+  // CUSCOPE_INTERNAL_SETCONFIG=1: SetConfig(passIndex) before each window.
+  bool setconfig_each_pass_ ABSL_GUARDED_BY(mu_) = false;
+
+  // Finished sets waiting for Drain (CUPTI's buffer thread). A leaf lock.
+  absl::Mutex out_mu_;
+  std::vector<std::string> out_metrics_ ABSL_GUARDED_BY(out_mu_);  // names of the values
+  std::vector<PendingSet> pending_ ABSL_GUARDED_BY(out_mu_);
+  std::vector<std::pair<uint32_t, std::vector<double>>> pending_device_values_
+      ABSL_GUARDED_BY(out_mu_);
+
+  // Correlation ids of measured launches (asked by the converter). A leaf lock.
+  mutable absl::Mutex measured_mu_;
+  absl::flat_hash_set<uint32_t> measured_ ABSL_GUARDED_BY(measured_mu_);
 };
-Stats GetStats();
 
-}  // namespace cuscope::collect::counters
+}  // namespace cuscope::collect
 
 #endif  // CUSCOPE_LIB_COLLECT_COUNTERS_H_

@@ -1,20 +1,20 @@
 // The C ABI of user scopes: cuscope_range_push / cuscope_range_pop. The C++ Scope
 // class and CUSCOPE_SCOPE (include/cuscope/scope.h) are inline over these.
 #include "cuscope/cuscope_c.h"
-#include "lib/collect/capture.h"
 #include "lib/collect/scopes.h"
+#include "lib/inject/session.h"
 
 #define CUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
 CUSCOPE_EXPORT int cuscope_range_push(const char* name) {
   const char* n = name != nullptr ? name : "";
   // Scopes are regions like NVTX ranges: they can open a capture window too.
-  cuscope::collect::capture::OnRangePush(n);
+  cuscope::inject::OnScopePush(n);
   return static_cast<int>(cuscope::collect::scopes::Push(n));
 }
 
 CUSCOPE_EXPORT int cuscope_range_pop(void) {
   int depth = cuscope::collect::scopes::Pop();
-  if (depth >= 0) cuscope::collect::capture::OnRangePop();  // an unbalanced pop closes nothing
+  if (depth >= 0) cuscope::inject::OnScopePop();  // an unbalanced pop closes nothing
   return depth;
 }

@@ -22,10 +22,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "cuscope/version.h"
-#include "lib/collect/activity.h"
-#include "lib/collect/capture.h"
+#include "lib/collect/collector.h"
+#include "lib/collect/planner.h"
 #include "lib/collect/scopes.h"
-#include "lib/collect/counters.h"
+#include "lib/inject/collect_options.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
 #include "lib/store/writer.h"
@@ -67,6 +67,8 @@ struct SessionState {
   absl::Mutex mu;  // serializes start/stop/flush
   bool active ABSL_GUARDED_BY(mu) = false;
   config::Config config;
+  collect::CollectOptions options;  // from config
+  collect::Collector collector;
   std::string path;
   std::unique_ptr<store::ProfileWriter> writer;
   absl::Mutex writer_mu;  // guards writer use from CUPTI's thread
@@ -151,8 +153,8 @@ void BackgroundLoop() {
       g_signal_done.store(true);
       return;
     }
-    if (rc != 0 && errno == ETIMEDOUT && collect::ActivityCollector::running()) {
-      if (!collect::ActivityCollector::PeriodicFlush(/*even_if_held=*/deferred_ms >= period)) {
+    if (rc != 0 && errno == ETIMEDOUT && s.collector.tracer().running()) {
+      if (!s.collector.tracer().PeriodicFlush(/*even_if_held=*/deferred_ms >= period)) {
         deferred_ms += kRegionRetryMs;
         continue;
       }
@@ -226,6 +228,104 @@ void Warn(const std::string& message) {
   (void)n;
 }
 
+namespace {
+
+// The collector's parts, in order: the tracer (its failure ends the start), then
+// capture control and counters (their failures are notes). Under s.mu.
+absl::Status StartCollector(SessionState& s) {
+  s.options = CollectOptionsFrom(s.config);
+  if (s.options.counters_enabled() && s.options.trace.kernel &&
+      !s.options.counters.region_counters && collect::UsesRotate(s.options.counters) &&
+      collect::NeedsInstrumentedCounters(s.options.counters)) {
+    // CUPTI returns 0 for instruction counters under user replay while kernels are
+    // traced: keep the counters right, say what is missing.
+    s.config.trace.kernel = false;
+    s.options.trace.kernel = false;
+    s.run.extra["counters.kernel_trace"] =
+        "off: rotate with instruction counters (smsp__sass_*) reads 0 while kernels are "
+        "traced; use --replay=kernel to keep both";
+    Warn("counters: kernel records are off for this run (rotate with instruction counters "
+         "reads 0 while kernels are traced); --replay=kernel keeps both");
+  }
+  absl::Status tracing = s.collector.tracer().Start(s.options, Sink);
+  if (!tracing.ok()) {
+    absl::MutexLock wlock(&s.writer_mu);
+    s.run.exit_reason = "not started";
+    s.writer->WriteRunInfo(s.run).IgnoreError();
+    s.writer->Close().IgnoreError();
+    s.writer.reset();
+    return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
+                                               tracing.message()));
+  }
+  if (s.options.needs_capture_control()) {
+    absl::Status capturing = s.collector.regions().Start(s.options);
+    if (!capturing.ok()) {
+      // Without callbacks the tracer would stay paused: record everything instead.
+      s.collector.tracer().ResumeGpuKinds();
+      s.run.extra["capture.status"] = std::string(capturing.message());
+      Warn(absl::StrCat("capture: ", capturing.message(), "; recording everything instead"));
+    }
+  }
+  if (s.options.counters_enabled()) {
+    absl::Status counting = s.collector.counters().Start(s.options);
+    if (!counting.ok()) {
+      s.run.extra["counters.status"] = std::string(counting.message());
+      Warn(absl::StrCat("counters: ", counting.message(), "; tracing goes on without them"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What the tracer and the scopes say at the end, into the run info.
+void RecordCollectStats(SessionState& s, const collect::ActivityStats& stats) {
+  s.run.dropped_records = stats.dropped_records;
+  s.run.buffers_refused = stats.buffers_refused;
+  s.run.internal_kernels = stats.internal_kernels;
+  if (stats.records_taken) {
+    s.run.extra["activity.status"] = absl::StrFormat(
+        "activity records stopped reaching cuscope (the last API call recorded ended %.3f s "
+        "into the run): another CUPTI client (torch.profiler, nsys, ...) took over activity "
+        "collection; what came after is missing from this profile",
+        stats.last_api_end_ns > s.run.start_ns ? (stats.last_api_end_ns - s.run.start_ns) / 1e9
+                                               : 0.0);
+    Warn(s.run.extra["activity.status"]);
+  } else if (stats.buffers_outstanding > 0) {
+    s.run.extra["activity.status"] = absl::StrFormat(
+        "%d activity buffers were not returned: another CUPTI client (torch.profiler, "
+        "nsys, ...) took over activity collection; records after that are missing",
+        stats.buffers_outstanding);
+    Warn(s.run.extra["activity.status"]);
+  }
+  collect::scopes::Stats scope_stats = collect::scopes::GetStats();
+  s.run.extra["scopes_recorded"] = absl::StrCat(scope_stats.recorded);
+  if (scope_stats.dropped_open + scope_stats.dropped_overflow > 0) {
+    s.run.extra["scopes_dropped"] =
+        absl::StrCat(scope_stats.dropped_open + scope_stats.dropped_overflow);
+  }
+  if (scope_stats.unbalanced_pops > 0) {
+    s.run.extra["scopes_unbalanced_pops"] = absl::StrCat(scope_stats.unbalanced_pops);
+  }
+}
+
+// The text report of the profile just written, on stderr.
+void PrintReport(const SessionState& s) {
+  absl::StatusOr<model::Profile> profile = store::LoadProfile(s.path);
+  if (profile.ok()) {
+    std::ostringstream text;
+    report::ReportOptions options;
+    options.top = s.config.report_top;
+    report::WriteText(report::BuildReport(*profile), options, text);
+    std::string out = text.str();
+    ssize_t n = write(STDERR_FILENO, out.data(), out.size());
+    (void)n;
+  } else {
+    Warn(absl::StrCat("cannot read the profile back for the report: ",
+                      profile.status().message()));
+  }
+}
+
+}  // namespace
+
 absl::Status Start(const config::GetEnv& getenv) {
   SessionState& s = State();
   absl::MutexLock lock(&s.mu);
@@ -271,44 +371,8 @@ absl::Status Start(const config::GetEnv& getenv) {
   }
   g_owner_pid.store(pid);
 
-  if (s.config.counters_enabled() && s.config.trace.kernel && !s.config.region_counters &&
-      collect::counters::UsesRotate(s.config) &&
-      collect::counters::NeedsInstrumentedCounters(s.config)) {
-    // CUPTI returns 0 for instruction counters under user replay while kernels are
-    // traced: keep the counters right, say what is missing.
-    s.config.trace.kernel = false;
-    s.run.extra["counters.kernel_trace"] =
-        "off: rotate with instruction counters (smsp__sass_*) reads 0 while kernels are "
-        "traced; use --replay=kernel to keep both";
-    Warn("counters: kernel records are off for this run (rotate with instruction counters "
-         "reads 0 while kernels are traced); --replay=kernel keeps both");
-  }
-  absl::Status started = collect::ActivityCollector::Start(s.config, Sink);
-  if (!started.ok()) {
-    absl::MutexLock wlock(&s.writer_mu);
-    s.run.exit_reason = "not started";
-    s.writer->WriteRunInfo(s.run).IgnoreError();
-    s.writer->Close().IgnoreError();
-    s.writer.reset();
-    return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
-                                               started.message()));
-  }
-  if (s.config.needs_capture_control()) {
-    absl::Status capturing = collect::capture::Start(s.config);
-    if (!capturing.ok()) {
-      // Without callbacks the tracer would stay paused: record everything instead.
-      collect::ActivityCollector::Resume();
-      s.run.extra["capture.status"] = std::string(capturing.message());
-      Warn(absl::StrCat("capture: ", capturing.message(), "; recording everything instead"));
-    }
-  }
-  if (s.config.counters_enabled()) {
-    absl::Status counting = collect::counters::Start(s.config);
-    if (!counting.ok()) {
-      s.run.extra["counters.status"] = std::string(counting.message());
-      Warn(absl::StrCat("counters: ", counting.message(), "; tracing goes on without them"));
-    }
-  }
+  absl::Status started = StartCollector(s);
+  if (!started.ok()) return started;
   s.active = true;
   collect::scopes::ResetStats();
   collect::scopes::SetRecording(true);
@@ -346,48 +410,22 @@ absl::Status Stop(const std::string& reason) {
     if (s.writer != nullptr && !s.write_failed) s.writer->WriteRunInfo(s.run).IgnoreError();
   }
   if (s.config.verbose) Warn(absl::StrCat("stopping (", reason, "): flushing CUPTI"));
-  if (s.config.needs_capture_control()) {
-    collect::capture::Stop();
-    s.run.extra["capture.windows"] = absl::StrCat(collect::capture::WindowsOpened());
+  if (s.options.needs_capture_control()) {
+    s.collector.regions().Stop();
+    s.run.extra["capture.windows"] = absl::StrCat(s.collector.regions().WindowsOpened());
   }
-  if (s.config.counters_enabled()) {
-    collect::counters::Stop();
-    for (auto& [k, v] : collect::counters::Notes()) s.run.extra[k] = v;
+  if (s.options.counters_enabled()) {
+    s.collector.counters().Stop();
+    for (auto& [k, v] : s.collector.counters().Notes()) s.run.extra[k] = v;
   }
   // User scopes: none recorded from here; the calling thread's open ones end now
-  // (other threads' are dropped and counted); ActivityCollector::Stop drains them.
+  // (other threads' are dropped and counted); the tracer's Stop drains them.
   collect::scopes::SetRecording(false);
   collect::scopes::CloseOpenScopes(end_ns);
-  collect::ActivityCollector::Stop(end_ns);
+  s.collector.tracer().Stop(end_ns);
   if (s.config.verbose) Warn("flushed");
-  collect::ActivityStats stats = collect::ActivityCollector::stats();
-  s.run.dropped_records = stats.dropped_records;
-  s.run.buffers_refused = stats.buffers_refused;
-  s.run.internal_kernels = stats.internal_kernels;
-  if (stats.records_taken) {
-    s.run.extra["activity.status"] = absl::StrFormat(
-        "activity records stopped reaching cuscope (the last API call recorded ended %.3f s "
-        "into the run): another CUPTI client (torch.profiler, nsys, ...) took over activity "
-        "collection; what came after is missing from this profile",
-        stats.last_api_end_ns > s.run.start_ns ? (stats.last_api_end_ns - s.run.start_ns) / 1e9
-                                               : 0.0);
-    Warn(s.run.extra["activity.status"]);
-  } else if (stats.buffers_outstanding > 0) {
-    s.run.extra["activity.status"] = absl::StrFormat(
-        "%d activity buffers were not returned: another CUPTI client (torch.profiler, "
-        "nsys, ...) took over activity collection; records after that are missing",
-        stats.buffers_outstanding);
-    Warn(s.run.extra["activity.status"]);
-  }
-  collect::scopes::Stats scope_stats = collect::scopes::GetStats();
-  s.run.extra["scopes_recorded"] = absl::StrCat(scope_stats.recorded);
-  if (scope_stats.dropped_open + scope_stats.dropped_overflow > 0) {
-    s.run.extra["scopes_dropped"] =
-        absl::StrCat(scope_stats.dropped_open + scope_stats.dropped_overflow);
-  }
-  if (scope_stats.unbalanced_pops > 0) {
-    s.run.extra["scopes_unbalanced_pops"] = absl::StrCat(scope_stats.unbalanced_pops);
-  }
+  collect::ActivityStats stats = s.collector.tracer().stats();
+  RecordCollectStats(s, stats);
   bool failed;
   {
     absl::MutexLock wlock(&s.writer_mu);
@@ -409,21 +447,7 @@ absl::Status Stop(const std::string& reason) {
         stats.dropped_records, stats.buffers_refused, s.config.max_buffers));
   }
   // On a signal the user wants the program gone: the report is for `cuscope report`.
-  if (s.config.report == config::ReportMode::kText && !failed && !on_signal) {
-    absl::StatusOr<model::Profile> profile = store::LoadProfile(s.path);
-    if (profile.ok()) {
-      std::ostringstream text;
-      report::ReportOptions options;
-      options.top = s.config.report_top;
-      report::WriteText(report::BuildReport(*profile), options, text);
-      std::string out = text.str();
-      ssize_t n = write(STDERR_FILENO, out.data(), out.size());
-      (void)n;
-    } else {
-      Warn(absl::StrCat("cannot read the profile back for the report: ",
-                        profile.status().message()));
-    }
-  }
+  if (s.config.report == config::ReportMode::kText && !failed && !on_signal) PrintReport(s);
   Warn(absl::StrCat("profile written to ", s.path));
   return absl::OkStatus();
 }
@@ -435,7 +459,7 @@ absl::Status Flush() {
   SessionState& s = State();
   absl::MutexLock lock(&s.mu);
   if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");
-  collect::ActivityCollector::Flush(true);
+  s.collector.tracer().Flush(true);
   return absl::OkStatus();
 }
 
@@ -444,6 +468,10 @@ bool Active() {
   absl::MutexLock lock(&s.mu);
   return s.active;
 }
+
+void OnScopePush(const char* name) { State().collector.regions().OnRangePush(name); }
+
+void OnScopePop() { State().collector.regions().OnRangePop(); }
 
 std::string OutputPath() {
   SessionState& s = State();

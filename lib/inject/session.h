@@ -1,4 +1,5 @@
-// The process's one profiling session: owns the tracer and the profile writer.
+// The process's one profiling session: owns the collector (lib/collect/collector.h)
+// and the profile writer.
 // Started by InitializeInjection (from the environment) or by the public API; ended
 // by the API, at exit, or on a terminating signal.
 #ifndef CUSCOPE_LIB_INJECT_SESSION_H_
@@ -22,6 +23,10 @@ absl::Status Stop(const std::string& reason);
 absl::Status Flush();
 bool Active();
 std::string OutputPath();
+// A user scope opened / closed on the calling thread (cuscope_range_push/pop): a
+// region boundary for capture control and region counters, like an NVTX range.
+void OnScopePush(const char* name);
+void OnScopePop();
 
 // Prints "cuscope: <message>" as one line on stderr.
 void Warn(const std::string& message);

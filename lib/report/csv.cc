@@ -11,10 +11,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "lib/report/demangle.h"
+#include "lib/model/demangle.h"
 #include "lib/report/format.h"
 
 namespace cuscope::report {
+
+using model::Demangle;
 namespace {
 
 using analysis::DurationStats;

@@ -7,11 +7,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/report/demangle.h"
+#include "lib/model/demangle.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
 
 namespace cuscope::report {
+
+using model::Demangle;
 namespace {
 
 // "+12.5%", "new" (absent from the base) or "gone" (absent from the new profile).

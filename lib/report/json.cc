@@ -9,11 +9,13 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "lib/report/demangle.h"
+#include "lib/model/demangle.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
 
 namespace cuscope::report {
+
+using model::Demangle;
 namespace {
 
 using analysis::DurationStats;

@@ -12,13 +12,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lib/analysis/kernel_counters.h"
-#include "lib/report/cut.h"
-#include "lib/report/demangle.h"
+#include "lib/report/format.h"
+#include "lib/model/demangle.h"
 #include "lib/report/number_format.h"
 #include "lib/report/output_file.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
+
+using model::Demangle;
 namespace {
 
 using analysis::Ceilings;

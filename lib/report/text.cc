@@ -12,10 +12,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "lib/model/metrics.h"
-#include "lib/report/demangle.h"
+#include "lib/model/demangle.h"
 #include "lib/report/format.h"
 
 namespace cuscope::report {
+
+using model::Demangle;
 namespace {
 
 using analysis::DurationStats;

@@ -7,12 +7,14 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/summary.h"
-#include "lib/report/demangle.h"
+#include "lib/model/demangle.h"
 #include "lib/model/enum_names.h"
 #include "lib/report/kineto_names.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
+
+using model::Demangle;
 namespace {
 
 using analysis::HasValidTimes;

@@ -1,11 +1,11 @@
-#include "lib/report/demangle.h"
+#include "lib/model/demangle.h"
 
 #include <cxxabi.h>
 
 #include <cstdlib>
 #include <memory>
 
-namespace cuscope::report {
+namespace cuscope::model {
 
 std::string Demangle(std::string_view symbol) {
   if (!LooksMangled(symbol)) return std::string(symbol);
@@ -17,4 +17,4 @@ std::string Demangle(std::string_view symbol) {
   return std::string(demangled.get());
 }
 
-}  // namespace cuscope::report
+}  // namespace cuscope::model

@@ -1,0 +1,78 @@
+// The small interfaces through which the parts of the collector (lib/collect/
+// collector.h) reach each other. Each part is given the ones it needs at
+// construction instead of calling another part's functions; no part includes
+// another part's header.
+#ifndef CUSCOPE_LIB_COLLECT_INTERFACES_H_
+#define CUSCOPE_LIB_COLLECT_INTERFACES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/model/profile.h"
+
+namespace cuscope::collect {
+
+// GPU-side activity kinds (kernels, copies, memsets, syncs, overhead) on and off.
+// Implemented by the activity tracer; used by capture control and region counters.
+class GpuKindControl {
+ public:
+  // Capture control: off outside capture windows, on inside.
+  virtual void PauseGpuKinds() = 0;
+  virtual void ResumeGpuKinds() = 0;
+  // Counters: keep them off (true) while a region is measured with instruction
+  // counters, whatever capture control says; false gives them back to it.
+  virtual void HoldGpuKinds(bool hold) = 0;
+  // Region counters: hold the periodic flush off while a region instance is
+  // measured (true waits up to 20 ms for a flush in progress to end).
+  virtual void HoldPeriodicFlush(bool hold) = 0;
+
+ protected:
+  ~GpuKindControl() = default;
+};
+
+// The names of the regions (NVTX ranges, cuscope scopes) open on the calling
+// thread, outermost first. Implemented by region tracking (lib/collect/capture).
+class RegionStack {
+ public:
+  virtual const std::vector<std::string>& ThreadRegions() const = 0;
+
+ protected:
+  ~RegionStack() = default;
+};
+
+// Told of region boundaries on the calling thread: the stack just after a push and
+// just before a pop. Implemented by the counter sampler (region counters).
+class RegionObserver {
+ public:
+  virtual void OnRegionPush(const std::vector<std::string>& stack) = 0;
+  virtual void OnRegionPop(const std::vector<std::string>& stack) = 0;
+
+ protected:
+  ~RegionObserver() = default;
+};
+
+// The launches whose counters were measured (serialized, slowed). Implemented by
+// the counter sampler; asked by the record converter.
+class MeasuredLaunches {
+ public:
+  virtual bool IsMeasured(uint32_t correlation_id) const = 0;
+
+ protected:
+  ~MeasuredLaunches() = default;
+};
+
+// Something that adds finished records (counter sets, scopes) to the tracer's batch
+// before it goes to the sink. Called on CUPTI's buffer thread under the tracer's
+// batch lock.
+class DrainSource {
+ public:
+  virtual void Drain(model::Profile* batch) = 0;
+
+ protected:
+  ~DrainSource() = default;
+};
+
+}  // namespace cuscope::collect
+
+#endif  // CUSCOPE_LIB_COLLECT_INTERFACES_H_

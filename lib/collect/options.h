@@ -1,0 +1,74 @@
+// What the collector needs to know of a session's settings, and nothing more.
+// lib/inject/session.cc fills it from the settings; collect never sees them.
+#ifndef CUSCOPE_LIB_COLLECT_OPTIONS_H_
+#define CUSCOPE_LIB_COLLECT_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuscope::collect {
+
+// Which CUDA API calls are recorded: none, the default list (launches, copies, ...;
+// lib/collect/activity.h), or every call.
+enum class ApiRecords { kNone, kDefault, kAll };
+
+struct TraceOptions {
+  // Activity kinds recorded.
+  bool kernel = true;
+  bool memcpy = true;
+  bool memset = true;
+  bool sync = true;
+  bool nvtx = true;
+  bool overhead = true;
+  ApiRecords api = ApiRecords::kDefault;
+  uint64_t buffer_bytes = 8ull << 20;  // each CUPTI activity buffer
+  int max_buffers = 64;                // buffers handed out at most
+};
+
+// What to record: everything, between cudaProfilerStart/Stop, or inside the first
+// `count` instances (0 = all) of regions matching `range`.
+enum class CaptureMode { kAll, kProfilerApi, kRange };
+
+struct CaptureOptions {
+  CaptureMode mode = CaptureMode::kAll;
+  std::string range;  // regex on the region's name
+  uint64_t count = 0;
+};
+
+enum class ReplayMode { kAuto, kRotate, kKernel };
+
+// Hardware counters (off when `metrics` is empty).
+struct CounterOptions {
+  std::vector<std::string> metrics;  // named sets ("roofline") and raw metric names
+  std::string kernels;               // regex on the demangled kernel name; empty = all
+  uint64_t launch_skip = 0;          // matching launches left alone first
+  uint64_t launch_count = 0;         // most launches measured; 0 = no limit
+  int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
+  ReplayMode replay = ReplayMode::kAuto;
+  int window = 32;                   // most launches in one rotate window
+  std::string regions;               // counters only inside regions matching this regex
+  bool region_counters = false;      // measure matching regions as a whole (user range)
+};
+
+struct CollectOptions {
+  TraceOptions trace;
+  CaptureOptions capture;
+  CounterOptions counters;
+  bool verbose = false;  // progress lines on stderr
+
+  bool counters_enabled() const { return !counters.metrics.empty(); }
+  // Region boundaries must be followed: capture by region, or counters by region.
+  bool tracks_regions() const {
+    return capture.mode == CaptureMode::kRange ||
+           (counters_enabled() && !counters.regions.empty());
+  }
+  // Capture control runs (lib/collect/capture): to capture, or to follow regions.
+  bool needs_capture_control() const {
+    return capture.mode != CaptureMode::kAll || tracks_regions();
+  }
+};
+
+}  // namespace cuscope::collect
+
+#endif  // CUSCOPE_LIB_COLLECT_OPTIONS_H_

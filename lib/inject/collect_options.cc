@@ -1,0 +1,39 @@
+#include "lib/inject/collect_options.h"
+
+namespace cuscope::inject {
+
+collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
+  collect::CollectOptions o;
+  o.trace.kernel = c.trace.kernel;
+  o.trace.memcpy = c.trace.memcpy;
+  o.trace.memset = c.trace.memset;
+  o.trace.sync = c.trace.sync;
+  o.trace.nvtx = c.trace.nvtx;
+  o.trace.overhead = c.trace.overhead;
+  o.trace.api = !c.trace.api                         ? collect::ApiRecords::kNone
+                : c.api == config::ApiMode::kAll     ? collect::ApiRecords::kAll
+                : c.api == config::ApiMode::kDefault ? collect::ApiRecords::kDefault
+                                                     : collect::ApiRecords::kNone;
+  o.trace.buffer_bytes = c.buffer_bytes;
+  o.trace.max_buffers = c.max_buffers;
+  o.capture.mode = c.capture == config::CaptureMode::kProfilerApi ? collect::CaptureMode::kProfilerApi
+                   : c.capture == config::CaptureMode::kRange     ? collect::CaptureMode::kRange
+                                                                  : collect::CaptureMode::kAll;
+  o.capture.range = c.capture_range;
+  o.capture.count = c.capture_count;
+  o.counters.metrics = c.metrics;
+  o.counters.kernels = c.kernels;
+  o.counters.launch_skip = c.launch_skip;
+  o.counters.launch_count = c.launch_count;
+  o.counters.per_signature = c.per_signature;
+  o.counters.replay = c.replay == config::ReplayMode::kRotate ? collect::ReplayMode::kRotate
+                      : c.replay == config::ReplayMode::kKernel ? collect::ReplayMode::kKernel
+                                                                : collect::ReplayMode::kAuto;
+  o.counters.window = c.window;
+  o.counters.regions = c.regions;
+  o.counters.region_counters = c.region_counters;
+  o.verbose = c.verbose;
+  return o;
+}
+
+}  // namespace cuscope::inject
