@@ -16,6 +16,7 @@
 #include "lib/model/demangle.h"
 #include "lib/report/number_format.h"
 #include "lib/report/output_file.h"
+#include "lib/report/svg_primitives.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
@@ -26,6 +27,9 @@ namespace {
 using analysis::Ceilings;
 using analysis::KernelCounters;
 using analysis::Bound;
+using svg::Escape;
+using svg::Line;
+using svg::Text;
 
 // Layout of one device's chart (pixels).
 constexpr double kWidth = 1000;
@@ -34,28 +38,6 @@ constexpr double kLegendLeft = 680;
 constexpr double kLineHeight = 17;
 constexpr double kMinChartHeight = 580;
 constexpr size_t kLabelChars = 36, kLegendChars = 46;
-
-std::string Escape(absl::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // Control characters are not allowed in XML 1.0 text.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
 
 // The demangled name without its return type and parameter list: "k<float, 2>".
 std::string ShortName(const std::string& raw) {
@@ -122,21 +104,18 @@ struct Scale {
   }
 };
 
-void Line(std::string& out, double x1, double y1, double x2, double y2, const char* color,
-          double width, const char* extra = "") {
-  absl::StrAppendFormat(&out,
-                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                        "stroke-width=\"%.1f\"%s/>\n",
-                        x1, y1, x2, y2, color, width, extra);
-}
-void Text(std::string& out, double x, double y, const std::string& escaped, const char* attrs = "") {
-  absl::StrAppendFormat(&out, "<text x=\"%.1f\" y=\"%.1f\"%s>%s</text>\n", x, y, attrs, escaped);
-}
-
-// One device's chart, `height` set to what it used.
-std::string DeviceChart(const model::Profile& p, const Ceilings& c,
-                        const std::vector<const KernelCounters*>& kernels, double* height) {
+// The roofs of one device: the compute ceilings (horizontal) and the memory ones (slanted).
+struct Roofs {
   std::vector<Roof> compute, memory;
+  double top_peak = 0;  // the highest compute roof
+  double max_bw = 0;    // the fastest memory level
+  bool empty() const { return compute.empty() && memory.empty(); }
+};
+
+Roofs DeviceRoofs(const Ceilings& c) {
+  Roofs roofs;
+  std::vector<Roof>& compute = roofs.compute;
+  std::vector<Roof>& memory = roofs.memory;
   if (c.peak_fp64_flops > 0) compute.push_back({"FP64", c.peak_fp64_flops, "#1f77b4"});
   if (c.peak_fp32_flops > 0) compute.push_back({"FP32", c.peak_fp32_flops, "#2ca02c"});
   if (c.peak_fp16_flops > 0) compute.push_back({"FP16", c.peak_fp16_flops, "#9467bd"});
@@ -146,53 +125,71 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
   if (c.peak_dram_bytes_per_s > 0) memory.push_back({"DRAM", c.peak_dram_bytes_per_s, "#ff7f0e"});
   if (c.peak_l2_bytes_per_s > 0) memory.push_back({"L2", c.peak_l2_bytes_per_s, "#8c564b"});
   if (c.peak_l1_bytes_per_s > 0) memory.push_back({"L1", c.peak_l1_bytes_per_s, "#e377c2"});
-  double top_peak = 0, max_bw = 0;
-  for (const Roof& r : compute) top_peak = std::max(top_peak, r.value);
-  for (const Roof& r : memory) max_bw = std::max(max_bw, r.value);
+  for (const Roof& r : compute) roofs.top_peak = std::max(roofs.top_peak, r.value);
+  for (const Roof& r : memory) roofs.max_bw = std::max(roofs.max_bw, r.value);
+  return roofs;
+}
 
-  // Axis ranges: 1e-2 .. 1e3 FLOP/B and 1e9 .. 1e15 FLOP/s, widened to the data.
-  double x_min = 1e-2, x_max = 1e3, y_min = 1e9, y_max = 1e15;
-  auto widen_x = [&](double v) {
-    if (Plottable(v)) x_min = std::min(x_min, v), x_max = std::max(x_max, v);
-  };
-  auto widen_y = [&](double v) {
-    if (Plottable(v)) y_min = std::min(y_min, v), y_max = std::max(y_max, v);
-  };
-  for (const Roof& r : compute) {
-    widen_y(r.value);
-    for (const Roof& m : memory) widen_x(r.value / m.value);
-  }
+// Whether each kernel gets a point: it needs both FLOP/s and a DRAM intensity.
+std::vector<bool> PlottedKernels(const std::vector<const KernelCounters*>& kernels) {
   std::vector<bool> plotted(kernels.size(), false);
   for (size_t i = 0; i < kernels.size(); ++i) {
-    const KernelCounters& k = *kernels[i];
-    plotted[i] = Plottable(k.total_flops_per_s) && Plottable(k.ai_dram);
+    plotted[i] = Plottable(kernels[i]->total_flops_per_s) && Plottable(kernels[i]->ai_dram);
+  }
+  return plotted;
+}
+
+// A range of values on one axis, widened to the plottable values it is shown.
+struct Range {
+  double lo, hi;
+  void Widen(double v) {
+    if (Plottable(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+};
+
+// Axis ranges: 1e-2 .. 1e3 FLOP/B and 1e9 .. 1e15 FLOP/s, widened to the roofs' ridge
+// points and the plotted kernels, then rounded out to whole decades.
+Scale ChartScale(const Roofs& roofs, const std::vector<const KernelCounters*>& kernels,
+                 const std::vector<bool>& plotted) {
+  Range x{1e-2, 1e3}, y{1e9, 1e15};
+  for (const Roof& r : roofs.compute) {
+    y.Widen(r.value);
+    for (const Roof& m : roofs.memory) x.Widen(r.value / m.value);
+  }
+  for (size_t i = 0; i < kernels.size(); ++i) {
     if (!plotted[i]) continue;
-    widen_y(k.total_flops_per_s);
-    widen_x(k.ai_dram);
-    widen_x(k.ai_l2);
-    widen_x(k.ai_l1);
+    const KernelCounters& k = *kernels[i];
+    y.Widen(k.total_flops_per_s);
+    x.Widen(k.ai_dram);
+    x.Widen(k.ai_l2);
+    x.Widen(k.ai_l1);
   }
   Scale s;
-  s.x_lo = std::max(-9, static_cast<int>(std::floor(std::log10(x_min))));
-  s.x_hi = std::min(12, static_cast<int>(std::ceil(std::log10(x_max))));
-  s.y_lo = std::max(0, static_cast<int>(std::floor(std::log10(y_min))));
-  s.y_hi = std::min(21, static_cast<int>(std::ceil(std::log10(y_max))));
+  s.x_lo = std::max(-9, static_cast<int>(std::floor(std::log10(x.lo))));
+  s.x_hi = std::min(12, static_cast<int>(std::ceil(std::log10(x.hi))));
+  s.y_lo = std::max(0, static_cast<int>(std::floor(std::log10(y.lo))));
+  s.y_hi = std::min(21, static_cast<int>(std::ceil(std::log10(y.hi))));
   if (s.x_hi <= s.x_lo) s.x_hi = s.x_lo + 1;
   if (s.y_hi <= s.y_lo) s.y_hi = s.y_lo + 1;
-  const double xl = std::pow(10.0, s.x_lo), xh = std::pow(10.0, s.x_hi);
-  const double yl = std::pow(10.0, s.y_lo), yh = std::pow(10.0, s.y_hi);
+  return s;
+}
 
-  std::string out;
-  // Title.
-  std::string device = absl::StrCat("GPU ", c.device_id);
-  if (const model::DeviceInfo* found = p.FindDevice(c.device_id)) {
+// "GPU 0: NVIDIA H200 (sm_90, 132 SMs)", with what the profile knows of the device.
+std::string DeviceName(const model::Profile& p, int device_id) {
+  std::string device = absl::StrCat("GPU ", device_id);
+  if (const model::DeviceInfo* found = p.FindDevice(device_id)) {
     const model::DeviceInfo& d = *found;
     if (!d.name.empty()) absl::StrAppend(&device, ": ", d.name);
     if (d.compute_major > 0) absl::StrAppend(&device, " (sm_", d.compute_major, d.compute_minor);
     if (d.compute_major > 0 && d.sm_count > 0) absl::StrAppend(&device, ", ", d.sm_count, " SMs");
     if (d.compute_major > 0) absl::StrAppend(&device, ")");
   }
-  Text(out, kPlotLeft, 30, Escape(absl::StrCat("Roofline \xE2\x80\x94 ", device)),
+  return device;
+}
+
+// The chart's title, and under it the SM clock the ceilings were computed with.
+void AppendTitle(std::string& out, const model::Profile& p, const Ceilings& c) {
+  Text(out, kPlotLeft, 30, Escape(absl::StrCat("Roofline \xE2\x80\x94 ", DeviceName(p, c.device_id))),
        " class=\"title\"");
   if (c.sm_clock_hz > 0) {
     Text(out, kPlotLeft, 48,
@@ -200,8 +197,10 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
                                 c.sm_clock_hz / 1e9)),
          " class=\"small\"");
   }
+}
 
-  // Grid, ticks and axes.
+// One grid line and tick label per decade, the plot's frame and the axis titles.
+void AppendAxes(std::string& out, const Scale& s) {
   out += "<g class=\"grid\">\n";
   for (int e = s.x_lo; e <= s.x_hi; ++e) {
     const double x = s.X(std::pow(10.0, e));
@@ -226,15 +225,18 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
                         "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\" "
                         "text-anchor=\"middle\" class=\"axis\">Performance (FLOP/s)</text>\n",
                         18.0, kPlotTop + kPlotHeight / 2, 18.0, kPlotTop + kPlotHeight / 2);
+}
 
-  // Roofs, clipped to the plot.
-  out += "<g class=\"roofs\">\n";
+// The memory roofs, y = bw * x from the plot's edge up to the highest compute roof,
+// each labelled along its slope.
+void AppendMemoryRoofs(std::string& out, const Roofs& roofs, const Scale& s) {
+  const double xl = std::pow(10.0, s.x_lo), xh = std::pow(10.0, s.x_hi);
+  const double yl = std::pow(10.0, s.y_lo), yh = std::pow(10.0, s.y_hi);
   const double slope_deg =
       -std::atan2(kPlotHeight / (s.y_hi - s.y_lo), kPlotWidth / (s.x_hi - s.x_lo)) * 180 / M_PI;
-  for (const Roof& m : memory) {
-    // y = bw * x from the plot's edge up to the highest compute roof.
+  for (const Roof& m : roofs.memory) {
     double x0 = std::max(xl, yl / m.value);
-    double x1 = std::min(xh, (top_peak > 0 ? top_peak : yh) / m.value);
+    double x1 = std::min(xh, (roofs.top_peak > 0 ? roofs.top_peak : yh) / m.value);
     x1 = std::min(x1, yh / m.value);
     if (!(x1 > x0)) continue;
     Line(out, s.X(x0), s.Y(m.value * x0), s.X(x1), s.Y(m.value * x1), m.color, 2);
@@ -246,9 +248,15 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
                           px, py, slope_deg, px, py, m.color,
                           Escape(absl::StrCat(m.label, " ", FormatRate(m.value, "B/s"))));
   }
-  for (const Roof& r : compute) {
+}
+
+// The compute roofs, horizontal from the fastest memory roof to the plot's right edge.
+void AppendComputeRoofs(std::string& out, const Roofs& roofs, const Scale& s) {
+  const double xl = std::pow(10.0, s.x_lo), xh = std::pow(10.0, s.x_hi);
+  const double yl = std::pow(10.0, s.y_lo), yh = std::pow(10.0, s.y_hi);
+  for (const Roof& r : roofs.compute) {
     if (r.value < yl || r.value > yh) continue;
-    const double x0 = std::max(xl, max_bw > 0 ? r.value / max_bw : xl);
+    const double x0 = std::max(xl, roofs.max_bw > 0 ? r.value / roofs.max_bw : xl);
     if (!(xh > x0)) continue;
     const double y = s.Y(r.value);
     Line(out, s.X(x0), y, s.X(xh), y, r.color, 2);
@@ -257,74 +265,93 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
          Escape(absl::StrCat(r.label, " ", FormatRate(r.value, "FLOP/s"))),
          absl::StrCat(" text-anchor=\"end\" fill=\"", r.color, "\" class=\"roof\"").c_str());
   }
-  if (compute.empty() && memory.empty()) {
+}
+
+// All roofs, clipped to the plot, or a note that there are none.
+void AppendRoofs(std::string& out, const Roofs& roofs, const Scale& s) {
+  out += "<g class=\"roofs\">\n";
+  AppendMemoryRoofs(out, roofs, s);
+  AppendComputeRoofs(out, roofs, s);
+  if (roofs.empty()) {
     Text(out, kPlotLeft + 10, kPlotTop + 20,
          "ceilings unknown: no peak or clock metrics were measured", " class=\"small\"");
   }
   out += "</g>\n";
+}
 
-  // Kernels: the DRAM point (circle), and the L2 (square) and L1 (triangle) points at the
-  // same FLOP/s, lighter, joined by a dashed line.
+// One kernel (number `number` in the legend): the DRAM point (circle), and the L2 (square)
+// and L1 (triangle) points at the same FLOP/s, lighter, joined by a dashed line.
+void AppendKernelPoint(std::string& out, const KernelCounters& k, size_t number, const Scale& s) {
+  const char* color = VerdictColor(k.verdict.bound);
+  const double y = s.Y(k.total_flops_per_s);
+  const double x = s.X(k.ai_dram);
+  double x_min_level = x, x_max_level = x;
+  for (double ai : {k.ai_l2, k.ai_l1}) {
+    if (!Plottable(ai)) continue;
+    x_min_level = std::min(x_min_level, s.X(ai));
+    x_max_level = std::max(x_max_level, s.X(ai));
+  }
+  if (x_max_level > x_min_level) {
+    Line(out, x_min_level, y, x_max_level, y, color, 1, " stroke-dasharray=\"3,3\" opacity=\"0.5\"");
+  }
+  if (Plottable(k.ai_l2)) {
+    absl::StrAppendFormat(&out,
+                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"%s\" "
+                          "fill-opacity=\"0.35\" stroke=\"%s\"><title>L2: %s FLOP/B</title></rect>\n",
+                          s.X(k.ai_l2) - 4, y - 4, color, color, FormatRatio(k.ai_l2));
+  }
+  if (Plottable(k.ai_l1)) {
+    const double lx = s.X(k.ai_l1);
+    absl::StrAppendFormat(&out,
+                          "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" "
+                          "fill-opacity=\"0.35\" stroke=\"%s\"><title>L1: %s FLOP/B</title></polygon>\n",
+                          lx, y - 5, lx - 5, y + 4, lx + 5, y + 4, color, color,
+                          FormatRatio(k.ai_l1));
+  }
+  absl::StrAppendFormat(
+      &out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\"><title>%s</title></circle>\n",
+      x, y, color,
+      Escape(absl::StrCat(Demangle(k.name), "\n", FormatRate(k.total_flops_per_s, "FLOP/s"),
+                          ", AI ", FormatRatio(k.ai_dram), " FLOP/B (DRAM)\n", CountersReason(k))));
+  // The label right of the point, or left of it near the plot's right edge.
+  const bool left = x > kPlotLeft + kPlotWidth - 160;
+  Text(out, left ? x - 8 : x + 8, y - 6,
+       Escape(absl::StrCat(number, " ", CutWithEllipsis(ShortName(k.name), kLabelChars))),
+       left ? " text-anchor=\"end\" class=\"label\"" : " class=\"label\"");
+}
+
+void AppendKernels(std::string& out, const std::vector<const KernelCounters*>& kernels,
+                   const std::vector<bool>& plotted, const Scale& s) {
   out += "<g class=\"kernels\">\n";
   for (size_t i = 0; i < kernels.size(); ++i) {
-    if (!plotted[i]) continue;
-    const KernelCounters& k = *kernels[i];
-    const char* color = VerdictColor(k.verdict.bound);
-    const double y = s.Y(k.total_flops_per_s);
-    const double x = s.X(k.ai_dram);
-    double x_min_level = x, x_max_level = x;
-    for (double ai : {k.ai_l2, k.ai_l1}) {
-      if (!Plottable(ai)) continue;
-      x_min_level = std::min(x_min_level, s.X(ai));
-      x_max_level = std::max(x_max_level, s.X(ai));
-    }
-    if (x_max_level > x_min_level) {
-      Line(out, x_min_level, y, x_max_level, y, color, 1, " stroke-dasharray=\"3,3\" opacity=\"0.5\"");
-    }
-    if (Plottable(k.ai_l2)) {
-      absl::StrAppendFormat(&out,
-                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"%s\" "
-                            "fill-opacity=\"0.35\" stroke=\"%s\"><title>L2: %s FLOP/B</title></rect>\n",
-                            s.X(k.ai_l2) - 4, y - 4, color, color, FormatRatio(k.ai_l2));
-    }
-    if (Plottable(k.ai_l1)) {
-      const double lx = s.X(k.ai_l1);
-      absl::StrAppendFormat(&out,
-                            "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" "
-                            "fill-opacity=\"0.35\" stroke=\"%s\"><title>L1: %s FLOP/B</title></polygon>\n",
-                            lx, y - 5, lx - 5, y + 4, lx + 5, y + 4, color, color,
-                            FormatRatio(k.ai_l1));
-    }
-    absl::StrAppendFormat(
-        &out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\"><title>%s</title></circle>\n",
-        x, y, color,
-        Escape(absl::StrCat(Demangle(k.name), "\n", FormatRate(k.total_flops_per_s, "FLOP/s"),
-                            ", AI ", FormatRatio(k.ai_dram), " FLOP/B (DRAM)\n", CountersReason(k))));
-    // The label right of the point, or left of it near the plot's right edge.
-    const bool left = x > kPlotLeft + kPlotWidth - 160;
-    Text(out, left ? x - 8 : x + 8, y - 6,
-         Escape(absl::StrCat(i + 1, " ", CutWithEllipsis(ShortName(k.name), kLabelChars))),
-         left ? " text-anchor=\"end\" class=\"label\"" : " class=\"label\"");
+    if (plotted[i]) AppendKernelPoint(out, *kernels[i], i + 1, s);
   }
   out += "</g>\n";
+}
 
-  // Legend: roofs, markers, kernels.
-  double ly = kPlotTop + 4;
+// The legend's roofs, from baseline `ly`; returns the next line's baseline.
+double AppendRoofLegend(std::string& out, const Roofs& roofs, double ly) {
   Text(out, kLegendLeft, ly, "Roofs", " class=\"heading\"");
   ly += kLineHeight;
-  for (const std::vector<Roof>* group : {&compute, &memory}) {
+  for (const std::vector<Roof>* group : {&roofs.compute, &roofs.memory}) {
     for (const Roof& r : *group) {
       Line(out, kLegendLeft, ly - 4, kLegendLeft + 24, ly - 4, r.color, 2);
-      const char* unit = group == &compute ? "FLOP/s" : "B/s";
+      const char* unit = group == &roofs.compute ? "FLOP/s" : "B/s";
       Text(out, kLegendLeft + 30, ly, Escape(absl::StrCat(r.label, " ", FormatRate(r.value, unit))));
       ly += kLineHeight;
     }
   }
-  if (compute.empty() && memory.empty()) {
+  if (roofs.empty()) {
     Text(out, kLegendLeft, ly, "(none)");
     ly += kLineHeight;
   }
-  ly += 6;
+  return ly;
+}
+
+// The legend's kernels (the markers, then each kernel with its verdict), from baseline
+// `ly`; returns the next line's baseline.
+double AppendKernelLegend(std::string& out, const std::vector<const KernelCounters*>& kernels,
+                          const std::vector<bool>& plotted, double ly) {
   Text(out, kLegendLeft, ly, "Kernels", " class=\"heading\"");
   ly += kLineHeight;
   Text(out, kLegendLeft, ly, "circle: FLOP/s at the DRAM intensity;", " class=\"small\"");
@@ -351,6 +378,22 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
     Text(out, kLegendLeft + 26, ly, Escape(detail), " class=\"small\"");
     ly += kLineHeight;
   }
+  return ly;
+}
+
+// One device's chart, `height` set to what it used.
+std::string DeviceChart(const model::Profile& p, const Ceilings& c,
+                        const std::vector<const KernelCounters*>& kernels, double* height) {
+  const Roofs roofs = DeviceRoofs(c);
+  const std::vector<bool> plotted = PlottedKernels(kernels);
+  const Scale s = ChartScale(roofs, kernels, plotted);
+  std::string out;
+  AppendTitle(out, p, c);
+  AppendAxes(out, s);
+  AppendRoofs(out, roofs, s);
+  AppendKernels(out, kernels, plotted, s);
+  double ly = AppendRoofLegend(out, roofs, kPlotTop + 4);
+  ly = AppendKernelLegend(out, kernels, plotted, ly + 6);
   *height = std::max(kMinChartHeight, ly + 20);
   return out;
 }
