@@ -90,6 +90,7 @@ class profile:  # noqa: N801 (named like torch.profiler.profile)
 
     def start(self):
         self._lib = self._library or _library.library()
+        recording = True
         try:
             self._lib.start(self.settings)
             self._owns = True
@@ -99,9 +100,10 @@ class profile:  # noqa: N801 (named like torch.profiler.profile)
                               "it with its settings", stacklevel=3)
             elif e.code == _library.ERROR_DISABLED or self.on_error == "warn":
                 warnings.warn(f"cuscope: not profiling: {e}", stacklevel=3)
+                recording = False
             else:
                 raise
-        self.output = self._lib.output_path() or None
+        self.output = (self._lib.output_path() or None) if recording else None
         self.step_num = 0
         self.current_action = self._action(0)
         self._open_step()

@@ -96,8 +96,9 @@ def test_a_running_session_is_joined_and_left_running():
     lib = FakeLibrary(start_error=_library.ERROR_ALREADY_ACTIVE)
     lib.running = True  # as under `cuscope run`
     with pytest.warns(UserWarning, match="runs already"):
-        run_steps(cuscope.profile(library=lib), 1)
+        p = run_steps(cuscope.profile(library=lib), 1)
     assert ("stop",) not in lib.calls and regions(lib.calls) == ["ProfilerStep#0", "ProfilerStep#1"]
+    assert p.output == "fake.sqlite"
 
 
 @pytest.mark.parametrize("code,on_error,raises", [
@@ -116,4 +117,4 @@ def test_a_refused_start_raises_or_warns(code, on_error, raises):
     else:
         with pytest.warns(UserWarning, match="not profiling"):
             run_steps(p, 2)
-        assert ("stop",) not in lib.calls and lib.scopes == 0
+        assert ("stop",) not in lib.calls and lib.scopes == 0 and p.output is None
