@@ -5,7 +5,8 @@ set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in cmake g++ make libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev \
-         rapidjson-dev python3 binutils; do
+         rapidjson-dev python3 binutils python3-venv python3-pytest python3-setuptools \
+         python3-wheel; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

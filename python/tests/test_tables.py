@@ -1,0 +1,109 @@
+"""cuscope.load over the recorded profiles of tests/data (docs/profile-format.md)."""
+import dataclasses
+import sqlite3
+import sys
+import types
+
+import pytest
+
+import cuscope
+from conftest import DATA
+
+PROFILES = sorted(DATA.glob("*.sqlite"))
+# attribute -> the table it must hold every row of
+BASE = {"devices": "devices", "kernels": "kernels", "memcpys": "memcpy", "memsets": "memset",
+        "api_calls": "api_calls", "syncs": "syncs", "regions": "ranges",
+        "overheads": "overheads", "counters": "counter_values",
+        "device_metrics": "device_metrics"}
+
+
+def count(path, table):
+    with sqlite3.connect(path) as db:
+        return db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_the_recorded_profiles_are_there():
+    assert len(PROFILES) >= 3, f"no profiles in {DATA}"
+
+
+@pytest.mark.parametrize("path", PROFILES, ids=lambda p: p.name)
+def test_every_table_holds_every_row(path):
+    prof = cuscope.load(path)
+    assert prof.meta["format"] == "cuscope-profile" and prof.schema_version == 2
+    for attr, table in BASE.items():
+        assert len(getattr(prof, attr)) == count(path, table), attr
+    for k in prof.kernels:
+        assert k.duration_ns == k.end_ns - k.start_ns >= 0 and k.name
+    assert sum(s.launches for s in prof.kernel_summary) == len(prof.kernels)
+
+
+def test_rows_carry_names_and_enum_names():
+    prof = cuscope.load(DATA / "h200-timeline-demo.sqlite")
+    assert {m.kind_name for m in prof.memcpys} <= {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP"}
+    assert prof.memcpys and all(m.bytes > 0 for m in prof.memcpys)
+    assert {a.domain_name for a in prof.api_calls} <= {"runtime", "driver"}
+    assert any(a.name.startswith("cudaLaunchKernel") for a in prof.api_calls)
+    assert prof.devices[0].name == "NVIDIA H200"
+    calls = {a.correlation_id for a in prof.api_calls}
+    assert all(k.correlation_id in calls for k in prof.kernels)
+
+
+def test_regions_and_counters():
+    loop = cuscope.load(DATA / "h200-torch-loop.sqlite")
+    assert {r.name for r in loop.regions} >= {"matmul"}
+    assert all(r.source_name == "nvtx_push_pop" for r in loop.regions)
+    demo = cuscope.load(DATA / "h200-counters-demo.sqlite")
+    metrics = {c.metric for c in demo.counters}
+    assert any(m.startswith("dram__bytes") for m in metrics)
+    assert {c.name for c in demo.counters} <= {k.name for k in demo.kernels}
+
+
+def test_rows_are_frozen_dataclasses_of_the_view_columns():
+    k = cuscope.load(DATA / "h200-torch-loop.sqlite").kernels[0]
+    fields = [f.name for f in dataclasses.fields(k)]
+    assert type(k).__name__ == "Kernel" and fields[:3] == ["name", "duration_ns", "start_ns"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        k.name = "x"
+
+
+def test_not_a_profile_and_unknown_tables(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        cuscope.load(tmp_path / "missing.sqlite")
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(ValueError, match="not a readable cuscope profile"):
+        cuscope.load(other)
+    with pytest.raises(AttributeError, match="tables: devices, kernels"):
+        cuscope.load(PROFILES[0]).kernals
+
+
+class FakePandas(types.ModuleType):
+    class DataFrame:
+        @classmethod
+        def from_records(cls, rows, columns):
+            frame = cls()
+            frame.rows, frame.columns = rows, columns
+            return frame
+
+
+def test_dataframes_through_pandas(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", FakePandas("pandas"))
+    path = DATA / "h200-torch-loop.sqlite"
+    frame = cuscope.load(path, as_dataframe=True).kernels
+    assert frame.columns[:2] == ["name", "duration_ns"] and len(frame.rows) == count(path, "kernels")
+    frames = cuscope.load(path).to_pandas()
+    assert set(frames) == set(cuscope.TABLES) and len(frames["regions"].rows) == 30
+
+
+def test_dataframes_without_pandas_say_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="pip install pandas"):
+        cuscope.load(PROFILES[0], as_dataframe=True)
+    assert cuscope.load(PROFILES[0]).kernels  # lists need no pandas
+
+
+def test_real_pandas_when_installed():
+    pandas = pytest.importorskip("pandas")
+    frame = cuscope.load(DATA / "h200-torch-loop.sqlite").to_pandas("kernels")
+    assert isinstance(frame, pandas.DataFrame) and frame["duration_ns"].min() >= 0
