@@ -448,7 +448,9 @@ absl::Status Stop(const std::string& reason) {
   }
   // On a signal the user wants the program gone: the report is for `cuscope report`.
   if (s.config.report == config::ReportMode::kText && !failed && !on_signal) PrintReport(s);
-  Warn(absl::StrCat("profile written to ", s.path));
+  // A failed write has said so in its one line, which names the file: "written" would
+  // be a second line, and not true.
+  if (!failed) Warn(absl::StrCat("profile written to ", s.path));
   return absl::OkStatus();
 }
 
