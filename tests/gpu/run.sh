@@ -2,8 +2,9 @@
 # Runs cuscope's GPU tests (and, with `all`, the overhead benchmark) on the GPU
 # machine, from a build made elsewhere and carried along (shared/device/README.md).
 #
-#   tests/gpu/run.sh [tests|overhead|counters|all]   logs and profiles go to $OUT
-#                                                    (default /tmp/cuscope-gpu)
+#   tests/gpu/run.sh [tests|faults|overhead|counters|all]   logs and profiles go to $OUT
+#                                                           (default /tmp/cuscope-gpu)
+# tests: gpu_test, then fault_test; faults: fault_test alone.
 #
 # Prints a short table last: the GPU, the commit, each test's result.
 set -u
@@ -17,9 +18,19 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/nu
 commit=$(cat "$BUILD/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  gpu: ${gpu:-none}  commit: $commit" | tee "$OUT/summary.txt"
 rc=0
+# Faults in the profiled process (tests/gpu/fault_test.cc); mounts a tmpfs (root).
+run_fault_tests() {
+  "$BUILD/tests/gpu/fault_test" --gtest_output="xml:$OUT/fault_test.xml" >"$OUT/fault_test.log" 2>&1 || rc=1
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST' "$OUT/fault_test.log" | sort -u | tee -a "$OUT/summary.txt"
+  grep -E '^(SIGKILL|SIGSEGV|full disk|vanished directory|64 threads|tiny buffers)' "$OUT/fault_test.log" | tee -a "$OUT/summary.txt"
+}
+if [ "$what" = faults ]; then
+  run_fault_tests
+fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$BUILD/tests/gpu/gpu_test" --gtest_output="xml:$OUT/gpu_test.xml" >"$OUT/gpu_test.log" 2>&1 || rc=1
   grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST' "$OUT/gpu_test.log" | sort -u | tee -a "$OUT/summary.txt"
+  run_fault_tests
   # Real profiles for tests/data and the README's demo.
   CUDA_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so NVTX_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so \
     CUSCOPE_OUTPUT="$OUT/h200-timeline-demo.sqlite" CUSCOPE_REPORT=none "$BUILD/examples/timeline_demo" >/dev/null 2>&1
