@@ -8,6 +8,7 @@
 #ifndef CUSCOPE_CUSCOPE_C_H_
 #define CUSCOPE_CUSCOPE_C_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(CUSCOPE_BUILDING_LIBRARY)
@@ -61,6 +62,30 @@ CUSCOPE_API int cuscope_range_push(const char* name);
  * -1 when the thread has no open scope (ignored; the first such pop in the process
  * prints one warning line on stderr). */
 CUSCOPE_API int cuscope_range_pop(void);
+
+/* Metric sets per chip (docs/counters.md), as `cuscope run` checks them before the
+ * program starts and `cuscope metrics` lists them; CUPTI's Profiler Host API needs
+ * no GPU. Those that write text into `buf` (at most `size` bytes, NUL-terminated
+ * when size > 0) return the length of the whole text, so a result >= size means it
+ * was cut: call again with a larger buffer. Negative: an error, as above.
+ *
+ * The chip of the GPU a program started now would run on (CUDA device 0), e.g.
+ * "GH100"; 0 and "" when none is visible (cuscope_last_error() says why). Loads and
+ * initializes the CUDA driver in the calling process. */
+CUSCOPE_API int cuscope_visible_chip(char* buf, size_t size);
+/* The chips the Range Profiler supports, with their architecture and GPUs.
+ * `format`: "text" (NULL) or "json". */
+CUSCOPE_API int cuscope_metrics_chips(const char* format, char* buf, size_t size);
+/* 0 when each name of `request` (named sets and metric names, comma separated, as
+ * CUSCOPE_METRICS takes them) can be measured on `chip`, or with `chip` NULL or ""
+ * on at least one supported chip. CUSCOPE_ERROR_INVALID_SETTING names the first bad
+ * name and the nearest valid ones; CUSCOPE_ERROR_CUPTI: CUPTI does not know `chip`. */
+CUSCOPE_API int cuscope_metrics_check(const char* chip, const char* request);
+/* The sets and metrics of `request` (NULL or "": every named set, one line each)
+ * resolved for `chip`: each metric with CUPTI's description, the chip's own name for
+ * it where it differs, and what the chip cannot measure. `format`: "text" or "json". */
+CUSCOPE_API int cuscope_metrics_resolve(const char* chip, const char* request,
+                                        const char* format, char* buf, size_t size);
 
 #ifdef __cplusplus
 }

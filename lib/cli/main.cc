@@ -14,7 +14,8 @@ namespace {
 using cuscope::cli::Command;
 
 const Command* const kCommands[] = {&cuscope::cli::kRunCommand, &cuscope::cli::kReportCommand,
-                                    &cuscope::cli::kDiffCommand, &cuscope::cli::kExportCommand};
+                                    &cuscope::cli::kDiffCommand, &cuscope::cli::kExportCommand,
+                                    &cuscope::cli::kMetricsCommand};
 
 const Command* FindCommand(const std::string& name) {
   for (const Command* c : kCommands) {
@@ -44,7 +45,7 @@ bool IsHelp(const std::string& word) {
 
 int UnknownCommand(const std::string& name) {
   std::cerr << "cuscope: unknown command \"" << name
-            << "\"; accepted: run, report, diff, export, help\n(run `cuscope --help` for usage)\n";
+            << "\"; accepted: run, report, diff, export, metrics, help\n(run `cuscope --help` for usage)\n";
   return cuscope::cli::kUsageError;
 }
 

@@ -5,9 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "lib/cli/child.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
+#include "lib/cli/library.h"
 #include "lib/config/config.h"
 #include "lib/config/from_env.h"
 #include "lib/config/setting.h"
@@ -67,6 +69,27 @@ int CheckSettings(const std::vector<Given>& given, config::Config* config) {
   return 0;
 }
 
+// The metric names, checked through libcuscope.so before the program starts: for the
+// chip of GPU 0, or, when none is visible (or cuscope does not know it), against
+// every supported chip. 0, or an error line and its code.
+int CheckMetrics(const config::Config& config) {
+  if (!config.enabled || !config.counters_enabled()) return 0;
+  absl::StatusOr<MetricsLibrary> lib = MetricsLibrary::Load();
+  if (!lib.ok()) {
+    std::cerr << "cuscope: run: " << lib.status().message() << "\n";
+    return 1;
+  }
+  const std::string request = absl::StrJoin(config.metrics, ",");
+  absl::StatusOr<std::string> chip = lib->VisibleChip(nullptr);
+  absl::Status st = absl::UnavailableError("no GPU visible");
+  if (chip.ok() && !chip->empty()) st = lib->Check(*chip, request);
+  if (absl::IsUnavailable(st)) st = lib->Check("", request);
+  if (st.ok()) return 0;
+  if (absl::IsInvalidArgument(st)) return UsageError("run", absl::StrCat("--metrics: ", st.message()));
+  std::cerr << "cuscope: run: checking --metrics: " << st.message() << "\n";
+  return 1;
+}
+
 int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
   absl::StatusOr<Args> args = ParseArgs(RunFlags(), words);
   if (!args.ok()) return UsageError("run", args.status().message());
@@ -88,6 +111,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
               << " (looked in ../lib); set CUSCOPE_LIBRARY to its path\n";
     return 1;
   }
+  if (int code = CheckMetrics(config); code != 0) return code;
   for (const Given& g : given) setenv(g.setting->env, g.value.c_str(), 1);
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   if (config.trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);

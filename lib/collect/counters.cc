@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -70,17 +71,23 @@ bool CounterSampler::SetUpMetrics(uint32_t device_id) {
     return false;
   }
   host_ = std::move(*host);
-  std::vector<std::string> expanded = metrics::ExpandMetrics(options_.counters.metrics);
-  auto image = host_->BuildConfig(expanded);
+  std::optional<Resolution> resolved = ResolveForChip();
+  if (!resolved) return false;
+  std::vector<std::string> collected = resolved->CollectedNames();
+  auto image = host_->BuildConfig(collected);
   if (!image.ok()) {
     Note("counters.status", std::string(image.status().message()));
     return false;
   }
-  metrics_ = expanded;
+  metrics_ = collected;
   {
     absl::MutexLock out(&out_mu_);
-    out_metrics_ = expanded;
+    out_metrics_.clear();
+    for (const ResolvedMetric& m : resolved->metrics) out_metrics_.push_back(m.name);
   }
+  const bool substituted = std::any_of(resolved->metrics.begin(), resolved->metrics.end(),
+                                       [](const ResolvedMetric& m) { return m.substituted(); });
+  if (substituted) resolution_ = std::move(*resolved);
   image_ = std::move(*image);
   planner_->set_passes(image_.passes);
   const bool rotate = planner_->rotate();
@@ -95,6 +102,28 @@ bool CounterSampler::SetUpMetrics(uint32_t device_id) {
                          image_.passes, rotate ? "rotate" : "kernel replay"));
   }
   return true;
+}
+
+// The requested metrics as this chip collects them (lib/collect/metric_resolve.h):
+// what a named set needs and the chip lacks is dropped, in one line; a raw name the
+// chip lacks is refused with the nearest valid names.
+std::optional<Resolution> CounterSampler::ResolveForChip() {
+  const std::vector<std::string>& requested = options_.counters.metrics;
+  Resolution resolved =
+      ResolveMetrics(chip_, metrics::ExpandMetrics(requested), host_->BaseMetrics());
+  for (const DroppedMetric& d : resolved.dropped) {
+    if (std::find(requested.begin(), requested.end(), d.name) == requested.end()) continue;
+    absl::Status st = host_->Validate(d.name);
+    if (st.ok()) st = absl::InvalidArgumentError(absl::StrCat(d.name, " is not available on ", chip_));
+    Note("counters.status", std::string(st.message()));
+    return std::nullopt;
+  }
+  if (resolved.metrics.empty()) {
+    Note("counters.status", absl::StrCat("none of the requested metrics exists on ", chip_));
+    return std::nullopt;
+  }
+  if (!resolved.dropped.empty()) Note("counters.dropped", resolved.DroppedLine());
+  return resolved;
 }
 
 CounterSampler::Context* CounterSampler::SetUpContext(CUcontext ctx) {
@@ -202,6 +231,7 @@ void CounterSampler::AddSet(Context& c, size_t range, RangeMatch& match) {
     }
     WriteStderr(line + "\n");
   }
+  if (resolution_) set.values = resolution_->Fold(set.values);  // as requested, summed
   const bool first_on_device = device_metrics_done_.insert(c.device_id).second;
   absl::MutexLock out(&out_mu_);
   if (first_on_device) pending_device_values_.emplace_back(c.device_id, set.values);
@@ -278,6 +308,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   notes_.clear();
   host_.reset();
   metrics_.clear();
+  resolution_.reset();
   {
     absl::MutexLock out(&out_mu_);
     out_metrics_.clear();

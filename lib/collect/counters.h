@@ -37,6 +37,7 @@
 #include "lib/collect/callbacks.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/metric_host.h"
+#include "lib/collect/metric_resolve.h"
 #include "lib/collect/options.h"
 #include "lib/collect/planner.h"
 #include "lib/collect/range_profiler.h"
@@ -106,6 +107,7 @@ class CounterSampler final : public MeasuredLaunches,
   Context* GetContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Context* SetUpContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SetUpMetrics(uint32_t device_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<Resolution> ResolveForChip() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool ReinitCounterData(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SetConfig(Context& c, size_t pass, size_t level) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Decodes the counter data of a finished set and turns matching ranges into sets.
@@ -149,6 +151,9 @@ class CounterSampler final : public MeasuredLaunches,
   std::string chip_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<MetricHost> host_ ABSL_GUARDED_BY(mu_);
   MetricHost::Config image_ ABSL_GUARDED_BY(mu_);
+  // Set when a requested name is collected through a substitute: folds the chip's
+  // values into the requested names.
+  std::optional<Resolution> resolution_ ABSL_GUARDED_BY(mu_);
   bool profiler_initialized_ ABSL_GUARDED_BY(mu_) = false;  // once per process
   absl::flat_hash_map<CUcontext, std::unique_ptr<Context>> contexts_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<uint32_t> device_metrics_done_ ABSL_GUARDED_BY(mu_);

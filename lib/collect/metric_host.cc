@@ -34,6 +34,8 @@ void DeleteHostObject(CUpti_Profiler_Host_Object* object) {
   cuptiProfilerHostDeinitialize(&p);
 }
 
+}  // namespace
+
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -46,8 +48,6 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   }
   return prev[b.size()];
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<MetricHost>> MetricHost::Create(const std::string& chip) {
   CUptiResult r;
@@ -88,6 +88,17 @@ std::vector<std::string> MetricHost::Nearest(const std::string& name, size_t cou
   std::vector<std::string> out;
   for (size_t i = 0; i < count && i < scored.size(); ++i) out.push_back(scored[i].second);
   return out;
+}
+
+std::string MetricHost::Describe(const std::string& metric) {
+  CUpti_Profiler_Host_GetMetricProperties_Params p = {
+      CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
+  p.pHostObject = object_;
+  p.pMetricName = metric.c_str();
+  if (cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS || p.pDescription == nullptr) {
+    return "";
+  }
+  return p.pDescription;
 }
 
 absl::Status MetricHost::Validate(const std::string& metric) {

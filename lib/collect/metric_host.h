@@ -16,6 +16,9 @@ struct CUpti_Profiler_Host_Object;
 
 namespace cuscope::collect {
 
+// The edit distance between two names (insertions, deletions, substitutions).
+size_t EditDistance(const std::string& a, const std::string& b);
+
 class MetricHost {
  public:
   static absl::StatusOr<std::unique_ptr<MetricHost>> Create(const std::string& chip);
@@ -29,6 +32,8 @@ class MetricHost {
   absl::Status Validate(const std::string& metric);
   // The nearest base metrics to `name` (by edit distance), best first.
   std::vector<std::string> Nearest(const std::string& name, size_t count);
+  // CUPTI's one-line description of a metric (base name, rollup optional); "" if none.
+  std::string Describe(const std::string& metric);
 
   struct Config {
     std::vector<uint8_t> image;

@@ -11,6 +11,7 @@
 #include "cuscope/cuscope_c.h"
 #include "cuscope/version.h"
 #include "lib/config/start_text.h"
+#include "lib/inject/last_error.h"
 #include "lib/inject/session.h"
 
 #define CUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -22,11 +23,17 @@ namespace {
 thread_local char t_last_error[1024];
 thread_local char t_output_path[4096];
 
-void SetLastError(absl::string_view message) {
+}  // namespace
+
+void cuscope::inject::SetLastError(absl::string_view message) {
   size_t n = std::min(message.size(), sizeof(t_last_error) - 1);
   std::memcpy(t_last_error, message.data(), n);
   t_last_error[n] = '\0';
 }
+
+namespace {
+
+using cuscope::inject::SetLastError;
 
 int Fail(int code, const absl::Status& status) {
   SetLastError(status.message());

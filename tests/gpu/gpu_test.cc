@@ -388,9 +388,17 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
 
 TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
   std::string path = TempPath("bad_metric.sqlite");
+  // `cuscope run` refuses it for this GPU's chip before the program starts.
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
                          "--metrics=dram__byte.sum", "--", Example("counters_demo"), "1", "0", "1"},
                         {});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nor a metric of GH100"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nearest: dram__bytes"), std::string::npos) << r.err;
+  // Injected without the command, the library refuses it at the first measured launch.
+  auto env = InjectEnv(path);
+  env["CUSCOPE_METRICS"] = "dram__byte.sum";
+  r = RunProgram({Example("counters_demo"), "1", "0", "1"}, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("metric \"dram__byte.sum\" is not available on GH100"), std::string::npos)
       << r.err;

@@ -69,6 +69,25 @@ int main(void) {
   check(cuscope_start("CUSCOPE_ENABLE=0") == CUSCOPE_ERROR_DISABLED,
         "cuscope_start(\"CUSCOPE_ENABLE=0\") == CUSCOPE_ERROR_DISABLED");
 
+  /* Metric sets per chip: the Host API needs no GPU. */
+  {
+    char small[8];
+    char chip[64];
+    int n;
+    check(cuscope_metrics_chips(NULL, NULL, 0) > 0, "cuscope_metrics_chips gives its length");
+    check(cuscope_metrics_check(NULL, "roofline,dram__bytes.sum") == CUSCOPE_OK,
+          "cuscope_metrics_check accepts a set and a metric");
+    check(cuscope_metrics_check(NULL, "rooflin") == CUSCOPE_ERROR_INVALID_SETTING,
+          "cuscope_metrics_check refuses a typo");
+    check(strstr(cuscope_last_error(), "nearest: roofline") != NULL, "and names the nearest set");
+    check(cuscope_metrics_check("GX999", "roofline") == CUSCOPE_ERROR_CUPTI,
+          "cuscope_metrics_check refuses an unknown chip");
+    n = cuscope_metrics_resolve("GA100", "roofline", "text", small, sizeof(small));
+    check(n > (int)sizeof(small) && strlen(small) == sizeof(small) - 1,
+          "cuscope_metrics_resolve cuts to the buffer and returns the whole length");
+    check(cuscope_visible_chip(chip, sizeof(chip)) >= 0, "cuscope_visible_chip without a GPU");
+  }
+
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

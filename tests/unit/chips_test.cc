@@ -1,0 +1,184 @@
+// Metric sets on every chip the Range Profiler supports, through the Profiler Host
+// API (no GPU needed): each chip name is accepted, every named set resolves and
+// builds a configuration, and the substitutes are the expected ones.
+#include <algorithm>
+#include <chrono>
+
+#include "gtest/gtest.h"
+#include "lib/collect/chips.h"
+#include "lib/collect/metric_catalog.h"
+#include "lib/collect/metric_resolve.h"
+#include "lib/model/metrics.h"
+
+namespace cuscope::collect {
+namespace {
+
+const ResolvedMetric* Find(const Resolution& r, const std::string& name) {
+  for (const ResolvedMetric& m : r.metrics) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+bool Dropped(const Resolution& r, const std::string& name) {
+  return std::any_of(r.dropped.begin(), r.dropped.end(),
+                     [&](const DroppedMetric& d) { return d.name == name; });
+}
+
+std::string Stall(const std::string& reason) {
+  return std::string(metrics::kStallPrefix) + reason + ".avg";
+}
+
+class Chips : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HostFor(kDefaultChip).ok()) GTEST_SKIP() << "CUPTI host API unavailable";
+  }
+};
+
+TEST_F(Chips, EveryNamedSetResolvesAndConfiguresOnEverySupportedChip) {
+  for (const Chip& chip : SupportedChips()) {
+    absl::StatusOr<MetricHost*> host = HostFor(chip.name);
+    ASSERT_TRUE(host.ok()) << chip.name << ": " << host.status();
+    for (const std::string& set : metrics::SetNames()) {
+      absl::StatusOr<Resolution> r = ResolveFor(chip.name, {set});
+      ASSERT_TRUE(r.ok()) << chip.name << " " << set;
+      // Most of every set is measurable everywhere; what is not is named.
+      EXPECT_GE(r->metrics.size(), r->dropped.size() * 2) << chip.name << " " << set << ": "
+                                                          << r->DroppedLine();
+    }
+    // Every set is part of "full": its configuration builds, so each set's does.
+    absl::StatusOr<Resolution> full = ResolveFor(chip.name, {"full"});
+    ASSERT_TRUE(full.ok());
+    auto config = (*host)->BuildConfig(full->CollectedNames());
+    ASSERT_TRUE(config.ok()) << chip.name << ": " << config.status();
+    EXPECT_GE(config->passes, 1u);
+  }
+}
+
+TEST_F(Chips, HopperCollectsEveryNameAsItself) {
+  absl::StatusOr<Resolution> r = ResolveFor("GH100", {"full"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->dropped.empty()) << r->DroppedLine();
+  for (const ResolvedMetric& m : r->metrics) EXPECT_FALSE(m.substituted()) << m.name;
+  EXPECT_EQ(r->CollectedNames(), metrics::SetMetrics("full"));
+  EXPECT_EQ(r->DroppedLine(), "");
+}
+
+TEST_F(Chips, AmpereAndAdaCountBf16OnTheWarpPathAndLackTheWgmmaStall) {
+  for (const char* chip : {"GA100", "GA102", "AD102"}) {
+    absl::StatusOr<Resolution> r = ResolveFor(chip, {"full"});
+    ASSERT_TRUE(r.ok());
+    const ResolvedMetric* mma = Find(*r, metrics::kTensorBf16Mma);
+    ASSERT_NE(mma, nullptr) << chip;
+    EXPECT_EQ(mma->collect, std::vector<std::string>{"sm__ops_path_tensor_src_bf16_dst_fp32.sum"});
+    const ResolvedMetric* peak = Find(*r, metrics::kTensorBf16Peak);
+    ASSERT_NE(peak, nullptr) << chip;
+    EXPECT_EQ(peak->collect,
+              std::vector<std::string>{"sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained"});
+    EXPECT_TRUE(Dropped(*r, metrics::kTensorBf16Gmma)) << chip;
+    EXPECT_TRUE(Dropped(*r, Stall("gmma"))) << chip;
+    EXPECT_EQ(r->dropped.size(), 2u) << r->DroppedLine();
+    EXPECT_NE(r->DroppedLine().find(std::string(chip) + " cannot measure: "), std::string::npos);
+  }
+}
+
+TEST_F(Chips, BlackwellDatacenterCountsTcgen05InPlaceOfWgmma) {
+  absl::StatusOr<Resolution> r = ResolveFor("GB100", {"full"});
+  ASSERT_TRUE(r.ok());
+  const ResolvedMetric* gmma = Find(*r, metrics::kTensorBf16Gmma);
+  ASSERT_NE(gmma, nullptr);
+  EXPECT_EQ(gmma->collect,
+            std::vector<std::string>{"sm__ops_path_tensor_op_utchmma_src_bf16_dst_fp32.sum"});
+  EXPECT_FALSE(Find(*r, metrics::kTensorBf16Mma)->substituted());
+  EXPECT_TRUE(Dropped(*r, Stall("gmma")));
+  EXPECT_TRUE(Dropped(*r, Stall("imc_miss")));
+  EXPECT_EQ(r->dropped.size(), 2u) << r->DroppedLine();
+}
+
+TEST_F(Chips, BlackwellDesktopHasNoWarpgroupPathAndTegraNoDram) {
+  absl::StatusOr<Resolution> r = ResolveFor("GB202", {"roofline"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(Dropped(*r, metrics::kTensorBf16Gmma));
+  EXPECT_FALSE(Find(*r, metrics::kTensorBf16Mma)->substituted());
+  EXPECT_EQ(r->dropped.size(), 1u) << r->DroppedLine();
+  r = ResolveFor("GB10B", {"roofline"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(Dropped(*r, metrics::kDramBytes)) << r->DroppedLine();
+  EXPECT_TRUE(Dropped(*r, metrics::kDramPeak));
+}
+
+TEST_F(Chips, SumsOfCountsOnEveryChipThatSplitsThem) {
+  // Hopper's "all fp16 tensor ops" is two counters (by accumulator) on Ampere.
+  absl::StatusOr<Resolution> r = ResolveFor(
+      "GA100", {"sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16.sum.peak_sustained"});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->metrics.size(), 2u) << r->DroppedLine();
+  EXPECT_EQ(r->metrics[0].collect.size(), 2u);
+  EXPECT_EQ(r->metrics[1].collect,
+            std::vector<std::string>{"sm__ops_path_tensor_src_fp16_dst_fp32.sum.peak_sustained"});
+  MetricHost* host = *HostFor("GA100");
+  EXPECT_TRUE(host->BuildConfig(r->CollectedNames()).ok());
+  // Blackwell counts fp8 with fp4 and fp6.
+  r = ResolveFor("GB100", {"sm__ops_path_tensor_src_fp8.sum"});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->metrics.size(), 1u);
+  EXPECT_EQ(r->metrics[0].collect[0], "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum");
+}
+
+TEST_F(Chips, OfflineCheckAcceptsANameOfAnyChipAndRefusesATypo) {
+  EXPECT_TRUE(CheckRequest({"roofline", "dram__bytes.sum"}, "").ok());
+  // Blackwell only: accepted with no chip named, refused for Hopper.
+  const std::string fp4 = "sm__ops_path_tensor_src_fp4_dst_fp32.sum";
+  EXPECT_TRUE(CheckRequest({fp4}, "").ok());
+  absl::Status st = CheckRequest({fp4}, "GH100");
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("of GH100"), std::string::npos) << st;
+  st = CheckRequest({"rooflin"}, "");
+  ASSERT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("nearest: roofline"), std::string::npos) << st;
+  EXPECT_NE(st.message().find("of any supported chip"), std::string::npos) << st;
+  st = CheckRequest({"dram__byte.sum"}, "GA100");
+  EXPECT_NE(st.message().find("nearest: dram__bytes"), std::string::npos) << st;
+  // A valid base name with a rollup it does not have.
+  EXPECT_FALSE(CheckRequest({"dram__bytes.bogus"}, "").ok());
+  EXPECT_FALSE(CheckRequest({"x"}, "NOT_A_CHIP").ok());
+}
+
+// Pure: the table's rules on a made-up chip.
+TEST(ResolveMetrics, SubstitutesSumsAndDrops) {
+  std::vector<std::string> chip = {"A.B.sm__ops_path_tensor_src_fp16_dst_fp16",
+                                   "sm__ops_path_tensor_src_fp16_dst_fp32", "dram__bytes"};
+  Resolution r = ResolveMetrics(
+      "X1", {"dram__bytes.sum", "sm__ops_path_tensor_src_fp16.sum",
+             "sm__ops_path_tensor_src_fp16.avg.pct_of_peak_sustained_elapsed", "nope.sum",
+             "smsp__warps_issue_stalled_gmma.avg"},
+      chip);
+  ASSERT_EQ(r.metrics.size(), 2u);
+  EXPECT_FALSE(r.metrics[0].substituted());
+  EXPECT_EQ(r.metrics[1].collect.size(), 2u);
+  ASSERT_EQ(r.dropped.size(), 3u);  // a sum of percentages is not the quantity
+  EXPECT_EQ(r.dropped[0].name, "sm__ops_path_tensor_src_fp16.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_EQ(r.dropped[1].note, nullptr);
+  EXPECT_NE(r.dropped[2].note, nullptr);
+  EXPECT_EQ(r.CollectedNames(),
+            (std::vector<std::string>{"dram__bytes.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum",
+                                      "sm__ops_path_tensor_src_fp16_dst_fp32.sum"}));
+  EXPECT_EQ(r.Fold({5, 1, 2}), (std::vector<double>{5, 3}));
+  EXPECT_EQ(r.DroppedLine().rfind("X1 cannot measure: sm__ops_path_tensor_src_fp16.avg", 0), 0u);
+}
+
+TEST(ResolveMetrics, EveryRowIsWellFormed) {
+  for (const Substitute& row : Substitutes()) {
+    std::string from = row.from;
+    EXPECT_NE(row.note, nullptr) << from;
+    for (const char* to : row.to) {
+      // A full-name row substitutes full names; a base-name row base names.
+      EXPECT_EQ(from.find('.') == std::string::npos, std::string(to).find('.') == std::string::npos)
+          << from << " -> " << to;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cuscope::collect

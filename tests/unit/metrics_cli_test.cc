@@ -1,0 +1,164 @@
+// `cuscope metrics` and the check of --metrics that `cuscope run` makes before the
+// program starts, without a GPU (every supported chip is checked then), through
+// libcuscope.so's C ABI.
+#include <sys/resource.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "rapidjson/document.h"
+#include "tests/test_util.h"
+
+namespace {
+
+const std::string kBin = std::string(CUSCOPE_BINARY_DIR) + "/bin/cuscope";
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result RunCmd(const std::vector<std::string>& argv,
+              const std::map<std::string, std::string>& env = {}) {
+  cuscope::testing_util::ProgramResult r = cuscope::testing_util::RunProgram(argv, env);
+  return {r.code(), std::move(r.out), std::move(r.err)};
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(RunChecksMetrics, ATypoExitsTwoWithTheNearestNameBeforeTheProgramStarts) {
+  Result r = RunCmd({kBin, "run", "--metrics=rooflin", "--", "sh", "-c", "echo RAN"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");  // the program never ran
+  EXPECT_TRUE(Has(r.err, "cuscope: run: --metrics: \"rooflin\" is neither a metric set")) << r.err;
+  EXPECT_TRUE(Has(r.err, "nearest: roofline")) << r.err;
+  r = RunCmd({kBin, "run", "--metrics=roofline,dram__byte.sum", "--", "sh", "-c", "echo RAN"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "dram__bytes")) << r.err;
+  // From the environment too.
+  r = RunCmd({kBin, "run", "--", "sh", "-c", "echo RAN"}, {{"CUSCOPE_METRICS", "stals"}});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "nearest: stalls")) << r.err;
+}
+
+TEST(RunChecksMetrics, ANameOfAnySupportedChipIsAcceptedWithoutAGpu) {
+  // fp4 tensor ops exist on Blackwell only.
+  Result r = RunCmd({kBin, "run", "--metrics=roofline, sm__ops_path_tensor_src_fp4_dst_fp32.sum",
+                     "--", "sh", "-c", "echo RAN"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "RAN\n");
+  // Not checked when cuscope is disabled.
+  r = RunCmd({kBin, "run", "--enable=0", "--metrics=rooflin", "--", "true"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(MetricsCommand, ListsEverySetForTheDefaultChipWithANote) {
+  Result r = RunCmd({kBin, "metrics"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* set : {"roofline", "sol", "occupancy", "stalls", "memory", "full"}) {
+    EXPECT_TRUE(Has(r.out, std::string("\n") + set + " ")) << set << "\n" << r.out;
+  }
+  EXPECT_TRUE(Has(r.out, " passes")) << r.out;
+  if (Has(r.err, "no GPU visible") || Has(r.err, "no CUDA driver")) {
+    EXPECT_TRUE(Has(r.err, "showing GH100")) << r.err;
+    EXPECT_TRUE(Has(r.out, "Metric sets on GH100 (Hopper")) << r.out;
+  }
+}
+
+TEST(MetricsCommand, ASetOnAnotherChipShowsSubstitutesAndWhatItCannotMeasure) {
+  Result r = RunCmd({kBin, "metrics", "--chip", "GA100", "--set", "roofline"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(Has(r.out, "Metric sets on GA100 (Ampere")) << r.out;
+  EXPECT_TRUE(Has(r.out, "on GA100: sm__ops_path_tensor_src_bf16_dst_fp32.sum (")) << r.out;
+  EXPECT_TRUE(Has(r.out, "  sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum\n      not on GA100"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "# of bytes accessed in DRAM")) << r.out;  // CUPTI's description
+  EXPECT_FALSE(Has(r.out, "stalled")) << "only the set asked for";
+  r = RunCmd({kBin, "metrics", "--chip=GA100", "--set=stalls,dram__bytes.sum"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "smsp__warps_issue_stalled_gmma.avg\n      not on GA100: ")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\nmetrics: ")) << r.out;
+}
+
+TEST(MetricsCommand, Json) {
+  Result r = RunCmd({kBin, "metrics", "--chip=GB100", "--format=json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(r.out.c_str()).HasParseError()) << r.out;
+  EXPECT_STREQ(doc["chip"].GetString(), "GB100");
+  ASSERT_EQ(doc["sets"].Size(), 6u);
+  const auto& roofline = doc["sets"][0];
+  EXPECT_STREQ(roofline["name"].GetString(), "roofline");
+  EXPECT_GE(roofline["passes"].GetUint64(), 1u);
+  bool tcgen05 = false;
+  for (const auto& m : roofline["metrics"].GetArray()) {
+    tcgen05 = tcgen05 || std::string(m["collected_as"][0].GetString()).find("utchmma") != std::string::npos;
+  }
+  EXPECT_TRUE(tcgen05) << r.out;
+  EXPECT_EQ(roofline["not_measurable"].Size(), 0u);
+  r = RunCmd({kBin, "metrics", "--chips", "--format=json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_FALSE(doc.Parse(r.out.c_str()).HasParseError()) << r.out;
+  EXPECT_GE(doc["chips"].Size(), 20u);
+}
+
+TEST(MetricsCommand, ChipsAndErrors) {
+  Result r = RunCmd({kBin, "metrics", "--chips"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* chip : {"GA100", "GA102", "AD102", "GH100", "GB100", "GB202"}) {
+    EXPECT_TRUE(Has(r.out, std::string("  ") + chip + " ")) << chip;
+  }
+  r = RunCmd({kBin, "metrics", "--chip=GX999"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Has(r.err, "chip \"GX999\" is not one the Range Profiler supports")) << r.err;
+  r = RunCmd({kBin, "metrics", "--chip=GH100", "--set=rooflin"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Has(r.err, "nearest: roofline")) << r.err;
+  EXPECT_EQ(RunCmd({kBin, "metrics", "--format=xml"}).code, 2);
+  EXPECT_EQ(RunCmd({kBin, "metrics", "extra"}).code, 2);
+  // A library that cannot be loaded: one line, exit 1.
+  r = RunCmd({kBin, "metrics"}, {{"CUSCOPE_LIBRARY", "/no/such/libcuscope.so"}});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Has(r.err, "cuscope: metrics: cannot load /no/such/libcuscope.so")) << r.err;
+}
+
+TEST(MetricsCommand, Help) {
+  Result r = RunCmd({kBin, "metrics", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("usage: cuscope metrics", 0), 0u) << r.out;
+  for (const char* flag : {"--chip=NAME", "--set=NAME", "--format=FORMAT", "--chips"}) {
+    EXPECT_TRUE(Has(r.out, flag)) << flag << "\n" << r.out;
+  }
+  EXPECT_FALSE(Has(r.out, "CUSCOPE_"));
+  EXPECT_TRUE(Has(RunCmd({kBin, "--help"}).out, "cuscope metrics"));
+}
+
+// CPU time of the command (user + system), robust to a loaded machine.
+double ChildCpuSeconds(const std::vector<std::string>& argv) {
+  struct rusage before, after;
+  getrusage(RUSAGE_CHILDREN, &before);
+  Result r = RunCmd(argv);
+  getrusage(RUSAGE_CHILDREN, &after);
+  EXPECT_NE(r.code, -1);
+  auto secs = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) -
+         secs(before.ru_stime);
+}
+
+TEST(MetricsCommand, TheListAndTheOfflineCheckTakeUnderHalfASecond) {
+  double list = ChildCpuSeconds({kBin, "metrics"});
+  double check = ChildCpuSeconds({kBin, "run", "--metrics=roofline,stalls,dram__bytes.sum", "--", "true"});
+  double typo = ChildCpuSeconds({kBin, "run", "--metrics=rooflin", "--", "true"});
+  std::printf("cpu seconds: metrics %.3f, offline check %.3f, refused typo %.3f\n", list, check,
+              typo);
+  EXPECT_LT(list, 0.5);
+  EXPECT_LT(check, 0.5);
+  EXPECT_LT(typo, 0.5);
+}
+
+}  // namespace
