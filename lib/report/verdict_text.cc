@@ -45,11 +45,19 @@ std::string UnitAt(const UnitUse& u, const analysis::Verdict& v) {
   return absl::StrCat(UnitLabel(u.unit, v), " at ", FormatPercentOfPeak(u.percent));
 }
 
-// The limiter first, then the busiest unit of the other side, then every other
-// unit at or above the threshold (units are sorted, busiest first).
+// The limiter first, then the busiest unit of the other side, then DRAM and every
+// other unit at or above the threshold (units are sorted, busiest first).
 std::vector<std::string> UnitList(const analysis::Verdict& v) {
   std::vector<std::string> parts;
-  const UnitUse* top = v.limiter ? &*v.limiter : (v.units.empty() ? nullptr : &v.units.front());
+  const UnitUse* top = v.limiter ? &*v.limiter : nullptr;
+  for (const UnitUse& u : v.units) {  // evidence built without a limiter: the bound's unit
+    if (top != nullptr) break;
+    const bool memory_bound = v.bound != Bound::kCompute;
+    if (analysis::IsMemoryUnit(u.unit) == memory_bound &&
+        (!memory_bound || u.unit == analysis::UnitOf(v.bound))) {
+      top = &u;
+    }
+  }
   if (top == nullptr) return parts;
   parts.push_back(UnitAt(*top, v));
   const bool top_memory = analysis::IsMemoryUnit(top->unit);
@@ -61,9 +69,11 @@ std::vector<std::string> UnitList(const analysis::Verdict& v) {
     }
   }
   if (other != nullptr) parts.push_back(UnitAt(*other, v));
-  for (const UnitUse& u : v.units) {
-    if (u.unit == top->unit || &u == other || u.percent < analysis::kBoundThresholdPercent) continue;
-    parts.push_back(UnitAt(u, v));
+  for (const UnitUse& u : v.units) {  // DRAM always, the others close to their peak
+    if (u.unit == top->unit || &u == other) continue;
+    if (u.unit == Unit::kDram || u.percent >= analysis::kBoundThresholdPercent) {
+      parts.push_back(UnitAt(u, v));
+    }
   }
   return parts;
 }
