@@ -80,43 +80,75 @@ const char* PrecisionName(Precision p) {
     case Precision::kFp64: return "FP64";
     case Precision::kFp32: return "FP32";
     case Precision::kFp16: return "FP16";
+    case Precision::kTensorFp16: return "FP16 tensor";
     case Precision::kTensorBf16: return "BF16 tensor";
+    case Precision::kTensorTf32: return "TF32 tensor";
+    case Precision::kTensorFp8: return "FP8 tensor";
+    case Precision::kTensorInt8: return "INT8 tensor";
+    case Precision::kTensorFp64: return "FP64 tensor";
   }
   return "?";
 }
 
-double PeakFlops(const Ceilings& c, Precision p) {
+const char* PrecisionKey(Precision p) {
   switch (p) {
-    case Precision::kFp64: return c.peak_fp64_flops;
-    case Precision::kFp32: return c.peak_fp32_flops;
-    case Precision::kFp16: return c.peak_fp16_flops;
-    case Precision::kTensorBf16: return c.peak_tensor_bf16_flops;
+    case Precision::kFp64: return "fp64";
+    case Precision::kFp32: return "fp32";
+    case Precision::kFp16: return "fp16";
+    case Precision::kTensorFp16: return "tensor_fp16";
+    case Precision::kTensorBf16: return "tensor_bf16";
+    case Precision::kTensorTf32: return "tensor_tf32";
+    case Precision::kTensorFp8: return "tensor_fp8";
+    case Precision::kTensorInt8: return "tensor_int8";
+    case Precision::kTensorFp64: return "tensor_fp64";
   }
-  return 0;
+  return "?";
+}
+
+bool IsTensor(Precision p) { return static_cast<int>(p) >= static_cast<int>(Precision::kTensorFp16); }
+
+double PeakFlops(const Ceilings& c, Precision p) { return c.peak_flops[static_cast<size_t>(p)]; }
+double PeakFlopsPerCycle(const Ceilings& c, Precision p) {
+  return c.flops_per_cycle[static_cast<size_t>(p)];
 }
 
 Ceilings ComputeCeilings(const model::Profile& profile, uint32_t device_id) {
   static const std::vector<const char*> kMetrics = {
-      m::kSmClock,   m::kDramClock, m::kL2Clock,   m::kL1Clock,   m::kDramPeak,
-      m::kL2Peak,    m::kL1Peak,    m::kFfmaPeak,  m::kDfmaPeak,  m::kHfmaPeak,
-      m::kTensorBf16Peak};
+      m::kSmClock,  m::kDramClock, m::kL2Clock,   m::kL1Clock,   m::kDramPeak,
+      m::kL2Peak,   m::kL1Peak,    m::kFfmaPeak,  m::kDfmaPeak,  m::kHfmaPeak,
+      m::kTensorFp8DensePeak, m::kTensorFp64Peak, m::kTensorFp16Peak, m::kTensorBf16Peak};
   const DeviceValues v(profile, device_id, kMetrics);
   Ceilings c;
   c.device_id = device_id;
   c.sm_clock_hz = v.Get(m::kSmClock);
-  c.peak_fp32_flops = Peak(v.Get(m::kFfmaPeak), 2, c.sm_clock_hz);
-  c.peak_fp64_flops = Peak(v.Get(m::kDfmaPeak), 2, c.sm_clock_hz);
-  c.peak_fp16_flops = Peak(v.Get(m::kHfmaPeak), 4, c.sm_clock_hz);
-  // Assumption to verify on the GPU: the tensor "ops" count FLOPs (an FMA = 2 ops).
-  // The bf16 tensor path's peak_sustained is that of 2:4-sparse operation: measured
-  // on the H200, 1,081,344 ops/cycle = 2 x 132 SMs x 4096. Dense GEMMs reach half.
-  c.peak_tensor_bf16_flops = Peak(v.Get(m::kTensorBf16Peak), 0.5, c.sm_clock_hz);
+  auto set = [&](Precision p, double per_cycle) {
+    if (!(per_cycle > 0) || !std::isfinite(per_cycle)) return;
+    c.flops_per_cycle[static_cast<size_t>(p)] = per_cycle;
+    c.peak_flops[static_cast<size_t>(p)] = Peak(per_cycle, 1, c.sm_clock_hz);
+  };
+  set(Precision::kFp32, 2 * v.Get(m::kFfmaPeak));
+  set(Precision::kFp64, 2 * v.Get(m::kDfmaPeak));
+  set(Precision::kFp16, 4 * v.Get(m::kHfmaPeak));
+  // Tensor ops are FLOPs (an FMA = 2 ops: a GEMM's ops are exactly 2mnk on the
+  // H200). Dense rates: FP8 from its sparsity-off path; FP16 and BF16 half of it,
+  // TF32 a quarter, INT8 the same (the dense ratios of every generation with FP8).
+  // Without it, the FP16 path's peak (the 2:4-sparse rate, as measured for the bf16
+  // wgmma path on the H200) / 2; older profiles have only that bf16 path's peak.
+  double fp16_dense = v.Get(m::kTensorFp8DensePeak) / 2;
+  if (!(fp16_dense > 0)) fp16_dense = v.Get(m::kTensorFp16Peak) / 2;
+  if (!(fp16_dense > 0)) fp16_dense = v.Get(m::kTensorBf16Peak) / 2;
+  set(Precision::kTensorFp16, fp16_dense);
+  set(Precision::kTensorBf16, fp16_dense);
+  set(Precision::kTensorTf32, fp16_dense / 2);
+  set(Precision::kTensorInt8, 2 * fp16_dense);
+  if (v.Get(m::kTensorFp8DensePeak) > 0) set(Precision::kTensorFp8, 2 * fp16_dense);
+  // DMMA has no sparse mode: its peak is the dense rate.
+  set(Precision::kTensorFp64, v.Get(m::kTensorFp64Peak));
   c.peak_dram_bytes_per_s = Peak(v.Get(m::kDramPeak), 1, v.Get(m::kDramClock));
   c.peak_l2_bytes_per_s = Peak(v.Get(m::kL2Peak), 1, v.Get(m::kL2Clock));
   c.peak_l1_bytes_per_s = Peak(v.Get(m::kL1Peak), 1, v.Get(m::kL1Clock));
-  c.valid = c.peak_fp32_flops > 0 || c.peak_fp64_flops > 0 || c.peak_fp16_flops > 0 ||
-            c.peak_tensor_bf16_flops > 0 || c.peak_dram_bytes_per_s > 0 ||
-            c.peak_l2_bytes_per_s > 0 || c.peak_l1_bytes_per_s > 0;
+  c.valid = c.peak_dram_bytes_per_s > 0 || c.peak_l2_bytes_per_s > 0 || c.peak_l1_bytes_per_s > 0;
+  for (double f : c.flops_per_cycle) c.valid = c.valid || f > 0;
   return c;
 }
 

@@ -46,11 +46,23 @@ struct MemoryAccess {
   double global_ld_sectors_per_request = 0, global_st_sectors_per_request = 0;
 };
 
-// Speed of light: the throughput metrics, % of peak (0 when not measured).
+// Speed of light: SM % and memory % as ncu's SpeedOfLight section, and each unit's
+// % of peak over the elapsed cycles (0 when not measured).
 struct SpeedOfLight {
+  bool has_sm = false, has_memory = false;  // sm_pct, memory_pct measured
   double sm_pct = 0, memory_pct = 0, dram_pct = 0, l2_pct = 0, l1_pct = 0,
-         tensor_pipe_pct = 0, fma_pipe_pct = 0;
-  std::string highest_unit;  // "SM", "DRAM", "L2", "L1", "tensor pipe", "FMA pipe"; "" for none
+         tensor_pipe_pct = 0, fma_pipe_pct = 0, fp64_pipe_pct = 0, issue_pct = 0;
+  std::string highest_unit;  // "SM", "DRAM", "L2", "L1", "tensor pipe", "FMA pipe",
+                             // "FP64 pipe", "issue"; "" for none
+};
+
+// The FLOPs of one precision.
+struct PrecisionFlops {
+  bool measured = false;  // its counters were measured
+  double flops = 0, flops_per_s = 0;
+  // % of the precision's roof per elapsed SM cycle (clock-independent); from FLOP/s
+  // and the clocked roof when the cycles are unknown. 0 when the roof is unknown.
+  double pct_of_peak = 0;
 };
 
 // A region measured as a whole: the GPU time of its kernels per instance, from the
@@ -94,6 +106,15 @@ struct KernelCounters {
 
   // --- Roofline.
   double duration_ns = 0;  // gpu__time_duration.sum
+  // SM cycles elapsed (sm__cycles_elapsed.max, else the SM clock x duration) and the
+  // kernel's own SM clock, cycles / duration (0 when unknown).
+  double elapsed_cycles = 0, sm_clock_hz = 0;
+  // FLOPs by precision (index: static_cast<size_t>(Precision)).
+  PrecisionFlops by_precision[kPrecisionCount];
+  const PrecisionFlops& flops_of(Precision p) const {
+    return by_precision[static_cast<size_t>(p)];
+  }
+  // CUDA-core FLOPs by precision, tensor FLOPs (every tensor precision), the total.
   double fp64_flops = 0, fp32_flops = 0, fp16_flops = 0, tensor_flops = 0;
   double total_flops = 0;
   double dram_bytes = 0, l2_bytes = 0, l1_bytes = 0;
@@ -102,12 +123,12 @@ struct KernelCounters {
   double dram_bytes_per_s = 0, l2_bytes_per_s = 0, l1_bytes_per_s = 0;
   // FLOPs per byte at each level; +infinity when no bytes moved there (printed "-").
   double ai_dram = 0, ai_l2 = 0, ai_l1 = 0;
-  // % of each roof: achieved / ceiling x 100 (0 when the ceiling is unknown).
+  // % of each CUDA-core roof, and the highest % of any tensor precision's roof.
   double pct_fp64 = 0, pct_fp32 = 0, pct_fp16 = 0, pct_tensor = 0;
-  // Utilisation of each unit, absent when not measured. Compute: the max over the
-  // precisions (or the busiest math pipe). Memory levels: the measured pct_of_peak
-  // metric when present (L1: max of bytes and LSU wavefronts), else achieved /
-  // ceiling x 100, else the level's speed-of-light throughput.
+  // Utilisation of each unit, absent when not measured. Compute: the max % of roof
+  // over the precisions. Memory levels: the unit's throughput % over elapsed cycles
+  // (ncu's breakdown) when present, else the earlier pct_of_peak metrics, else
+  // achieved / ceiling x 100.
   std::optional<double> pct_compute, pct_dram, pct_l2, pct_l1;
   Precision dominant = Precision::kFp32;  // the precision with the highest % of its roof
   // Peak FLOP/s of the dominant precision / each bandwidth (FLOP/byte; 0 when unknown).

@@ -1,21 +1,83 @@
 #include "lib/analysis/verdict.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace cuscope::analysis {
 namespace {
 
 Bound BoundOf(Unit u) {
   switch (u) {
-    case Unit::kCompute: return Bound::kCompute;
     case Unit::kDram: return Bound::kDram;
     case Unit::kL2: return Bound::kL2;
     case Unit::kL1: return Bound::kL1;
+    default: break;
   }
-  return Bound::kUnknown;
+  return Bound::kCompute;
+}
+
+// The busiest unit of one side (v.units is sorted), or null.
+const UnitUse* Busiest(const std::vector<UnitUse>& units, bool memory) {
+  for (const UnitUse& u : units) {
+    if (IsMemoryUnit(u.unit) == memory) return &u;
+  }
+  return nullptr;
+}
+
+// The limiter `u`; with SM % and memory %, their own side's figure instead when `u`
+// is absent or more than kBalancedPoints under it.
+void Limit(Verdict& v, const UnitUse* u) {
+  if (v.sm_pct && v.memory_pct) {
+    const bool memory = u != nullptr ? IsMemoryUnit(u->unit) : v.sol_class == SolClass::kMemory;
+    const double side = memory ? *v.memory_pct : *v.sm_pct;
+    if (u == nullptr || u->percent < side - kBalancedPoints) {
+      v.limiter = UnitUse{memory ? Unit::kMemory : Unit::kSm, side};
+      v.bound = memory ? Bound::kMemory : Bound::kCompute;
+      return;
+    }
+  }
+  if (u == nullptr) {
+    v.bound = Bound::kUnknown;
+    return;
+  }
+  v.limiter = *u;
+  v.bound = BoundOf(u->unit);
+}
+
+// Compute's busiest unit when at least at the threshold and within kBalancedPoints
+// of memory's busiest; else the busiest unit of all.
+const UnitUse* BalancedLimiter(const std::vector<UnitUse>& units) {
+  const UnitUse* compute = Busiest(units, false);
+  const UnitUse* memory = Busiest(units, true);
+  if (compute != nullptr && compute->percent >= kBoundThresholdPercent &&
+      (memory == nullptr || memory->percent - compute->percent < kBalancedPoints)) {
+    return compute;
+  }
+  return units.empty() ? nullptr : &units.front();
 }
 
 }  // namespace
+
+const char* SolClassName(SolClass c) {
+  switch (c) {
+    case SolClass::kLatency: return "latency";
+    case SolClass::kCompute: return "compute";
+    case SolClass::kMemory: return "memory";
+    case SolClass::kBalanced: return "balanced";
+    case SolClass::kUnknown: break;
+  }
+  return "unknown";
+}
+
+SolClass ClassifySol(double sm, double mem, bool* high_throughput) {
+  const bool high = sm >= kHighThroughputPercent || mem >= kHighThroughputPercent;
+  if (high_throughput != nullptr) *high_throughput = high;
+  if (!high && sm < kBoundThresholdPercent && mem < kBoundThresholdPercent) {
+    return SolClass::kLatency;
+  }
+  if (std::fabs(sm - mem) >= kBalancedPoints) return sm > mem ? SolClass::kCompute : SolClass::kMemory;
+  return SolClass::kBalanced;
+}
 
 const char* VerdictName(Bound b) {
   switch (b) {
@@ -24,9 +86,14 @@ const char* VerdictName(Bound b) {
     case Bound::kL2: return "L2-bound";
     case Bound::kL1: return "L1-bound";
     case Bound::kLatency: return "latency-bound";
+    case Bound::kMemory: return "memory-bound";
     case Bound::kUnknown: break;
   }
   return "unknown";
+}
+
+bool IsMemoryUnit(Unit u) {
+  return u == Unit::kDram || u == Unit::kL2 || u == Unit::kL1 || u == Unit::kMemory;
 }
 
 Unit UnitOf(Bound b) {
@@ -42,35 +109,40 @@ Unit UnitOf(Bound b) {
 Verdict ComputeVerdict(const VerdictInputs& in) {
   Verdict v;
   v.precision = in.precision;
+  v.tensor_precision = in.tensor_precision;
   v.counters_measured = in.counters_measured;
   v.grid_blocks = in.grid_blocks;
   v.wave_blocks = in.wave_blocks;
   v.ai_dram = in.ai_dram;
   v.ridge_dram = in.ridge_dram;
-  if (in.compute) v.units.push_back({Unit::kCompute, *in.compute});
-  if (in.dram) v.units.push_back({Unit::kDram, *in.dram});
-  if (in.l2) v.units.push_back({Unit::kL2, *in.l2});
-  if (in.l1) v.units.push_back({Unit::kL1, *in.l1});
-  if (v.units.empty()) return v;  // unknown
-  std::stable_sort(v.units.begin(), v.units.end(),
-                   [](const UnitUse& a, const UnitUse& b) { return a.percent > b.percent; });
-  const UnitUse& top = v.units.front();
-  if (top.percent < kBoundThresholdPercent) {
-    v.bound = Bound::kLatency;
-    v.small_grid = v.wave_blocks > 0 && v.grid_blocks < v.wave_blocks;
-    return v;
+  v.evidence = in.evidence;
+  v.sm_pct = in.sm_pct;
+  v.memory_pct = in.memory_pct;
+  v.units = in.units;
+  std::stable_sort(v.units.begin(), v.units.end(), [](const UnitUse& a, const UnitUse& b) {
+    if (a.percent != b.percent) return a.percent > b.percent;
+    return static_cast<int>(a.unit) < static_cast<int>(b.unit);
+  });
+  const bool sol = in.sm_pct && in.memory_pct;
+  if (sol) {
+    v.sol_class = ClassifySol(*in.sm_pct, *in.memory_pct, &v.high_throughput);
+  } else if (v.units.empty()) {
+    return v;  // unknown
+  } else {
+    v.sol_class = v.units.front().percent < kBoundThresholdPercent ? SolClass::kLatency
+                                                                    : SolClass::kBalanced;
   }
-  v.bound = BoundOf(top.unit);
-  // A kernel whose compute roof is nearly as busy as its busiest memory level runs
-  // at its compute ceiling: a Hopper wgmma GEMM keeps the L1 data pipe (shared
-  // memory operands) as busy as the tensor cores, and only less math makes it
-  // faster. Within kComputeTiePoints of the top, compute names the verdict.
-  for (const UnitUse& u : v.units) {
-    if (u.unit == Unit::kCompute && &u != &top && u.percent >= kBoundThresholdPercent &&
-        top.percent - u.percent <= kComputeTiePoints) {
-      v.bound = Bound::kCompute;
-    }
+  switch (v.sol_class) {
+    case SolClass::kLatency:
+      v.bound = Bound::kLatency;
+      v.small_grid = v.wave_blocks > 0 && v.grid_blocks < v.wave_blocks;
+      break;
+    case SolClass::kCompute: Limit(v, Busiest(v.units, false)); break;
+    case SolClass::kMemory: Limit(v, Busiest(v.units, true)); break;
+    case SolClass::kBalanced: Limit(v, BalancedLimiter(v.units)); break;
+    case SolClass::kUnknown: break;
   }
+  if (!sol) v.sol_class = SolClass::kUnknown;
   return v;
 }
 

@@ -25,8 +25,16 @@ inline constexpr const char kDfma[] = "smsp__sass_thread_inst_executed_op_dfma_p
 inline constexpr const char kHadd[] = "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum";
 inline constexpr const char kHmul[] = "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum";
 inline constexpr const char kHfma[] = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum";
-// Tensor-core operations (bf16 inputs, fp32 accumulate), warpgroup (Hopper wgmma)
-// and warp (mma) paths. Counted as operations (FLOPs).
+// Tensor-core operations by source precision, every path (Hopper wgmma and the
+// warp-level mma.sync / dmma): counted as operations = FLOPs (an FMA is 2). On the
+// H200 each equals 2mnk of a GEMM (tests/data/real/h200-gemm-tensor-metrics.sqlite).
+inline constexpr const char kTensorFp16[] = "sm__ops_path_tensor_src_fp16.sum";
+inline constexpr const char kTensorBf16[] = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
+inline constexpr const char kTensorTf32[] = "sm__ops_path_tensor_src_tf32_dst_fp32.sum";
+inline constexpr const char kTensorFp8[] = "sm__ops_path_tensor_src_fp8.sum";
+inline constexpr const char kTensorInt8[] = "sm__ops_path_tensor_src_int8.sum";
+inline constexpr const char kTensorFp64[] = "sm__ops_path_tensor_src_fp64.sum";
+// Recorded by earlier versions (bf16 only, by path): read when kTensorBf16 is absent.
 inline constexpr const char kTensorBf16Gmma[] = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum";
 inline constexpr const char kTensorBf16Mma[] = "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum";
 
@@ -54,18 +62,41 @@ inline constexpr const char kL1Peak[] = "l1tex__t_bytes.sum.peak_sustained";
 inline constexpr const char kFfmaPeak[] = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
 inline constexpr const char kDfmaPeak[] = "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained";
 inline constexpr const char kHfmaPeak[] = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained";
+// Dense tensor peaks (docs/counters.md, "Ceilings"): FP8 from its sparsity-off path
+// (1,081,344 ops/cycle on the H200); FP16/BF16 = FP8 / 2, TF32 = FP8 / 4, INT8 =
+// FP8. FP64 (dmma) has no sparse mode: its own peak (33,792 on the H200). Without
+// the FP8 peak (before Ada), the FP16 path's peak, which is the 2:4-sparse rate, / 2.
+inline constexpr const char kTensorFp8DensePeak[] =
+    "sm__ops_path_tensor_src_fp8_sparsity_off.sum.peak_sustained";
+inline constexpr const char kTensorFp64Peak[] = "sm__ops_path_tensor_src_fp64.sum.peak_sustained";
+inline constexpr const char kTensorFp16Peak[] = "sm__ops_path_tensor_src_fp16.sum.peak_sustained";
+// Recorded by earlier versions: the bf16 wgmma path's peak (the 2:4-sparse rate).
 inline constexpr const char kTensorBf16Peak[] =
     "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum.peak_sustained";
+// Elapsed SM cycles of the range: with the per-cycle peaks, % of roof per cycle
+// (clock-independent); with the duration, the kernel's own clock.
+inline constexpr const char kSmCyclesElapsed[] = "sm__cycles_elapsed.max";
 
-// Speed of light (each several passes).
+// Speed of light, as ncu's SpeedOfLight section: SM % and memory % (the max of
+// their breakdowns), each % of peak sustained over the range's elapsed cycles.
 inline constexpr const char kSmThroughputPct[] = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char kMemThroughputPct[] =
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kDramThroughputPct[] = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+// Per unit, % of peak over elapsed cycles: memory levels, then the SM's pipes and issue.
+inline constexpr const char kDramThroughputPct[] = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char kL2ThroughputPct[] = "lts__throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kL1ThroughputPct[] = "l1tex__throughput.avg.pct_of_peak_sustained_active";
+inline constexpr const char kL1ThroughputPct[] = "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char kTensorPipePct[] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kFmaPipePct[] = "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active";
+inline constexpr const char kFmaPipePct[] = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kFp64PipePct[] = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kIssuePct[] = "sm__issue_active.avg.pct_of_peak_sustained_elapsed";
+// Recorded by earlier versions of the sol set (read when the above are absent).
+inline constexpr const char kLegacyDramThroughputPct[] =
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kLegacyL1ThroughputPct[] =
+    "l1tex__throughput.avg.pct_of_peak_sustained_active";
+inline constexpr const char kLegacyFmaPipePct[] =
+    "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active";
 
 // Occupancy.
 inline constexpr const char kWarpsActivePct[] = "sm__warps_active.avg.pct_of_peak_sustained_active";

@@ -158,14 +158,18 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions, int to
 void WriteCeilings(const std::vector<analysis::Ceilings>& ceilings, std::ostream& out) {
   if (ceilings.empty()) return;
   out << "\n# ceilings\n";
-  CsvRow(out, {"device_id", "sm_clock_hz", "peak_fp32_flops", "peak_fp64_flops",
-               "peak_fp16_flops", "peak_tensor_bf16_flops", "peak_dram_bytes_per_s",
-               "peak_l2_bytes_per_s", "peak_l1_bytes_per_s"});
+  Fields header = {"device_id", "sm_clock_hz"};
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    header.push_back(absl::StrCat("peak_", analysis::PrecisionKey(p), "_flops"));
+  }
+  header.insert(header.end(), {"peak_dram_bytes_per_s", "peak_l2_bytes_per_s", "peak_l1_bytes_per_s"});
+  CsvRow(out, header);
   for (const analysis::Ceilings& c : ceilings) {
-    CsvRow(out, {absl::StrCat(c.device_id), CsvRatio(c.sm_clock_hz), CsvRatio(c.peak_fp32_flops),
-                 CsvRatio(c.peak_fp64_flops), CsvRatio(c.peak_fp16_flops),
-                 CsvRatio(c.peak_tensor_bf16_flops), CsvRatio(c.peak_dram_bytes_per_s),
-                 CsvRatio(c.peak_l2_bytes_per_s), CsvRatio(c.peak_l1_bytes_per_s)});
+    Fields row = {absl::StrCat(c.device_id), CsvRatio(c.sm_clock_hz)};
+    for (analysis::Precision p : analysis::kAllPrecisions) row.push_back(CsvRatio(analysis::PeakFlops(c, p)));
+    row.insert(row.end(), {CsvRatio(c.peak_dram_bytes_per_s), CsvRatio(c.peak_l2_bytes_per_s),
+                           CsvRatio(c.peak_l1_bytes_per_s)});
+    CsvRow(out, row);
   }
 }
 
@@ -187,19 +191,51 @@ Fields CounterFields(const analysis::KernelCounters& k) {
           k.verdict.small_grid ? "1" : "0", CsvField(CountersReason(k)), CsvField(Demangle(k.name))};
 }
 
+// The columns after "name": FLOPs and % of roof of each tensor precision, SM %,
+// memory % and the speed-of-light class.
+Fields PrecisionFields(const analysis::KernelCounters& k) {
+  Fields f;
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    if (analysis::IsTensor(p)) f.push_back(CsvRatio(k.flops_of(p).flops));
+  }
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    if (analysis::IsTensor(p)) f.push_back(CsvRatio(k.flops_of(p).pct_of_peak));
+  }
+  const bool sm = k.sol && k.sol->has_sm, mem = k.sol && k.sol->has_memory;
+  f.push_back(sm ? CsvRatio(k.sol->sm_pct) : std::string());
+  f.push_back(mem ? CsvRatio(k.sol->memory_pct) : std::string());
+  f.push_back(analysis::SolClassName(k.verdict.sol_class));
+  return f;
+}
+
+Fields CounterHeader() {
+  Fields h = {"device_id", "grid", "block", "time_percent", "total_time_ns", "launches",
+              "measured_launches", "sets", "strategy", "duration_ns", "fp32_flops",
+              "fp64_flops", "fp16_flops", "tensor_flops", "flops_per_s", "dram_bytes",
+              "l2_bytes", "l1_bytes", "dram_bytes_per_s", "l2_bytes_per_s", "l1_bytes_per_s",
+              "ai_dram", "ai_l2", "ai_l1", "pct_fp32", "pct_fp64", "pct_fp16", "pct_tensor",
+              "pct_compute", "pct_dram", "pct_l2", "pct_l1", "verdict", "small_grid",
+              "reason", "name"};
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    if (analysis::IsTensor(p)) h.push_back(absl::StrCat(analysis::PrecisionKey(p), "_flops"));
+  }
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    if (analysis::IsTensor(p)) h.push_back(absl::StrCat("pct_", analysis::PrecisionKey(p)));
+  }
+  h.insert(h.end(), {"sm_pct", "memory_pct", "sol_class"});
+  return h;
+}
+
 void WriteCounters(const std::vector<analysis::KernelCounters>& counters, int top,
                    std::ostream& out) {
   if (counters.empty()) return;
   out << "\n# kernel_counters\n";
-  CsvRow(out, {"device_id", "grid", "block", "time_percent", "total_time_ns", "launches",
-               "measured_launches", "sets", "strategy", "duration_ns", "fp32_flops",
-               "fp64_flops", "fp16_flops", "tensor_flops", "flops_per_s", "dram_bytes",
-               "l2_bytes", "l1_bytes", "dram_bytes_per_s", "l2_bytes_per_s", "l1_bytes_per_s",
-               "ai_dram", "ai_l2", "ai_l1", "pct_fp32", "pct_fp64", "pct_fp16", "pct_tensor",
-               "pct_compute", "pct_dram", "pct_l2", "pct_l1", "verdict", "small_grid",
-               "reason", "name"});
+  CsvRow(out, CounterHeader());
   for (size_t i = 0, n = ShownRows(counters.size(), top); i < n; ++i) {
-    CsvRow(out, CounterFields(counters[i]));
+    Fields row = CounterFields(counters[i]);
+    Fields more = PrecisionFields(counters[i]);
+    row.insert(row.end(), more.begin(), more.end());
+    CsvRow(out, row);
   }
 }
 

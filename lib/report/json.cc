@@ -173,10 +173,10 @@ void WriteCeilings(Writer& w, const std::vector<analysis::Ceilings>& ceilings) {
     Key(w, "device_id"), w.Uint(c.device_id);
     Key(w, "valid"), w.Bool(c.valid);
     Key(w, "sm_clock_hz"), Num(w, c.sm_clock_hz);
-    Key(w, "peak_fp32_flops"), Num(w, c.peak_fp32_flops);
-    Key(w, "peak_fp64_flops"), Num(w, c.peak_fp64_flops);
-    Key(w, "peak_fp16_flops"), Num(w, c.peak_fp16_flops);
-    Key(w, "peak_tensor_bf16_flops"), Num(w, c.peak_tensor_bf16_flops);
+    for (analysis::Precision p : analysis::kAllPrecisions) {
+      Key(w, absl::StrCat("peak_", analysis::PrecisionKey(p), "_flops"));
+      Num(w, analysis::PeakFlops(c, p));
+    }
     Key(w, "peak_dram_bytes_per_s"), Num(w, c.peak_dram_bytes_per_s);
     Key(w, "peak_l2_bytes_per_s"), Num(w, c.peak_l2_bytes_per_s);
     Key(w, "peak_l1_bytes_per_s"), Num(w, c.peak_l1_bytes_per_s);
@@ -224,25 +224,47 @@ void MemoryLevels(Writer& w, absl::string_view key, double dram, double l2, doub
   w.EndObject();
 }
 
-// "key": {"fp32": ..., "fp64": ..., "fp16": ..., "tensor_bf16": ..., "total": ...}.
-void Precisions(Writer& w, absl::string_view key, double fp32, double fp64, double fp16,
-                double tensor, double total) {
+// "key": {"fp32": ..., "fp64": ..., "fp16": ..., "tensor_fp16": ..., ...,
+// "tensor": (every tensor precision), "total": ...}: one value per precision.
+void Precisions(Writer& w, absl::string_view key, const analysis::KernelCounters& k,
+                double (*value)(const analysis::PrecisionFlops&), double tensor, double total) {
   Key(w, key);
   w.StartObject();
-  Key(w, "fp32"), Num(w, fp32);
-  Key(w, "fp64"), Num(w, fp64);
-  Key(w, "fp16"), Num(w, fp16);
-  Key(w, "tensor_bf16"), Num(w, tensor);
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    Key(w, analysis::PrecisionKey(p)), Num(w, value(k.flops_of(p)));
+  }
+  Key(w, "tensor"), Num(w, tensor);
   Key(w, "total"), Num(w, total);
+  w.EndObject();
+}
+
+// "precisions": {"tensor_bf16": {"flops", "flops_per_s", "pct_of_peak"}, ...}: the
+// measured precisions.
+void MeasuredPrecisions(Writer& w, const analysis::KernelCounters& k) {
+  Key(w, "precisions");
+  w.StartObject();
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    const analysis::PrecisionFlops& f = k.flops_of(p);
+    if (!f.measured) continue;
+    Key(w, analysis::PrecisionKey(p));
+    w.StartObject();
+    Key(w, "flops"), Num(w, f.flops);
+    Key(w, "flops_per_s"), Num(w, f.flops_per_s);
+    Key(w, "pct_of_peak"), Num(w, f.pct_of_peak);
+    w.EndObject();
+  }
   w.EndObject();
 }
 
 // FLOPs, bytes, their rates, intensities, % of each roof, ridges and the verdict.
 void WriteCounterRoofline(Writer& w, const analysis::KernelCounters& k) {
-  Precisions(w, "flops", k.fp32_flops, k.fp64_flops, k.fp16_flops, k.tensor_flops,
-             k.total_flops);
-  Precisions(w, "flops_per_s", k.fp32_flops_per_s, k.fp64_flops_per_s, k.fp16_flops_per_s,
+  Key(w, "elapsed_cycles"), Num(w, k.elapsed_cycles);
+  Key(w, "sm_clock_hz"), Num(w, k.sm_clock_hz);
+  Precisions(w, "flops", k, [](const analysis::PrecisionFlops& f) { return f.flops; },
+             k.tensor_flops, k.total_flops);
+  Precisions(w, "flops_per_s", k, [](const analysis::PrecisionFlops& f) { return f.flops_per_s; },
              k.tensor_flops_per_s, k.total_flops_per_s);
+  MeasuredPrecisions(w, k);
   MemoryLevels(w, "bytes", k.dram_bytes, k.l2_bytes, k.l1_bytes);
   MemoryLevels(w, "bytes_per_s", k.dram_bytes_per_s, k.l2_bytes_per_s, k.l1_bytes_per_s);
   Key(w, "arithmetic_intensity");
@@ -253,10 +275,10 @@ void WriteCounterRoofline(Writer& w, const analysis::KernelCounters& k) {
   w.EndObject();
   Key(w, "pct_of_peak");
   w.StartObject();
-  Key(w, "fp32"), Num(w, k.pct_fp32);
-  Key(w, "fp64"), Num(w, k.pct_fp64);
-  Key(w, "fp16"), Num(w, k.pct_fp16);
-  Key(w, "tensor_bf16"), Num(w, k.pct_tensor);
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    Key(w, analysis::PrecisionKey(p)), Num(w, k.flops_of(p).pct_of_peak);
+  }
+  Key(w, "tensor"), Num(w, k.pct_tensor);
   Key(w, "compute"), NumOrNull(w, k.pct_compute.has_value(), k.pct_compute.value_or(0));
   Key(w, "dram"), NumOrNull(w, k.pct_dram.has_value(), k.pct_dram.value_or(0));
   Key(w, "l2"), NumOrNull(w, k.pct_l2.has_value(), k.pct_l2.value_or(0));
@@ -265,6 +287,7 @@ void WriteCounterRoofline(Writer& w, const analysis::KernelCounters& k) {
   Key(w, "dominant_precision"), Str(w, analysis::PrecisionName(k.dominant));
   MemoryLevels(w, "ridge", k.ridge_dram, k.ridge_l2, k.ridge_l1);
   Key(w, "verdict"), Str(w, analysis::VerdictName(k.verdict.bound));
+  Key(w, "sol_class"), Str(w, analysis::SolClassName(k.verdict.sol_class));
   Key(w, "small_grid"), w.Bool(k.verdict.small_grid);
   Key(w, "wave_blocks"), w.Uint64(k.wave_blocks);
   Key(w, "reason"), Str(w, CountersReason(k));
@@ -320,6 +343,8 @@ void WriteCounterSections(Writer& w, const analysis::KernelCounters& k) {
     Key(w, "l1_pct"), Num(w, k.sol->l1_pct);
     Key(w, "tensor_pipe_pct"), Num(w, k.sol->tensor_pipe_pct);
     Key(w, "fma_pipe_pct"), Num(w, k.sol->fma_pipe_pct);
+    Key(w, "fp64_pipe_pct"), Num(w, k.sol->fp64_pipe_pct);
+    Key(w, "issue_pct"), Num(w, k.sol->issue_pct);
     Key(w, "highest_unit"), Str(w, k.sol->highest_unit);
     w.EndObject();
   }

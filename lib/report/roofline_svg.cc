@@ -63,6 +63,7 @@ const char* VerdictColor(Bound b) {
     case Bound::kL2: return "#8c564b";
     case Bound::kL1: return "#e377c2";
     case Bound::kLatency: return "#7f7f7f";
+    case Bound::kMemory: return "#ff7f0e";
     case Bound::kUnknown: break;
   }
   return "#17becf";
@@ -116,11 +117,21 @@ Roofs DeviceRoofs(const Ceilings& c) {
   Roofs roofs;
   std::vector<Roof>& compute = roofs.compute;
   std::vector<Roof>& memory = roofs.memory;
-  if (c.peak_fp64_flops > 0) compute.push_back({"FP64", c.peak_fp64_flops, "#1f77b4"});
-  if (c.peak_fp32_flops > 0) compute.push_back({"FP32", c.peak_fp32_flops, "#2ca02c"});
-  if (c.peak_fp16_flops > 0) compute.push_back({"FP16", c.peak_fp16_flops, "#9467bd"});
-  if (c.peak_tensor_bf16_flops > 0) {
-    compute.push_back({"bf16 tensor", c.peak_tensor_bf16_flops, "#d62728"});
+  // One roof per distinct peak (FP16 and BF16 tensor share theirs), in precision order.
+  static const char* const kColors[] = {"#1f77b4", "#2ca02c", "#9467bd", "#d62728", "#d62728",
+                                        "#bcbd22", "#17becf", "#7f7f7f", "#393b79"};
+  for (analysis::Precision p : {analysis::Precision::kFp64, analysis::Precision::kFp32,
+                                analysis::Precision::kFp16, analysis::Precision::kTensorFp16,
+                                analysis::Precision::kTensorBf16, analysis::Precision::kTensorTf32,
+                                analysis::Precision::kTensorFp8, analysis::Precision::kTensorInt8,
+                                analysis::Precision::kTensorFp64}) {
+    const double peak = analysis::PeakFlops(c, p);
+    if (!(peak > 0)) continue;
+    if (!compute.empty() && compute.back().value == peak) {
+      compute.back().label = absl::StrCat(compute.back().label, "/", analysis::PrecisionName(p));
+      continue;
+    }
+    compute.push_back({analysis::PrecisionName(p), peak, kColors[static_cast<size_t>(p)]});
   }
   if (c.peak_dram_bytes_per_s > 0) memory.push_back({"DRAM", c.peak_dram_bytes_per_s, "#ff7f0e"});
   if (c.peak_l2_bytes_per_s > 0) memory.push_back({"L2", c.peak_l2_bytes_per_s, "#8c564b"});

@@ -218,10 +218,13 @@ std::string CeilingsLine(const analysis::Ceilings& c) {
   auto bytes = [&](const char* label, double v) {
     if (v > 0) parts.push_back(absl::StrCat(label, " ", FormatRate(v, "B/s")));
   };
-  flops("FP32", c.peak_fp32_flops);
-  flops("FP64", c.peak_fp64_flops);
-  flops("FP16", c.peak_fp16_flops);
-  flops("bf16 tensor", c.peak_tensor_bf16_flops);
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    flops(analysis::PrecisionName(p), analysis::PeakFlops(c, p));
+    if (analysis::PeakFlops(c, p) <= 0 && analysis::PeakFlopsPerCycle(c, p) > 0) {
+      parts.push_back(absl::StrCat(analysis::PrecisionName(p), " ",
+                                   FormatRatio(analysis::PeakFlopsPerCycle(c, p)), " FLOP/cycle"));
+    }
+  }
   bytes("DRAM", c.peak_dram_bytes_per_s);
   bytes("L2", c.peak_l2_bytes_per_s);
   bytes("L1", c.peak_l1_bytes_per_s);
@@ -261,7 +264,28 @@ std::string OccupancyLine(const analysis::KernelCounters& k) {
   return l;
 }
 
-// Lines of the optional sections of a row (occupancy, stalls, memory, SOL).
+// "FLOPs: BF16 tensor 1.1 TFLOP (93% of roof), FP32 ..." for each precision with
+// FLOPs, most first; "" when none.
+std::string FlopsLine(const analysis::KernelCounters& k) {
+  std::vector<std::pair<double, analysis::Precision>> with;
+  for (analysis::Precision p : analysis::kAllPrecisions) {
+    if (k.flops_of(p).flops > 0) with.push_back({k.flops_of(p).flops, p});
+  }
+  if (with.empty()) return "";
+  std::stable_sort(with.begin(), with.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> parts;
+  for (const auto& [flops, p] : with) {
+    const analysis::PrecisionFlops& f = k.flops_of(p);
+    std::string part = absl::StrCat(analysis::PrecisionName(p), " ", FormatRate(flops, "FLOP"));
+    if (f.pct_of_peak > 0) absl::StrAppend(&part, absl::StrFormat(" (%s of roof)", FormatPercentOfPeak(f.pct_of_peak)));
+    parts.push_back(std::move(part));
+  }
+  std::string line = absl::StrCat("FLOPs: ", absl::StrJoin(parts, ", "));
+  if (k.sm_clock_hz > 0) absl::StrAppend(&line, absl::StrFormat("; SM clock %.3f GHz", k.sm_clock_hz / 1e9));
+  return line;
+}
+
+// Lines of the optional sections of a row (FLOPs, occupancy, stalls, memory, SOL).
 std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
   std::vector<std::string> lines;
   if (std::string occupancy = OccupancyLine(k); !occupancy.empty()) lines.push_back(occupancy);
@@ -279,12 +303,13 @@ std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
         k.memory->shared_ld_conflicts_per_inst, k.memory->shared_st_conflicts_per_inst,
         k.memory->global_ld_sectors_per_request, k.memory->global_st_sectors_per_request));
   }
+  if (std::string flops = FlopsLine(k); !flops.empty()) lines.push_back(flops);
   if (k.sol) {
     lines.push_back(absl::StrFormat(
         "SOL: SM %.1f%%, memory %.1f%% (DRAM %.1f%%, L2 %.1f%%, L1 %.1f%%), tensor pipe %.1f%%, "
-        "FMA pipe %.1f%%; highest %s",
+        "FMA pipe %.1f%%, FP64 pipe %.1f%%, issue %.1f%%; highest %s",
         k.sol->sm_pct, k.sol->memory_pct, k.sol->dram_pct, k.sol->l2_pct, k.sol->l1_pct,
-        k.sol->tensor_pipe_pct, k.sol->fma_pipe_pct,
+        k.sol->tensor_pipe_pct, k.sol->fma_pipe_pct, k.sol->fp64_pipe_pct, k.sol->issue_pct,
         k.sol->highest_unit.empty() ? "-" : k.sol->highest_unit));
   }
   return lines;
@@ -327,7 +352,8 @@ void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters,
   table.Write(out);
   WriteMoreLine(counters.size(), shown, "kernel signatures", out);
   out << "  Measured: launches whose counters were measured / launches of the signature. "
-         "Compute %: the highest % of a FLOP roof (over FP64, FP32, FP16, bf16 tensor).\n";
+         "Compute %: the highest % of a FLOP roof (CUDA-core FP64/FP32/FP16 and each tensor "
+         "precision), per elapsed SM cycle.\n";
   bool any_region = false;
   for (const analysis::KernelCounters& k : counters) any_region = any_region || k.region;
   if (any_region) {

@@ -14,59 +14,138 @@ using analysis::Bound;
 using analysis::Unit;
 using analysis::UnitUse;
 
-const char* UnitLabel(Unit u, analysis::Precision precision) {
+// "BF16" for the BF16 tensor precision.
+std::string TensorLabel(const analysis::Verdict& v) {
+  if (!v.tensor_precision) return "tensor pipe";
+  std::string name = analysis::PrecisionName(*v.tensor_precision);
+  const std::string suffix = " tensor";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    name.resize(name.size() - suffix.size());
+  }
+  return absl::StrCat("tensor pipe (", name, ")");
+}
+
+std::string UnitLabel(Unit u, const analysis::Verdict& v) {
   switch (u) {
-    case Unit::kCompute: return analysis::PrecisionName(precision);
+    case Unit::kCompute: return analysis::PrecisionName(v.precision);
     case Unit::kDram: return "DRAM";
     case Unit::kL2: return "L2";
     case Unit::kL1: return "L1";
+    case Unit::kTensorPipe: return TensorLabel(v);
+    case Unit::kFmaPipe: return "FMA pipe";
+    case Unit::kFp64Pipe: return "FP64 pipe";
+    case Unit::kIssue: return "issue";
+    case Unit::kSm: return "SM";
+    case Unit::kMemory: return "memory";
   }
   return "?";
 }
 
-std::string UnitAt(const UnitUse& u, analysis::Precision precision) {
-  return absl::StrCat(UnitLabel(u.unit, precision), " at ", FormatPercentOfPeak(u.percent));
+std::string UnitAt(const UnitUse& u, const analysis::Verdict& v) {
+  return absl::StrCat(UnitLabel(u.unit, v), " at ", FormatPercentOfPeak(u.percent));
+}
+
+// The limiter first, then the busiest unit of the other side, then DRAM and every
+// other unit at or above the threshold (units are sorted, busiest first).
+std::vector<std::string> UnitList(const analysis::Verdict& v) {
+  std::vector<std::string> parts;
+  const UnitUse* top = v.limiter ? &*v.limiter : nullptr;
+  for (const UnitUse& u : v.units) {  // evidence built without a limiter: the bound's unit
+    if (top != nullptr) break;
+    const bool memory_bound = v.bound != Bound::kCompute;
+    if (analysis::IsMemoryUnit(u.unit) == memory_bound &&
+        (!memory_bound || u.unit == analysis::UnitOf(v.bound))) {
+      top = &u;
+    }
+  }
+  if (top == nullptr) return parts;
+  parts.push_back(UnitAt(*top, v));
+  const bool top_memory = analysis::IsMemoryUnit(top->unit);
+  const UnitUse* other = nullptr;
+  for (const UnitUse& u : v.units) {
+    if (analysis::IsMemoryUnit(u.unit) != top_memory) {
+      other = &u;
+      break;
+    }
+  }
+  if (other != nullptr) parts.push_back(UnitAt(*other, v));
+  for (const UnitUse& u : v.units) {  // DRAM always, the others close to their peak
+    if (u.unit == top->unit || &u == other) continue;
+    if (u.unit == Unit::kDram || u.percent >= analysis::kBoundThresholdPercent) {
+      parts.push_back(UnitAt(u, v));
+    }
+  }
+  return parts;
+}
+
+std::string SolPrefix(const analysis::Verdict& v) {
+  std::string s = absl::StrFormat("SM %s, memory %s", FormatPercentOfPeak(*v.sm_pct),
+                                  FormatPercentOfPeak(*v.memory_pct));
+  if (v.sol_class == analysis::SolClass::kLatency) {
+    absl::StrAppend(&s, absl::StrFormat(" (both under %.0f%%)", analysis::kBoundThresholdPercent));
+  }
+  absl::StrAppend(&s, ": ", analysis::SolClassName(v.sol_class));
+  return s;
+}
+
+std::string Evidence(const analysis::Verdict& v) {
+  std::vector<std::string> parts;
+  const analysis::VerdictEvidence& e = v.evidence;
+  if (e.top_stall) {
+    parts.push_back(absl::StrFormat("top stall %s %.0f%%", e.top_stall->first, e.top_stall->second));
+  }
+  if (e.shared_conflicts_per_inst && *e.shared_conflicts_per_inst >= 0.05) {
+    parts.push_back(absl::StrFormat("shared bank conflicts %s/inst",
+                                    FormatRatio(*e.shared_conflicts_per_inst)));
+  }
+  if (v.bound == Bound::kLatency && e.achieved_occupancy_pct) {
+    std::string occ = absl::StrFormat("occupancy %.0f%%", *e.achieved_occupancy_pct);
+    if (e.theoretical_occupancy_pct) {
+      absl::StrAppend(&occ, absl::StrFormat(" of %.0f%% theoretical", *e.theoretical_occupancy_pct));
+    }
+    parts.push_back(occ);
+  }
+  return parts.empty() ? "" : absl::StrCat("; ", absl::StrJoin(parts, ", "));
+}
+
+std::string SmallGrid(const analysis::Verdict& v) {
+  if (!v.small_grid) return "";
+  return absl::StrFormat("; grid of %d block%s < one wave of %d (small grid)", v.grid_blocks,
+                         v.grid_blocks == 1 ? "" : "s", v.wave_blocks);
 }
 
 std::string LatencyReason(const analysis::Verdict& v) {
   std::vector<std::string> parts;
-  for (const UnitUse& u : v.units) parts.push_back(UnitAt(u, v.precision));
-  std::string reason = absl::StrFormat("every unit under %.0f%% of peak (%s): latency-bound",
-                                       analysis::kBoundThresholdPercent, absl::StrJoin(parts, ", "));
-  if (v.small_grid) {
-    absl::StrAppend(&reason, absl::StrFormat("; grid of %d block%s < one wave of %d (small grid)",
-                                             v.grid_blocks, v.grid_blocks == 1 ? "" : "s",
-                                             v.wave_blocks));
+  for (const UnitUse& u : v.units) parts.push_back(UnitAt(u, v));
+  std::string reason;
+  if (v.sm_pct && v.memory_pct) {
+    reason = absl::StrCat(SolPrefix(v), "; ");
+    if (!parts.empty()) absl::StrAppend(&reason, "busiest ", parts.front(), ": ");
+    absl::StrAppend(&reason, "latency-bound");
+  } else {
+    reason = absl::StrFormat("every unit under %.0f%% of peak (%s): latency-bound",
+                             analysis::kBoundThresholdPercent, absl::StrJoin(parts, ", "));
   }
-  return reason;
+  return absl::StrCat(reason, SmallGrid(v), Evidence(v));
 }
 
 std::string BoundReason(const analysis::Verdict& v) {
-  const Unit limiter = analysis::UnitOf(v.bound);
-  const UnitUse* top = nullptr;
-  for (const UnitUse& u : v.units) {
-    if (u.unit == limiter) top = &u;
-  }
-  if (top == nullptr) return VerdictName(v.bound);  // not from ComputeVerdict
-  // The others in unit order: compute, DRAM, and each level close to its peak.
-  std::vector<std::string> others;
-  for (Unit unit : {Unit::kCompute, Unit::kDram, Unit::kL2, Unit::kL1}) {
-    for (const UnitUse& u : v.units) {
-      if (u.unit != unit || &u == top) continue;
-      if (unit == Unit::kCompute || unit == Unit::kDram ||
-          u.percent >= analysis::kBoundThresholdPercent) {
-        others.push_back(UnitAt(u, v.precision));
-      }
+  std::string reason;
+  if (v.sm_pct && v.memory_pct) reason = absl::StrCat(SolPrefix(v), "; ");
+  std::vector<std::string> parts = UnitList(v);
+  if (!parts.empty()) {
+    parts.front() += " of peak";
+    if (v.limiter && (v.limiter->unit == Unit::kSm || v.limiter->unit == Unit::kMemory)) {
+      parts.front() += " (its busiest unit not measured)";
     }
+    absl::StrAppend(&reason, absl::StrJoin(parts, ", "), ": ");
   }
-  std::string reason = absl::StrCat(UnitAt(*top, v.precision), " of peak");
-  if (!others.empty()) absl::StrAppend(&reason, ", ", absl::StrJoin(others, ", "));
-  absl::StrAppend(&reason, ": ", analysis::VerdictName(v.bound));
+  absl::StrAppend(&reason, analysis::VerdictName(v.bound));
   if (v.ai_dram) {
     absl::StrAppend(&reason, "; AI ", FormatRatio(*v.ai_dram), " FLOP/B (DRAM)");
     if (v.ridge_dram > 0) absl::StrAppend(&reason, ", ridge ", FormatRatio(v.ridge_dram));
   }
-  return reason;
+  return absl::StrCat(reason, Evidence(v));
 }
 
 }  // namespace

@@ -34,9 +34,9 @@ TEST_F(RecordedCounters, CeilingsComeFromTheH200) {
   Ceilings c = ComputeCeilings(profile_, 0);
   ASSERT_TRUE(c.valid);
   // 132 SMs x 128 FP32 lanes x 2 FLOPs at ~1.98 GHz; HBM3e ~4.8 TB/s.
-  EXPECT_NEAR(c.peak_fp32_flops / 1e12, 66.9, 1.5);
+  EXPECT_NEAR(PeakFlops(c, Precision::kFp32) / 1e12, 66.9, 1.5);
   EXPECT_NEAR(c.peak_dram_bytes_per_s / 1e12, 4.8, 0.2);
-  EXPECT_NEAR(c.peak_tensor_bf16_flops / 1e12, 1070, 60);  // dense
+  EXPECT_NEAR(PeakFlops(c, Precision::kTensorBf16) / 1e12, 1070, 60);  // dense
   EXPECT_GT(c.peak_l1_bytes_per_s, c.peak_l2_bytes_per_s);
   EXPECT_GT(c.peak_l2_bytes_per_s, c.peak_dram_bytes_per_s);
 }

@@ -116,7 +116,7 @@ TEST(RooflineReportTest, TextHasCeilingsTableVerdictsAndNotes) {
   const std::string text = Text(d);
   EXPECT_THAT(text, HasSubstr("Hardware counters\n"));
   EXPECT_THAT(text, HasSubstr("Ceilings GPU 0: FP32 59.3 TFLOP/s, FP64 29.7 TFLOP/s, "
-                              "FP16 118.6 TFLOP/s, bf16 tensor 948.9 TFLOP/s, DRAM 4.1 TB/s, "
+                              "FP16 118.6 TFLOP/s, FP16 tensor 948.9 TFLOP/s, BF16 tensor 948.9 TFLOP/s, TF32 tensor 474.4 TFLOP/s, INT8 tensor 1.9 PFLOP/s, DRAM 4.1 TB/s, "
                               "L2 9.0 TB/s, L1 29.7 TB/s (SM clock 1.755 GHz)"));
   EXPECT_THAT(text, HasSubstr("Kernel counters\n"));
   EXPECT_THAT(text, HasSubstr("DRAM-bound"));
@@ -309,7 +309,7 @@ TEST(RooflineSvgTest, WellFormedWithOnePointPerSignature) {
   EXPECT_THAT(svg, HasSubstr("Arithmetic intensity (FLOP/byte)"));
   EXPECT_THAT(svg, HasSubstr("Performance (FLOP/s)"));
   for (const char* roof : {"FP64 29.7 TFLOP/s", "FP32 59.3 TFLOP/s", "FP16 118.6 TFLOP/s",
-                           "bf16 tensor 948.9 TFLOP/s", "DRAM 4.1 TB/s", "L2 9.0 TB/s",
+                           "FP16 tensor/BF16 tensor 948.9 TFLOP/s", "DRAM 4.1 TB/s", "L2 9.0 TB/s",
                            "L1 29.7 TB/s"}) {
     EXPECT_THAT(svg, HasSubstr(roof));
   }

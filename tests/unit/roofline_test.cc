@@ -92,10 +92,10 @@ TEST(CeilingsTest, PerCyclePeaksTimesClocks) {
   EXPECT_TRUE(c.valid);
   EXPECT_EQ(c.device_id, 0u);
   EXPECT_DOUBLE_EQ(c.sm_clock_hz, 1.755e9);
-  EXPECT_DOUBLE_EQ(c.peak_fp32_flops, kPeakFp32);
-  EXPECT_DOUBLE_EQ(c.peak_fp64_flops, kPeakFp64);
-  EXPECT_DOUBLE_EQ(c.peak_fp16_flops, kPeakFp16);
-  EXPECT_DOUBLE_EQ(c.peak_tensor_bf16_flops, kPeakTensor);
+  EXPECT_DOUBLE_EQ(PeakFlops(c, Precision::kFp32), kPeakFp32);
+  EXPECT_DOUBLE_EQ(PeakFlops(c, Precision::kFp64), kPeakFp64);
+  EXPECT_DOUBLE_EQ(PeakFlops(c, Precision::kFp16), kPeakFp16);
+  EXPECT_DOUBLE_EQ(PeakFlops(c, Precision::kTensorBf16), kPeakTensor);
   EXPECT_DOUBLE_EQ(c.peak_dram_bytes_per_s, kPeakDram);
   EXPECT_DOUBLE_EQ(c.peak_l2_bytes_per_s, kPeakL2);
   EXPECT_DOUBLE_EQ(c.peak_l1_bytes_per_s, kPeakL1);
@@ -115,12 +115,12 @@ TEST(CeilingsTest, MedianOverCounterSetsWhenNoDeviceMetrics) {
   const Ceilings c = ComputeCeilings(p, 0);
   EXPECT_TRUE(c.valid);
   EXPECT_DOUBLE_EQ(c.sm_clock_hz, 1.755e9);
-  EXPECT_DOUBLE_EQ(c.peak_fp32_flops, kPeakFp32);
+  EXPECT_DOUBLE_EQ(PeakFlops(c, Precision::kFp32), kPeakFp32);
   EXPECT_DOUBLE_EQ(c.peak_dram_bytes_per_s, kPeakDram);
   // Missing inputs: no ceiling.
-  EXPECT_EQ(c.peak_fp64_flops, 0);
+  EXPECT_EQ(PeakFlops(c, Precision::kFp64), 0);
   EXPECT_EQ(c.peak_l2_bytes_per_s, 0);
-  EXPECT_EQ(c.peak_tensor_bf16_flops, 0);
+  EXPECT_EQ(PeakFlops(c, Precision::kTensorBf16), 0);
   // An even count of samples: the mean of the two middle ones.
   AddSet(p, "k", {1, 1, 1}, {32, 1, 1}, {{m::kSmClock, 1.9e9}});
   EXPECT_DOUBLE_EQ(ComputeCeilings(p, 0).sm_clock_hz, (1.755e9 + 1.8e9) / 2);
@@ -133,7 +133,7 @@ TEST(CeilingsTest, DeviceMetricsWinOverCounterSets) {
   AddSet(p, "k", {1, 1, 1}, {32, 1, 1}, {{m::kSmClock, 1.0e9}, {m::kFfmaPeak, 1}});
   const Ceilings c = ComputeCeilings(p, 0);
   EXPECT_DOUBLE_EQ(c.sm_clock_hz, 1.755e9);
-  EXPECT_DOUBLE_EQ(c.peak_fp32_flops, kPeakFp32);
+  EXPECT_DOUBLE_EQ(PeakFlops(c, Precision::kFp32), kPeakFp32);
 }
 
 TEST(CeilingsTest, MissingClockLeavesThatCeilingOut) {

@@ -1,5 +1,6 @@
-// The verdict as evidence: ranked units, the limiter, latency and small grids,
-// compute ties (lib/analysis/verdict.h), without a profile.
+// The verdict as evidence: ncu's speed-of-light class, the limiting unit, latency
+// and small grids, compute at its roof in a balanced kernel (lib/analysis/verdict.h),
+// without a profile.
 #include "lib/analysis/verdict.h"
 
 #include "gtest/gtest.h"
@@ -7,59 +8,114 @@
 namespace cuscope::analysis {
 namespace {
 
+TEST(ClassifySolTest, NcuRule) {
+  bool high = true;
+  EXPECT_EQ(ClassifySol(59.9, 59.9, &high), SolClass::kLatency);
+  EXPECT_FALSE(high);
+  EXPECT_EQ(ClassifySol(86.3, 59.1, &high), SolClass::kCompute);  // FP32 SGEMM
+  EXPECT_TRUE(high);
+  EXPECT_EQ(ClassifySol(32.3, 94.0, &high), SolClass::kMemory);   // INT8 wmma GEMM
+  EXPECT_EQ(ClassifySol(93.3, 94.5, &high), SolClass::kBalanced);  // BF16 GEMM 8192
+  EXPECT_TRUE(high);
+  EXPECT_EQ(ClassifySol(65, 58, &high), SolClass::kBalanced);      // within 10 points
+  EXPECT_FALSE(high);
+  EXPECT_EQ(ClassifySol(70, 59, nullptr), SolClass::kCompute);
+  EXPECT_EQ(ClassifySol(50, 61, nullptr), SolClass::kMemory);
+  EXPECT_STREQ(SolClassName(SolClass::kBalanced), "balanced");
+}
+
 TEST(ComputeVerdictTest, NoUtilisationIsUnknown) {
   VerdictInputs in;
   in.counters_measured = true;
   const Verdict v = ComputeVerdict(in);
   EXPECT_EQ(v.bound, Bound::kUnknown);
+  EXPECT_EQ(v.sol_class, SolClass::kUnknown);
   EXPECT_TRUE(v.units.empty());
   EXPECT_TRUE(v.counters_measured);
 }
 
-TEST(ComputeVerdictTest, BusiestUnitLimitsAndUnitsAreRanked) {
+TEST(ComputeVerdictTest, WithoutSolTheBusiestUnitLimitsAndUnitsAreRanked) {
   VerdictInputs in;
-  in.compute = 8;
-  in.dram = 0.3;
-  in.l2 = 30;
-  in.l1 = 97;
+  in.units = {{Unit::kCompute, 8}, {Unit::kDram, 0.3}, {Unit::kL2, 30}, {Unit::kL1, 97}};
   const Verdict v = ComputeVerdict(in);
   EXPECT_EQ(v.bound, Bound::kL1);
+  EXPECT_EQ(v.sol_class, SolClass::kUnknown);
   ASSERT_EQ(v.units.size(), 4u);
   EXPECT_EQ(v.units[0].unit, Unit::kL1);
   EXPECT_EQ(v.units[1].unit, Unit::kL2);
   EXPECT_EQ(v.units[2].unit, Unit::kCompute);
   EXPECT_EQ(v.units[3].unit, Unit::kDram);
-  EXPECT_DOUBLE_EQ(v.units[3].percent, 0.3);
+  ASSERT_TRUE(v.limiter.has_value());
+  EXPECT_EQ(v.limiter->unit, Unit::kL1);
   EXPECT_FALSE(v.small_grid);
 }
 
 TEST(ComputeVerdictTest, TiesRankInUnitOrder) {
   VerdictInputs in;
-  in.l1 = 70;
-  in.dram = 70;
+  in.units = {{Unit::kL1, 70}, {Unit::kDram, 70}};
   const Verdict v = ComputeVerdict(in);
   EXPECT_EQ(v.bound, Bound::kDram);
   EXPECT_EQ(v.units[0].unit, Unit::kDram);
   EXPECT_EQ(v.units[1].unit, Unit::kL1);
 }
 
-TEST(ComputeVerdictTest, ComputeWithinTiePointsOfTheTopNamesTheVerdict) {
+TEST(ComputeVerdictTest, ComputeWithinBalancedPointsOfMemoryNamesTheVerdict) {
   VerdictInputs in;
-  in.compute = 80;
-  in.l1 = 80 + kComputeTiePoints;
+  in.units = {{Unit::kTensorPipe, 80}, {Unit::kL1, 80 + kBalancedPoints - 0.5}};
   EXPECT_EQ(ComputeVerdict(in).bound, Bound::kCompute);
-  in.l1 = 80 + kComputeTiePoints + 0.5;
+  in.units[1].percent = 80 + kBalancedPoints;
   EXPECT_EQ(ComputeVerdict(in).bound, Bound::kL1);
   // Under the threshold compute never takes the place of the top.
-  in.compute = kBoundThresholdPercent - 1;
-  in.l1 = kBoundThresholdPercent + 1;
+  in.units = {{Unit::kTensorPipe, kBoundThresholdPercent - 1}, {Unit::kL1, kBoundThresholdPercent + 1}};
   EXPECT_EQ(ComputeVerdict(in).bound, Bound::kL1);
+}
+
+TEST(ComputeVerdictTest, SolClassComesFirst) {
+  VerdictInputs in;
+  // BF16 GEMM 8192 on the H200: balanced, the tensor pipe at its roof.
+  in.sm_pct = 93.3;
+  in.memory_pct = 94.5;
+  in.units = {{Unit::kTensorPipe, 93.3}, {Unit::kL1, 98.1}, {Unit::kL2, 48}, {Unit::kDram, 20}};
+  in.tensor_precision = Precision::kTensorBf16;
+  Verdict v = ComputeVerdict(in);
+  EXPECT_EQ(v.sol_class, SolClass::kBalanced);
+  EXPECT_TRUE(v.high_throughput);
+  EXPECT_EQ(v.bound, Bound::kCompute);
+  EXPECT_EQ(v.limiter->unit, Unit::kTensorPipe);
+  // Memory class: the busiest memory unit, even though the tensor pipe is busier
+  // than the DRAM.
+  in.sm_pct = 32.3;
+  in.memory_pct = 94.0;
+  in.units = {{Unit::kTensorPipe, 13}, {Unit::kL1, 97}, {Unit::kDram, 2.3}};
+  v = ComputeVerdict(in);
+  EXPECT_EQ(v.bound, Bound::kL1);
+  // Latency class even with one unit at 59%.
+  in.sm_pct = 20;
+  in.memory_pct = 59;
+  in.units = {{Unit::kL1, 59}};
+  EXPECT_EQ(ComputeVerdict(in).bound, Bound::kLatency);
+}
+
+TEST(ComputeVerdictTest, UnmeasuredBusiestUnitNamesTheSide) {
+  VerdictInputs in;
+  in.sm_pct = 86.3;  // FP32 SGEMM: issue-bound, issue not measured
+  in.memory_pct = 59.1;
+  in.units = {{Unit::kTensorPipe, 0}, {Unit::kL1, 58}};
+  Verdict v = ComputeVerdict(in);
+  EXPECT_EQ(v.bound, Bound::kCompute);
+  EXPECT_EQ(v.limiter->unit, Unit::kSm);
+  EXPECT_DOUBLE_EQ(v.limiter->percent, 86.3);
+  in.sm_pct = 32;
+  in.memory_pct = 94;
+  in.units = {{Unit::kTensorPipe, 13}};
+  v = ComputeVerdict(in);
+  EXPECT_EQ(v.bound, Bound::kMemory);
+  EXPECT_EQ(v.limiter->unit, Unit::kMemory);
 }
 
 TEST(ComputeVerdictTest, EveryUnitUnderThresholdIsLatencyAndSmallGridUnderOneWave) {
   VerdictInputs in;
-  in.compute = 3;
-  in.dram = kBoundThresholdPercent - 0.1;
+  in.units = {{Unit::kCompute, 3}, {Unit::kDram, kBoundThresholdPercent - 0.1}};
   in.grid_blocks = 100;
   in.wave_blocks = 132;
   Verdict v = ComputeVerdict(in);
@@ -72,7 +128,7 @@ TEST(ComputeVerdictTest, EveryUnitUnderThresholdIsLatencyAndSmallGridUnderOneWav
   in.grid_blocks = 0;
   EXPECT_FALSE(ComputeVerdict(in).small_grid);
   // A bound kernel is never a small grid.
-  in.dram = 90;
+  in.units[1].percent = 90;
   in.grid_blocks = 1;
   in.wave_blocks = 132;
   EXPECT_FALSE(ComputeVerdict(in).small_grid);
@@ -82,9 +138,12 @@ TEST(ComputeVerdictTest, NamesAndUnits) {
   EXPECT_STREQ(VerdictName(Bound::kCompute), "compute-bound");
   EXPECT_STREQ(VerdictName(Bound::kDram), "DRAM-bound");
   EXPECT_STREQ(VerdictName(Bound::kLatency), "latency-bound");
+  EXPECT_STREQ(VerdictName(Bound::kMemory), "memory-bound");
   EXPECT_STREQ(VerdictName(Bound::kUnknown), "unknown");
   EXPECT_EQ(UnitOf(Bound::kL2), Unit::kL2);
   EXPECT_EQ(UnitOf(Bound::kCompute), Unit::kCompute);
+  EXPECT_TRUE(IsMemoryUnit(Unit::kMemory));
+  EXPECT_FALSE(IsMemoryUnit(Unit::kTensorPipe));
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(VerdictReasonTest, ComputeTieNamesThePrecisionFirst) {
   v.ai_dram = 2731;
   v.ridge_dram = 231.66;
   EXPECT_EQ(VerdictReason(v),
-            "BF16 tensor at 70% of peak, DRAM at 5%, L2 at 65%, L1 at 74%: compute-bound; "
+            "BF16 tensor at 70% of peak, L1 at 74%, L2 at 65%, DRAM at 5%: compute-bound; "
             "AI 2731 FLOP/B (DRAM), ridge 232");
 }
 
