@@ -65,42 +65,54 @@ TEST_F(Chips, HopperCollectsEveryNameAsItself) {
   EXPECT_EQ(r->DroppedLine(), "");
 }
 
-TEST_F(Chips, AmpereAndAdaCountBf16OnTheWarpPathAndLackTheWgmmaStall) {
+TEST_F(Chips, AmpereAndAdaCountFp16PerAccumulatorAndLackTheWgmmaStall) {
+  const std::vector<std::string> fp16_sum = {"sm__ops_path_tensor_src_fp16_dst_fp16.sum",
+                                             "sm__ops_path_tensor_src_fp16_dst_fp32.sum"};
   for (const char* chip : {"GA100", "GA102", "AD102"}) {
     absl::StatusOr<Resolution> r = ResolveFor(chip, {"full"});
     ASSERT_TRUE(r.ok());
-    const ResolvedMetric* mma = Find(*r, metrics::kTensorBf16Mma);
-    ASSERT_NE(mma, nullptr) << chip;
-    EXPECT_EQ(mma->collect, std::vector<std::string>{"sm__ops_path_tensor_src_bf16_dst_fp32.sum"});
-    const ResolvedMetric* peak = Find(*r, metrics::kTensorBf16Peak);
-    ASSERT_NE(peak, nullptr) << chip;
-    EXPECT_EQ(peak->collect,
-              std::vector<std::string>{"sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained"});
-    EXPECT_TRUE(Dropped(*r, metrics::kTensorBf16Gmma)) << chip;
+    const ResolvedMetric* fp16 = Find(*r, metrics::kTensorFp16);
+    ASSERT_NE(fp16, nullptr) << chip;
+    EXPECT_EQ(fp16->collect, fp16_sum) << chip;
+    EXPECT_FALSE(Find(*r, metrics::kTensorBf16)->substituted()) << chip;
     EXPECT_TRUE(Dropped(*r, Stall("gmma"))) << chip;
-    EXPECT_EQ(r->dropped.size(), 2u) << r->DroppedLine();
     EXPECT_NE(r->DroppedLine().find(std::string(chip) + " cannot measure: "), std::string::npos);
   }
+  // Ampere has no FP8 tensor path; Ada has one.
+  for (const char* chip : {"GA100", "GA102"}) {
+    absl::StatusOr<Resolution> r = ResolveFor(chip, {"full"});
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(Dropped(*r, metrics::kTensorFp8)) << chip;
+    EXPECT_EQ(r->dropped.size(), 3u) << r->DroppedLine();  // fp8, its dense peak, gmma
+  }
+  absl::StatusOr<Resolution> ada = ResolveFor("AD102", {"full"});
+  ASSERT_TRUE(ada.ok());
+  EXPECT_FALSE(Dropped(*ada, metrics::kTensorFp8));
+  EXPECT_EQ(ada->dropped.size(), 1u) << ada->DroppedLine();
 }
 
-TEST_F(Chips, BlackwellDatacenterCountsTcgen05InPlaceOfWgmma) {
+TEST_F(Chips, BlackwellCountsFp8WithFp4AndFp6AndHasNoSparsityPeaks) {
   absl::StatusOr<Resolution> r = ResolveFor("GB100", {"full"});
   ASSERT_TRUE(r.ok());
-  const ResolvedMetric* gmma = Find(*r, metrics::kTensorBf16Gmma);
-  ASSERT_NE(gmma, nullptr);
-  EXPECT_EQ(gmma->collect,
-            std::vector<std::string>{"sm__ops_path_tensor_op_utchmma_src_bf16_dst_fp32.sum"});
-  EXPECT_FALSE(Find(*r, metrics::kTensorBf16Mma)->substituted());
+  const ResolvedMetric* fp8 = Find(*r, metrics::kTensorFp8);
+  ASSERT_NE(fp8, nullptr);
+  EXPECT_EQ(fp8->collect, (std::vector<std::string>{
+                              "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
+                              "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"}));
+  EXPECT_FALSE(Find(*r, metrics::kTensorBf16)->substituted());
+  EXPECT_TRUE(Dropped(*r, metrics::kTensorFp8DensePeak));
   EXPECT_TRUE(Dropped(*r, Stall("gmma")));
   EXPECT_TRUE(Dropped(*r, Stall("imc_miss")));
-  EXPECT_EQ(r->dropped.size(), 2u) << r->DroppedLine();
+  EXPECT_EQ(r->dropped.size(), 3u) << r->DroppedLine();
 }
 
-TEST_F(Chips, BlackwellDesktopHasNoWarpgroupPathAndTegraNoDram) {
+TEST_F(Chips, BlackwellDesktopCountsFp8PerAccumulatorAndTegraHasNoDram) {
   absl::StatusOr<Resolution> r = ResolveFor("GB202", {"roofline"});
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(Dropped(*r, metrics::kTensorBf16Gmma));
-  EXPECT_FALSE(Find(*r, metrics::kTensorBf16Mma)->substituted());
+  EXPECT_EQ(Find(*r, metrics::kTensorFp8)->collect,
+            (std::vector<std::string>{"sm__ops_path_tensor_src_fp8_dst_fp16.sum",
+                                      "sm__ops_path_tensor_src_fp8_dst_fp32.sum"}));
+  EXPECT_TRUE(Dropped(*r, metrics::kTensorFp8DensePeak));
   EXPECT_EQ(r->dropped.size(), 1u) << r->DroppedLine();
   r = ResolveFor("GB10B", {"roofline"});
   ASSERT_TRUE(r.ok());

@@ -74,9 +74,9 @@ TEST(MetricsCommand, ASetOnAnotherChipShowsSubstitutesAndWhatItCannotMeasure) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(Has(r.out, "Metric sets on GA100 (Ampere")) << r.out;
-  EXPECT_TRUE(Has(r.out, "on GA100: sm__ops_path_tensor_src_bf16_dst_fp32.sum (")) << r.out;
-  EXPECT_TRUE(Has(r.out, "  sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum\n      not on GA100"))
-      << r.out;
+  EXPECT_TRUE(Has(r.out, "on GA100: sm__ops_path_tensor_src_fp16_dst_fp16.sum + "
+                         "sm__ops_path_tensor_src_fp16_dst_fp32.sum (")) << r.out;
+  EXPECT_TRUE(Has(r.out, "  sm__ops_path_tensor_src_fp8.sum\n      not on GA100")) << r.out;
   EXPECT_TRUE(Has(r.out, "# of bytes accessed in DRAM")) << r.out;  // CUPTI's description
   EXPECT_FALSE(Has(r.out, "stalled")) << "only the set asked for";
   r = RunCmd({kBin, "metrics", "--chip=GA100", "--set=stalls,dram__bytes.sum"});
@@ -95,12 +95,13 @@ TEST(MetricsCommand, Json) {
   const auto& roofline = doc["sets"][0];
   EXPECT_STREQ(roofline["name"].GetString(), "roofline");
   EXPECT_GE(roofline["passes"].GetUint64(), 1u);
-  bool tcgen05 = false;
+  bool fp4_fp6_fp8 = false;
   for (const auto& m : roofline["metrics"].GetArray()) {
-    tcgen05 = tcgen05 || std::string(m["collected_as"][0].GetString()).find("utchmma") != std::string::npos;
+    fp4_fp6_fp8 = fp4_fp6_fp8 ||
+        std::string(m["collected_as"][0].GetString()).find("fp4_fp6_fp8") != std::string::npos;
   }
-  EXPECT_TRUE(tcgen05) << r.out;
-  EXPECT_EQ(roofline["not_measurable"].Size(), 0u);
+  EXPECT_TRUE(fp4_fp6_fp8) << r.out;
+  EXPECT_EQ(roofline["not_measurable"].Size(), 1u);  // the FP8 dense (sparsity off) peak
   r = RunCmd({kBin, "metrics", "--chips", "--format=json"});
   ASSERT_EQ(r.code, 0) << r.err;
   ASSERT_FALSE(doc.Parse(r.out.c_str()).HasParseError()) << r.out;
