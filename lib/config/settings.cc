@@ -110,9 +110,13 @@ absl::Status Setting::Apply(absl::string_view text, Config* config) const {
   std::string why;
   if (value.parse(text, config, &why)) return absl::OkStatus();
   std::string detail = why.empty() ? "" : absl::StrCat(" (", why, ")");
-  return absl::InvalidArgumentError(absl::StrFormat("%s=\"%s\" is not valid%s; accepted: %s",
-                                                    env, absl::CHexEscape(text), detail,
-                                                    value.accepts));
+  // A long value is quoted by its start, so that the error stays a short line.
+  constexpr size_t kQuoted = 120;
+  std::string quoted = absl::CHexEscape(text.substr(0, kQuoted));
+  if (text.size() > kQuoted) absl::StrAppend(&quoted, "...\" (", text.size(), " bytes)");
+  else absl::StrAppend(&quoted, "\"");
+  return absl::InvalidArgumentError(absl::StrFormat("%s=\"%s is not valid%s; accepted: %s",
+                                                    env, quoted, detail, value.accepts));
 }
 
 }  // namespace cuscope::config
