@@ -120,7 +120,11 @@ std::string FormatCapture(const Config& c) {
     case CaptureMode::kRange: break;
   }
   std::string out = absl::StrCat("range:", c.capture_range);
-  if (c.capture_count != 0 || absl::StrContains(c.capture_range, ':')) {
+  // N also where the regex would not read back without it: a ':' in it, or a blank
+  // at its end (the value's surrounding blanks are dropped).
+  const std::string& r = c.capture_range;
+  if (c.capture_count != 0 || absl::StrContains(r, ':') ||
+      (!r.empty() && absl::ascii_isspace(static_cast<unsigned char>(r.back())))) {
     absl::StrAppend(&out, ":", c.capture_count);
   }
   return out;

@@ -382,8 +382,12 @@ TEST(Cli, FlagErrorsOfEveryCommandExitTwo) {
            {kBin, "export", kProfile, "--chrome=maybe"},
            {kBin, "export", kProfile, "--chrome", "--format=json"},
            {kBin, "run", "--kernels", "--", "true"},
-           {kBin, "run", "--nokernels", "--", "true"}}) {
+           {kBin, "run", "--nokernels", "--", "true"},
+           {kBin, "report", kProfile, "--a\nb"},  // the fuzzer's: one line all the same
+           {kBin, "run", "--" + std::string(5000, 'x'), "--", "true"}}) {
     Result r = RunCmd(argv);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;  // and the help line
+    EXPECT_LT(r.err.size(), 400u) << r.err;
     EXPECT_EQ(r.code, 2) << argv[1] << " " << argv.back();
     EXPECT_EQ(r.err.rfind("cuscope: " + argv[1] + ": ", 0), 0u) << r.err;
     EXPECT_EQ(r.err.find("ERROR"), std::string::npos) << r.err;

@@ -184,6 +184,11 @@ TEST(Config, CaptureRegexWithAColonNeedsN) {
   const Setting* s = FindSetting("CUSCOPE_CAPTURE");
   ASSERT_TRUE(s->Apply(s->value.format(*c), &back).ok());
   EXPECT_EQ(back.capture_range, "ns::step");
+  // Found by tests/fuzz/settings_fuzz: a blank at the regex's end was lost.
+  c = FromMap({{"CUSCOPE_CAPTURE", "range:^step\n:0"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(s->Apply(s->value.format(*c), &back).ok());
+  EXPECT_EQ(back.capture_range, "^step\n");
   c = FromMap({{"CUSCOPE_CAPTURE", "range:a:b:12"}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->capture_range, "a:b");
@@ -390,9 +395,17 @@ TEST(StartText, RefusesWhatIsNotASetting) {
   auto r = ParseStartText("garbage");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("\"garbage\" is not NAME=VALUE"), std::string::npos);
+  // Found by tests/fuzz/settings_fuzz: a newline in the quoted part split the line.
+  r = ParseStartText("gar\nbage");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("\"gar\\nbage\" is not NAME=VALUE"), std::string::npos)
+      << r.status();
+  r = ParseStartText("CUSCOPE_NO\nSUCH=1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << r.status();
   r = ParseStartText("CUSCOPE_API=all;CUSCOPE_NO_SUCH=1");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("unknown setting CUSCOPE_NO_SUCH"), std::string::npos);
+  EXPECT_NE(r.status().message().find("unknown setting \"CUSCOPE_NO_SUCH\""), std::string::npos);
   r = ParseStartText("CUSCOPE_KERNELS=a(;b;CUSCOPE_API=all");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("CUSCOPE_KERNELS=\"a(;b\" is not valid"), std::string::npos)
