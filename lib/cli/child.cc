@@ -99,8 +99,10 @@ int RunChild(const std::vector<std::string>& program) {
     for (const auto& a : program) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
-    std::fprintf(stderr, "cuscope: cannot run %s: %s\n", args[0], std::strerror(errno));
-    _exit(127);
+    int error = errno;
+    std::fprintf(stderr, "cuscope: cannot run %s: %s\n", args[0], std::strerror(error));
+    // As shells do: 127 when there is no such program, 126 when it cannot be run.
+    _exit(error == ENOENT || error == ENOTDIR ? 127 : 126);
   }
   // Ctrl-C reaches the whole process group: the program handles it; we wait.
   g_child = child;

@@ -18,7 +18,8 @@ std::string FindLibrary();
 // Runs `program` (PATH searched) in a child process with CUSCOPE_OWNER_PID set to
 // its pid, and waits. SIGTERM and SIGHUP are forwarded to it; SIGINT and SIGQUIT
 // reach it with the process group and are ignored here. Returns its exit code (127
-// if it could not start); if a signal ended it, ends this process by that signal.
+// if there is no such program, 126 if it cannot be run, as shells do); if a signal
+// ended it, ends this process by that signal.
 int RunChild(const std::vector<std::string>& program);
 
 }  // namespace cuscope::cli

@@ -40,6 +40,9 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   }
   report::ReportOptions options;
   if (!ParseTop("diff", args->Get("top"), &options.top)) return kUsageError;
+  for (const std::string& input : paths) {
+    if (int code = RefuseToOverwrite("diff", "output", input, args->Get("output"))) return code;
+  }
   absl::StatusOr<model::Profile> base = store::LoadProfile(paths[0]);
   if (!base.ok()) {
     std::cerr << "cuscope: diff: " << base.status().message() << "\n";

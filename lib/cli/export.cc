@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
+#include "lib/cli/output.h"
 #include "lib/store/reader.h"
 #include "lib/report/chrome_trace.h"
 
@@ -43,6 +44,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   const std::string& path = args->positional[0];
   std::string out_path = args->Get("output");
   if (out_path.empty()) out_path = DefaultTracePath(path);
+  if (int code = RefuseToOverwrite("export", "output", path, out_path)) return code;
   absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
   if (!profile.ok()) {
     std::cerr << "cuscope: export: " << profile.status().message() << "\n";

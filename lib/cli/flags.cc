@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,14 @@ std::string SwitchValue(absl::string_view text) {
   bool b = false;
   if (!absl::SimpleAtob(text, &b)) return "";
   return b ? "true" : "false";
+}
+
+// A word for an error line: C escapes (a newline is \n), a long one cut.
+std::string Shown(absl::string_view word) {
+  constexpr size_t kShown = 120;
+  std::string out = absl::CHexEscape(word.substr(0, kShown));
+  if (word.size() > kShown) absl::StrAppend(&out, "... (", word.size(), " bytes)");
+  return out;
 }
 
 }  // namespace
@@ -53,14 +62,16 @@ absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
       negated = flag != nullptr && flag->value_name == nullptr;
       if (!negated) flag = nullptr;
     }
-    if (flag == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown flag ", word));
+    if (flag == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", Shown(word)));
+    }
     std::string& value = args.values[flag->name];
     if (flag->value_name == nullptr) {  // a switch
       value = negated ? "false" : eq == absl::string_view::npos ? "true"
                                                                : SwitchValue(body.substr(eq + 1));
       if (value.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            word, " is not valid; accepted: --", flag->name, ", --no", flag->name));
+            Shown(word), " is not valid; accepted: --", flag->name, ", --no", flag->name));
       }
     } else if (eq != absl::string_view::npos) {
       value = std::string(body.substr(eq + 1));
@@ -68,7 +79,7 @@ absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
       value = words[++i];
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat(word, " needs a value: --", flag->name, "=", flag->value_name));
+          absl::StrCat(Shown(word), " needs a value: --", flag->name, "=", flag->value_name));
     }
   }
   return args;

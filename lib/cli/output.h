@@ -8,6 +8,21 @@
 
 namespace cuscope::cli {
 
+// Whether `output` is the file `input` (same device and inode: also through another
+// path or a symbolic link). "", "-" (stdout) and a file that does not exist are not.
+bool SameFile(const std::string& input, const std::string& output);
+
+// Refuses to write over the profile being read: when `output` (given with --`flag`)
+// is `input`, one line naming them on stderr and kUsageError (2); else 0.
+int RefuseToOverwrite(const std::string& command, const std::string& flag,
+                      const std::string& input, const std::string& output);
+
+// Before `cuscope run` starts the program: whether the profile `path` (%p for the
+// pid) can be created, i.e. its folder exists and is writable and the path is not a
+// folder. 0 if so (or if %p is in the folder, which exists only later), else one
+// line naming the path and why on stderr, and kUsageError (2).
+int CheckProfilePath(const std::string& path);
+
 class Output {
  public:
   // Stdout for "" or "-", else the file at `path` (replaced). False, after one

@@ -47,6 +47,9 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   }
   report::ReportOptions options;
   if (!ParseTop("report", args->Get("top"), &options.top)) return kUsageError;
+  for (const char* flag : {"output", "roofline"}) {
+    if (int code = RefuseToOverwrite("report", flag, path, args->Get(flag))) return code;
+  }
   absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
   if (!profile.ok()) {
     std::cerr << "cuscope: report: " << profile.status().message() << "\n";

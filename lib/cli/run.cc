@@ -10,6 +10,7 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/library.h"
+#include "lib/cli/output.h"
 #include "lib/config/config.h"
 #include "lib/config/from_env.h"
 #include "lib/config/setting.h"
@@ -98,13 +99,14 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
                                           "\" before --; write ", kRunCommand.usage));
   }
   if (program.empty()) return UsageError("run", "expected -- PROGRAM [ARGS...]");
-  std::vector<Given> given;  // "" is not given: the environment or the default applies
+  std::vector<Given> given;  // an empty value is given: the default, over the environment
   for (const config::Setting& s : config::Settings()) {
-    std::string value = args->Get(s.flag);
-    if (!value.empty()) given.push_back({&s, value});
+    if (args->values.count(s.flag) != 0) given.push_back({&s, args->Get(s.flag)});
   }
   config::Config config;
   if (int code = CheckSettings(given, &config); code != 0) return code;
+  std::string output = config.output.empty() ? config::kDefaultOutput : config.output;
+  if (int code = CheckProfilePath(output); code != 0) return code;
   std::string lib = FindLibrary();
   if (lib.empty()) {
     std::cerr << "cuscope: libcuscope.so not found next to " << SelfDir()

@@ -37,7 +37,7 @@ void RegionTracker::Push(const char* name) {
   if (mode_.load(std::memory_order_relaxed) == CaptureMode::kRange) {
     absl::MutexLock lock(&mu_);
     if (!open_ && range_ && (limit_ == 0 || instances_ < limit_) &&
-        std::regex_search(name ? name : "", *range_)) {
+        range_->Search(name ? name : "")) {
       ++instances_;
       Open();
       opens = true;
@@ -104,7 +104,9 @@ absl::Status RegionTracker::Start(const CollectOptions& options) {
     absl::MutexLock lock(&mu_);
     mode_.store(options.capture.mode);
     range_.reset();
-    if (!options.capture.range.empty()) range_.emplace(options.capture.range);
+    if (!options.capture.range.empty()) {
+      range_.emplace(model::Pattern::CompileOrNothing(options.capture.range));
+    }
     limit_ = options.capture.count;
     instances_ = 0;
     windows_ = 0;

@@ -13,7 +13,6 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 #include "lib/collect/callbacks.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/options.h"
+#include "lib/model/pattern.h"
 
 namespace cuscope::collect {
 
@@ -67,7 +67,8 @@ class RegionTracker final : public RegionStack {
   // cudaProfilerStart/Stop); released before the counter sampler is told of a
   // boundary. Held across the tracer's kind switches (the tracer's kinds lock, a leaf).
   absl::Mutex mu_;
-  std::optional<std::regex> range_ ABSL_GUARDED_BY(mu_);
+  // Compiled at Start; its answer per region name is kept (each name matched once).
+  std::optional<model::CachedPattern> range_ ABSL_GUARDED_BY(mu_);
   uint64_t limit_ ABSL_GUARDED_BY(mu_) = 0;      // instances to capture; 0 = all
   uint64_t instances_ ABSL_GUARDED_BY(mu_) = 0;  // matching instances seen
   uint64_t windows_ ABSL_GUARDED_BY(mu_) = 0;

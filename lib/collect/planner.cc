@@ -25,26 +25,37 @@ bool NeedsInstrumentedCounters(const CounterOptions& options) {
   return false;
 }
 
-Planner::Planner(const CounterOptions& options, bool rotate, bool region_mode)
-    : options_(options), rotate_(rotate), region_mode_(region_mode) {
-  if (!options.kernels.empty()) kernels_.emplace(options.kernels);
-  if (!options.regions.empty()) regions_.emplace(options.regions);
+namespace {
+
+// The filter of a non-empty pattern (validated by the settings).
+std::optional<model::CachedPattern> Filter(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return model::CachedPattern(model::Pattern::CompileOrNothing(text));
 }
+
+}  // namespace
+
+Planner::Planner(const CounterOptions& options, bool rotate, bool region_mode)
+    : options_(options),
+      rotate_(rotate),
+      region_mode_(region_mode),
+      kernels_(Filter(options.kernels)),
+      regions_(Filter(options.regions)) {}
 
 const std::pair<std::string, bool>& Planner::KernelName(const char* symbol) {
   auto it = names_.find(symbol);
   if (it == names_.end()) {
     std::string name = model::Demangle(symbol);
-    bool matches = !kernels_ || std::regex_search(name, *kernels_);
+    bool matches = !kernels_ || kernels_->Search(name);
     it = names_.emplace(symbol, std::make_pair(std::move(name), matches)).first;
   }
   return it->second;
 }
 
-bool Planner::InMatchingRegion(const RegionStack& regions) const {
+bool Planner::InMatchingRegion(const RegionStack& regions) {
   if (!regions_) return true;
   for (const auto& name : regions.ThreadRegions()) {
-    if (std::regex_search(name, *regions_)) return true;
+    if (regions_->Search(name)) return true;
   }
   return false;
 }
@@ -134,7 +145,7 @@ void Planner::SetComplete(const Signature& sig) {
 }
 
 bool Planner::WantRegion(const std::string& name) {
-  if (!regions_ || !std::regex_search(name, *regions_)) return false;
+  if (!regions_ || !regions_->Search(name)) return false;
   // The passes of a set all measure the same region, by name: its path may differ
   // between instances (`step 3/forward`), the set is shown with the first one.
   if (!region_set_name_.empty() && region_set_name_ != name) return false;

@@ -14,7 +14,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/options.h"
+#include "lib/model/pattern.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::collect {
@@ -137,15 +137,17 @@ class Planner {
   void EndRegionSet(bool completed);
 
  private:
-  bool InMatchingRegion(const RegionStack& regions) const;
+  bool InMatchingRegion(const RegionStack& regions);
   bool BudgetSpent(const Signature& sig) const;
 
   CounterOptions options_;
   bool rotate_;
   bool region_mode_;
   size_t passes_ = 0;
-  std::optional<std::regex> kernels_;
-  std::optional<std::regex> regions_;
+  // The filters, compiled once; each remembers its answer per name, so the launch
+  // path matches a kernel or region name once. Unset: no filter (all match).
+  std::optional<model::CachedPattern> kernels_;
+  std::optional<model::CachedPattern> regions_;
   CounterStats stats_;
   uint64_t matching_seen_ = 0;
   absl::flat_hash_map<const char*, std::pair<std::string, bool>> names_;

@@ -1,10 +1,15 @@
 #include "lib/config/from_env.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lib/config/setting.h"
 
 namespace cuscope::config {
 namespace {
+
+// An empty (or blank) value is the setting's default, as when it is not given: the
+// same for a variable, a `cuscope run` flag (--kernels=) and cuscope_start's text.
+bool IsBlank(absl::string_view value) { return absl::StripAsciiWhitespace(value).empty(); }
 
 // Each variable on its own, in the table's order; ConfigFromEnv adds the checks of
 // combinations.
@@ -12,7 +17,7 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
   Config c;
   for (const Setting& s : Settings()) {
     const char* v = getenv(s.env);
-    if (v == nullptr) continue;
+    if (v == nullptr || IsBlank(v)) continue;
     if (absl::Status st = s.Apply(v, &c); !st.ok()) return st;
   }
   return c;
@@ -33,8 +38,9 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
 
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
   const Setting* s = FindSetting(env);
-  if (s == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown setting ", env));
+  if (s == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown setting ", Quoted(env)));
   // This value alone: combinations are checked by ConfigFromEnv.
+  if (IsBlank(value)) return absl::OkStatus();
   Config scratch;
   return s->Apply(value, &scratch);
 }

@@ -14,12 +14,14 @@ namespace cuscope::config {
 
 using GetEnv = std::function<const char*(const char*)>;
 
-// Reads every CUSCOPE_* variable through `getenv`. An invalid value gives
+// Reads every CUSCOPE_* variable through `getenv`. A variable that is empty or blank
+// is not given (the setting's default applies). An invalid value gives
 // InvalidArgument with one line naming the variable, the value and what is accepted.
 absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv);
 
 // Checks one value for the setting whose variable is `env` (used by the command to
-// validate flags before it starts the program). Same messages as ConfigFromEnv.
+// validate flags before it starts the program). Same messages as ConfigFromEnv; an
+// empty or blank value is valid (the default).
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value);
 
 }  // namespace cuscope::config

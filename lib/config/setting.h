@@ -40,6 +40,10 @@ struct Setting {
   absl::Status Apply(absl::string_view text, Config* config) const;
 };
 
+// `text` in double quotes for an error line: C escapes (a newline is \n), and a long
+// text by its first 120 bytes: "start..." (N bytes).
+std::string Quoted(absl::string_view text);
+
 // Every setting, in the order of --help and the docs.
 const std::vector<Setting>& Settings();
 

@@ -106,13 +106,19 @@ const Setting* FindSetting(absl::string_view env) {
 
 std::string Setting::default_text() const { return value.format(Config{}); }
 
+std::string Quoted(absl::string_view text) {
+  constexpr size_t kQuoted = 120;
+  std::string out = absl::StrCat("\"", absl::CHexEscape(text.substr(0, kQuoted)));
+  if (text.size() > kQuoted) return absl::StrCat(out, "...\" (", text.size(), " bytes)");
+  return out + "\"";
+}
+
 absl::Status Setting::Apply(absl::string_view text, Config* config) const {
   std::string why;
   if (value.parse(text, config, &why)) return absl::OkStatus();
   std::string detail = why.empty() ? "" : absl::StrCat(" (", why, ")");
-  return absl::InvalidArgumentError(absl::StrFormat("%s=\"%s\" is not valid%s; accepted: %s",
-                                                    env, absl::CHexEscape(text), detail,
-                                                    value.accepts));
+  return absl::InvalidArgumentError(absl::StrFormat("%s=%s is not valid%s; accepted: %s", env,
+                                                    Quoted(text), detail, value.accepts));
 }
 
 }  // namespace cuscope::config

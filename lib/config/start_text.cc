@@ -6,6 +6,7 @@
 #include "absl/strings/strip.h"
 #include "lib/config/config.h"
 #include "lib/config/from_env.h"
+#include "lib/config/setting.h"
 
 namespace cuscope::config {
 namespace {
@@ -45,7 +46,7 @@ absl::StatusOr<NamedValues> ParseStartText(absl::string_view text) {
     size_t eq = part.find('=');
     if (eq == absl::string_view::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "setting \"", part, "\" is not NAME=VALUE (e.g. CUSCOPE_OUTPUT=run.sqlite)"));
+          "setting ", Quoted(part), " is not NAME=VALUE (e.g. CUSCOPE_OUTPUT=run.sqlite)"));
     }
     std::string name(absl::StripAsciiWhitespace(part.substr(0, eq)));
     std::string value(absl::StripAsciiWhitespace(part.substr(eq + 1)));

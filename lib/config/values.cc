@@ -1,12 +1,12 @@
 #include "lib/config/values.h"
 
-#include <regex>
-
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/model/pattern.h"
 
 namespace cuscope::config {
 
@@ -52,16 +52,11 @@ bool IsMetricToken(absl::string_view t) {
   return true;
 }
 
-// `text` compiles as an ECMAScript regular expression; else `why` says why.
+// `text` compiles as a pattern (lib/model/pattern.h); else `why` says why.
 bool CompilesAsRegex(absl::string_view text, std::string* why) {
-  try {
-    std::regex re{std::string(text)};
-    (void)re;
-  } catch (const std::regex_error& e) {
-    if (why != nullptr) *why = e.what();
-    return false;
-  }
-  return true;
+  absl::StatusOr<model::Pattern> p = model::Pattern::Compile(text);
+  if (!p.ok() && why != nullptr) *why = std::string(p.status().message());
+  return p.ok();
 }
 
 bool ParseTraceKinds(absl::string_view text, TraceKinds* out) {
@@ -85,7 +80,9 @@ bool ParseTraceKinds(absl::string_view text, TraceKinds* out) {
   return true;
 }
 
-bool ParseCapture(absl::string_view v, Config* c) {
+// range:REGEX[:N]. Only the last ':' can start N, and a ':' in REGEX needs N after it
+// (0 = all instances): "range:a:b" is refused rather than read as the regex "a:b".
+bool ParseCapture(absl::string_view v, Config* c, std::string* why) {
   std::string text(absl::StripAsciiWhitespace(v));
   if (text == "all" || text == "profiler-api") {
     c->capture = text == "all" ? CaptureMode::kAll : CaptureMode::kProfilerApi;
@@ -97,10 +94,19 @@ bool ParseCapture(absl::string_view v, Config* c) {
   std::string rest = text.substr(6);
   size_t colon = rest.rfind(':');
   uint64_t n = 0;
-  if (colon != std::string::npos && absl::SimpleAtoi(rest.substr(colon + 1), &n)) {
+  if (colon != std::string::npos) {
+    std::string count = rest.substr(colon + 1);
+    if (count.empty() || !absl::c_all_of(count, absl::ascii_isdigit) ||
+        !absl::SimpleAtoi(count, &n)) {
+      if (why != nullptr) {
+        *why = "N must be an integer; a REGEX holding ':' needs :N after it, e.g. "
+               "range:ns::step:0 (0 = all instances)";
+      }
+      return false;
+    }
     rest.resize(colon);
   }
-  if (rest.empty() || !CompilesAsRegex(rest, nullptr)) return false;
+  if (rest.empty() || !CompilesAsRegex(rest, why)) return false;
   c->capture = CaptureMode::kRange;
   c->capture_range = rest;
   c->capture_count = n;
@@ -114,7 +120,13 @@ std::string FormatCapture(const Config& c) {
     case CaptureMode::kRange: break;
   }
   std::string out = absl::StrCat("range:", c.capture_range);
-  if (c.capture_count != 0) absl::StrAppend(&out, ":", c.capture_count);
+  // N also where the regex would not read back without it: a ':' in it, or a blank
+  // at its end (the value's surrounding blanks are dropped).
+  const std::string& r = c.capture_range;
+  if (c.capture_count != 0 || absl::StrContains(r, ':') ||
+      (!r.empty() && absl::ascii_isspace(static_cast<unsigned char>(r.back())))) {
+    absl::StrAppend(&out, ":", c.capture_count);
+  }
   return out;
 }
 
@@ -157,7 +169,7 @@ Value Path(std::string Config::*member, const char* when_empty) {
 }
 
 Value Regex(std::string Config::*member) {
-  return Value{"an ECMAScript regular expression",
+  return Value{"an RE2 regular expression (no backreferences or lookaround)",
                [member](absl::string_view text, Config* c, std::string* why) {
                  if (!CompilesAsRegex(text, why)) return false;
                  c->*member = std::string(text);
@@ -213,8 +225,11 @@ Value MetricList() {
 }
 
 Value CaptureSpec() {
-  return Value{"all, profiler-api, or range:REGEX[:N]",
-               [](absl::string_view text, Config* c, std::string*) { return ParseCapture(text, c); },
+  return Value{"all, profiler-api, or range:REGEX[:N] (N an integer, 0 = all; a REGEX "
+               "holding ':' needs :N)",
+               [](absl::string_view text, Config* c, std::string* why) {
+                 return ParseCapture(text, c, why);
+               },
                FormatCapture};
 }
 

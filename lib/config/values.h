@@ -27,7 +27,7 @@ std::string Normalized(absl::string_view text);
 Value Bool(bool Config::*member);
 // Any text but blanks, kept as given; an empty member prints as `when_empty`.
 Value Path(std::string Config::*member, const char* when_empty);
-// An ECMAScript regular expression, kept as given.
+// A regular expression (lib/model/pattern.h: RE2, searched), kept as given.
 Value Regex(std::string Config::*member);
 // A byte count with an optional K, M or G suffix, from `lo` to `hi`.
 Value Bytes(uint64_t Config::*member, uint64_t lo, uint64_t hi);

@@ -185,9 +185,12 @@ TEST(Cli, RunAcceptsEverySettingAsAFlag) {
   // Every row's bad value: one line with the flag, the variable, the value given and
   // the row's text of what it accepts.
   for (const auto& s : cuscope::config::Settings()) {
+    // Any text but blanks is a path, and blank is the default: the output's folder is
+    // checked before the program runs (RunChecksTheOutputPathFirst).
+    if (std::string(s.env) == "CUSCOPE_OUTPUT") continue;
     std::string bad = std::string(s.env) == "CUSCOPE_KERNELS" || std::string(s.env) == "CUSCOPE_REGIONS"
                           ? "(x"
-                          : std::string(s.env) == "CUSCOPE_OUTPUT" ? " " : "bad value!";
+                          : "bad value!";
     r = RunCmd({kBin, "run", std::string("--") + s.flag + "=" + bad, "--", "true"});
     EXPECT_EQ(r.code, 2) << s.env;
     std::string line = r.err.substr(0, r.err.find('\n'));
@@ -366,6 +369,129 @@ TEST(Cli, AFailedWriteIsOneLineAndExitsOne) {
   Result r = RunCmd({kBin, "diff", kProfile, kProfile, "-o", "/no/such/dir/d.txt"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "cuscope: diff: cannot write /no/such/dir/d.txt: No such file or directory\n");
+}
+
+// Issue 14: every flag error of every command is one line starting "cuscope:" and
+// exit 2 (the flag library the redesign removed said "ERROR:" and exited 1).
+TEST(Cli, FlagErrorsOfEveryCommandExitTwo) {
+  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
+           {kBin, "report", kProfile, "--nope"},
+           {kBin, "report", kProfile, "--output"},
+           {kBin, "diff", kProfile, kProfile, "--top"},
+           {kBin, "diff", kProfile, kProfile, "-x"},
+           {kBin, "export", kProfile, "--chrome=maybe"},
+           {kBin, "export", kProfile, "--chrome", "--format=json"},
+           {kBin, "run", "--kernels", "--", "true"},
+           {kBin, "run", "--nokernels", "--", "true"},
+           {kBin, "report", kProfile, "--a\nb"},  // the fuzzer's: one line all the same
+           {kBin, "run", "--" + std::string(5000, 'x'), "--", "true"}}) {
+    Result r = RunCmd(argv);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;  // and the help line
+    EXPECT_LT(r.err.size(), 400u) << r.err;
+    EXPECT_EQ(r.code, 2) << argv[1] << " " << argv.back();
+    EXPECT_EQ(r.err.rfind("cuscope: " + argv[1] + ": ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find("ERROR"), std::string::npos) << r.err;
+  }
+}
+
+// Issue 14: `report F -o F`, `report F --roofline F`, `export F --chrome -o F` (and
+// diff's -o) replaced the profile. Now refused, by file identity (another path, a
+// link), exit 2 and one line, and the profile is left as it was.
+TEST(Cli, OutputThatIsTheProfileIsRefused) {
+  const std::string copy = TempPath("self_out.sqlite"), link = TempPath("self_out_link.sqlite");
+  const std::string original = ReadFile(kProfile);
+  std::string dir = copy.substr(0, copy.rfind('/'));
+  std::string other_spelling = dir + "/./" + copy.substr(copy.rfind('/') + 1);
+  for (const std::vector<std::string>& tail : std::vector<std::vector<std::string>>{
+           {"report", copy, "-o", copy},
+           {"report", copy, "--output", other_spelling},
+           {"report", copy, "--roofline", link},
+           {"report", copy, "--format=json", "-o=" + link},
+           {"export", copy, "--chrome", "-o", copy},
+           {"export", copy, "--chrome", "--output=" + link},
+           {"diff", kProfile, copy, "-o", link}}) {
+    std::ofstream(copy, std::ios::binary) << original;
+    unlink(link.c_str());
+    ASSERT_EQ(symlink(copy.c_str(), link.c_str()), 0);
+    std::vector<std::string> argv = {kBin};
+    argv.insert(argv.end(), tail.begin(), tail.end());
+    Result r = RunCmd(argv);
+    EXPECT_EQ(r.code, 2) << tail[0] << " " << tail.back();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("refusing to write over it"), std::string::npos) << r.err;
+    EXPECT_TRUE(ReadFile(copy) == original) << "the profile was changed: " << tail.back();
+  }
+  unlink(link.c_str());
+  unlink(copy.c_str());
+}
+
+// Issue 14: an empty flag value counted as not given while an empty variable was an
+// error. Now both are the default, and an empty flag overrides the environment.
+TEST(Cli, EmptyFlagAndEmptyVariableAreTheDefault) {
+  Result r = RunCmd({kBin, "run", "--trace=", "--", "sh", "-c", "echo \"[$CUSCOPE_TRACE]\""});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "[]\n");
+  r = RunCmd({kBin, "run", "--", "true"}, {{"CUSCOPE_TRACE", ""}});
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = RunCmd({kBin, "run", "--kernels=", "--", "sh", "-c", "echo \"[$CUSCOPE_KERNELS]\""},
+             {{"CUSCOPE_KERNELS", "gemm"}});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "[]\n");
+  // Blank in the environment, bad as a flag: the flag is what is checked.
+  r = RunCmd({kBin, "run", "--trace=oops", "--", "true"}, {{"CUSCOPE_TRACE", ""}});
+  EXPECT_EQ(r.code, 2);
+}
+
+// Issue 14: the output was only found unwritable inside the program. Now checked
+// before it starts: one line, exit 2, the program not run; %p still works.
+TEST(Cli, RunChecksTheOutputPathFirst) {
+  const std::string marker = TempPath("ran_marker");
+  unlink(marker.c_str());
+  for (const std::string& out : {std::string("/nonexistent/dir/x.sqlite"),
+                                 std::string("/etc/passwd/x.sqlite"), ::testing::TempDir()}) {
+    Result r = RunCmd({kBin, "run", "--output=" + out, "--", "touch", marker});
+    EXPECT_EQ(r.code, 2) << out;
+    EXPECT_EQ(r.err.rfind("cuscope: run: cannot write the profile " + out, 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the program ran for " << out;
+  }
+  Result r = RunCmd({kBin, "run", "--", "touch", marker},
+                    {{"CUSCOPE_OUTPUT", "/nonexistent/%p.sqlite"}});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent"), std::string::npos) << r.err;
+  for (const std::string& out : {TempPath("run-%p.sqlite"), std::string("/tmp/%p/x.sqlite")}) {
+    r = RunCmd({kBin, "run", "--output=" + out, "--", "true"});
+    EXPECT_EQ(r.code, 0) << out << ": " << r.err;
+  }
+}
+
+// Issue 14: a program that exists but cannot be run exited 127; shells say 126.
+TEST(Cli, RunExitCodesForProgramsThatDoNotStart) {
+  const std::string script = TempPath("not_executable.sh");
+  std::ofstream(script) << "#!/bin/sh\nexit 0\n";
+  chmod(script.c_str(), 0644);
+  Result r = RunCmd({kBin, "run", "--", script});
+  EXPECT_EQ(r.code, 126) << r.err;
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "run", "--", ::testing::TempDir()});
+  EXPECT_EQ(r.code, 126) << r.err;
+  r = RunCmd({kBin, "run", "--", "no-such-program-anywhere"});
+  EXPECT_EQ(r.code, 127) << r.err;
+  unlink(script.c_str());
+}
+
+// Issue 14: 20,000 nested parentheses crashed `cuscope run` (std::regex's recursion).
+TEST(Cli, DeeplyNestedKernelsPatternIsAUsageError) {
+  const std::string deep = std::string(20000, '(') + "a" + std::string(20000, ')');
+  Result r = RunCmd({kBin, "run", "--kernels=" + deep, "--", "true"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("cuscope: run: --kernels: CUSCOPE_KERNELS=\"", 0), 0u) << r.err;
+  EXPECT_LT(r.err.size(), 800u) << r.err;
+  r = RunCmd({kBin, "run", "--", "true"}, {{"CUSCOPE_REGIONS", deep}});
+  EXPECT_EQ(r.code, 2) << r.err;
+  r = RunCmd({kBin, "run", "--capture=range:a:b", "--", "true"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("range:REGEX[:N]"), std::string::npos) << r.err;
 }
 
 TEST(Library, ExportsOnlyTheEntryPointsAndTheCApi) {

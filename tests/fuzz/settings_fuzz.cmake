@@ -1,0 +1,9 @@
+# The settings parser's libFuzzer target (settings_fuzz.cc): `cuscope run`'s flag
+# parser (lib/cli/flags.cc, compiled in: the command has no library), the variables
+# and cuscope_start's text. Included by tests/fuzz/CMakeLists.txt; built by
+# scripts/fuzz.sh like the other targets (TARGETS=settings).
+add_executable(settings_fuzz ${CMAKE_CURRENT_LIST_DIR}/settings_fuzz.cc
+  ${PROJECT_SOURCE_DIR}/lib/cli/flags.cc)
+target_include_directories(settings_fuzz PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(settings_fuzz PRIVATE cuscope_config)
+target_link_options(settings_fuzz PRIVATE -fsanitize=fuzzer)
