@@ -70,4 +70,22 @@ std::string QuoteForMessage(std::string_view s, size_t max_bytes) {
   return absl::StrCat("'", escaped, "...' (", s.size(), " bytes)");
 }
 
+std::string OneLine(std::string_view s, size_t max_bytes) {
+  const std::string valid = ReplaceInvalidUtf8(s);
+  std::string out;
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(valid[i]);
+    if (out.size() >= max_bytes && (c & 0xC0) != 0x80) {
+      out += "...";
+      break;
+    }
+    if (c >= 0x20 && c != 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      out += absl::CHexEscape(absl::string_view(&valid[i], 1));
+    }
+  }
+  return out;
+}
+
 }  // namespace cuscope::model

@@ -23,6 +23,12 @@ std::string ReplaceInvalidUtf8(std::string_view s);
 // to about `max_bytes` with "..." and the full length when longer.
 std::string QuoteForMessage(std::string_view s, size_t max_bytes = 64);
 
+// For one-line messages that quote text of unknown content (SQLite's messages
+// quote the schema): control characters escaped (\n, \t, \x01, ...), invalid
+// UTF-8 replaced, and cut to at most `max_bytes` (plus "...") on a character
+// boundary.
+std::string OneLine(std::string_view s, size_t max_bytes = 200);
+
 }  // namespace cuscope::model
 
 #endif  // CUSCOPE_LIB_MODEL_UTF8_H_

@@ -161,7 +161,8 @@ class Loader {
 
   // Maps a failed SQLite call to a status naming the path.
   absl::Status SqlError(int rc) {
-    const char* message = sqlite3_errmsg(db_);
+    // SQLite's message can quote the schema's text: damaged, it may hold anything.
+    const std::string message = model::OneLine(sqlite3_errmsg(db_));
     switch (rc & 0xff) {
       case SQLITE_NOTADB:
         return NotAProfile(message);
@@ -217,7 +218,7 @@ class Loader {
           absl::StrContains(sqlite3_errmsg(db_), "no such table")) {
         return NotAProfile("it has no meta table");
       }
-      if ((code & 0xff) == SQLITE_ERROR) return NotAProfile(sqlite3_errmsg(db_));
+      if ((code & 0xff) == SQLITE_ERROR) return NotAProfile(model::OneLine(sqlite3_errmsg(db_)));
       return SqlError(code);
     }
     std::map<std::string, std::string> meta;
@@ -338,7 +339,7 @@ absl::StatusOr<Db> OpenReadOnly(const std::string& path) {
     int e = raw != nullptr ? sqlite3_system_errno(raw) : 0;
     return absl::Status(e != 0 ? absl::ErrnoToStatusCode(e) : absl::StatusCode::kUnavailable,
                         absl::StrFormat("cannot open %s: %s%s", path,
-                                        raw != nullptr ? sqlite3_errmsg(raw) : "out of memory",
+                                        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory",
                                         ErrnoSuffix(raw)));
   }
   sqlite3_extended_result_codes(db.get(), 1);
@@ -389,7 +390,8 @@ absl::StatusOr<Profile> LoadAfterRollback(const std::string& path) {
   Db db(raw);
   if (rc != SQLITE_OK) {
     return absl::UnavailableError(absl::StrFormat(
-        "cannot recover %s: %s", path, raw != nullptr ? sqlite3_errmsg(raw) : "out of memory"));
+        "cannot recover %s: %s", path,
+        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory"));
   }
   sqlite3_extended_result_codes(db.get(), 1);
   return Loader(db.get(), path).Load();

@@ -171,6 +171,15 @@ TEST_F(StoreMeaningTest, ValuesInErrorsAreQuotedAndCut) {
   EXPECT_LT(loaded.status().message().size(), 400u);
 }
 
+// Found by the fuzzer: SQLite's message about a damaged schema quotes it, newlines
+// and all; the error stays one line.
+TEST_F(StoreMeaningTest, DamagedSchemaIsOneLine) {
+  ExpectDataLoss(Damaged("PRAGMA writable_schema = ON;"
+                         "UPDATE sqlite_master SET sql = 'CREATE TABLE kernels (' || char(10) ||"
+                         " '  x INTEGER,' || char(10) || ' `' WHERE name = 'kernels'"),
+                 "malformed database schema");
+}
+
 // Defect 5: a FIFO given as the profile blocked `report` and `diff` forever.
 TEST_F(StoreMeaningTest, FifoIsRefusedAtOnce) {
   const std::string fifo = Path("fifo");

@@ -43,6 +43,14 @@ TEST(Utf8, QuoteForMessageIsOneShortLine) {
   EXPECT_EQ(quoted, "'xxxxxxxxxx...' (1000000 bytes)");
 }
 
+// Found by the fuzzer: SQLite's messages quote a damaged schema, newlines and all.
+TEST(Utf8, OneLineEscapesControlsAndCuts) {
+  EXPECT_EQ(model::OneLine("malformed (x INTEGER,\n  y)"), "malformed (x INTEGER,\\n  y)");
+  EXPECT_EQ(model::OneLine("tab\there\x01\xFF"), "tab\\there\\x01\xEF\xBF\xBD");
+  EXPECT_EQ(model::OneLine(std::string(500, 'a'), 10), "aaaaaaaaaa...");
+  EXPECT_EQ(model::OneLine("✓✓✓", 4), "✓✓...");  // never inside a character
+}
+
 // A file name that is not UTF-8 (as a shell can pass it) in diff's JSON.
 TEST(Utf8, DiffJsonOfANonUtf8LabelParses) {
   testing::ProfileBuilder a, b;
