@@ -14,6 +14,13 @@ seconds=${1:-60}
 BUILD=${BUILD:-build-fuzz}
 TARGETS=${TARGETS:-load text csv json diff}
 JOBS=${JOBS:-$(nproc)}
+source scripts/deps.sh
+if ! command -v clang++ >/dev/null; then  # libFuzzer comes with Debian's clang
+  echo "fuzz: installing clang"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang >/dev/null
+fi
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
