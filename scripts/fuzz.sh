@@ -36,7 +36,7 @@ cmake --build "$BUILD" -j"$JOBS" --target $(for t in $TARGETS; do echo "${t}_fuz
 
 seeds=$BUILD/seeds
 rm -rf "$seeds" && python3 tests/fuzz/make_seeds.py "$seeds" >/dev/null
-mkdir -p "$BUILD/artifacts"
+rm -rf "$BUILD/artifacts" && mkdir -p "$BUILD/artifacts"  # this run's findings only
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/sanitizers/ubsan.supp}
 status=0
