@@ -8,6 +8,7 @@
 
 #include "lib/analysis/regions.h"
 #include "lib/analysis/summary.h"
+#include "lib/model/checked.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -19,7 +20,7 @@ std::vector<Delta> Ranked(std::map<std::string, Delta>& by_name) {
     out.push_back(d);
   }
   std::stable_sort(out.begin(), out.end(), [](const Delta& a, const Delta& b) {
-    return std::llabs(a.total_change_ns()) > std::llabs(b.total_change_ns());
+    return model::Magnitude(a.total_change_ns()) > model::Magnitude(b.total_change_ns());
   });
   return out;
 }
@@ -46,7 +47,7 @@ Comparison Compare(const model::Profile& base, const model::Profile& next) {
       side.count = row.stats.count;
       side.total_ns = row.stats.total_ns;
       side.avg_ns = row.stats.avg_ns;
-      *kernel_ns += row.stats.total_ns;
+      model::AddTo(*kernel_ns, row.stats.total_ns);
     }
     for (const auto& row : SummarizeRegions(p)) {
       std::string key = RegionLabel(row);

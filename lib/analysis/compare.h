@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/model/checked.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::analysis {
@@ -23,8 +24,9 @@ struct Side {
 struct Delta {
   std::string name;  // kernel name or region path
   Side base, next;
+  // Saturates instead of wrapping (lib/model/checked.h).
   int64_t total_change_ns() const {
-    return static_cast<int64_t>(next.total_ns) - static_cast<int64_t>(base.total_ns);
+    return model::SaturatingDifference(next.total_ns, base.total_ns);
   }
   // Change of the total in % of the baseline (+inf when new, -100 when gone).
   double total_change_percent() const;

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "lib/model/checked.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -230,10 +231,10 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
       const uint32_t row = range_row[r];
       RowData& data = rows[row];
       ++data.kernel_count;
-      data.gpu_time_ns += duration;
+      model::AddTo(data.gpu_time_ns, duration);
       KernelTotal& total = row_kernels[(uint64_t{row} << 32) | name_id];
       ++total.count;
-      total.total_ns += duration;
+      model::AddTo(total.total_ns, duration);
     }
   }
 

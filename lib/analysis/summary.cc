@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "lib/model/checked.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -24,7 +25,7 @@ void RankByTotal(std::vector<Row>& rows, NameOf name_of) {
 template <typename Row>
 void FillTimePercent(std::vector<Row>& rows) {
   uint64_t total = 0;
-  for (const Row& r : rows) total += r.stats.total_ns;
+  for (const Row& r : rows) model::AddTo(total, r.stats.total_ns);
   for (Row& r : rows) {
     r.time_percent = total > 0 ? 100.0 * static_cast<double>(r.stats.total_ns) /
                                      static_cast<double>(total)
@@ -87,7 +88,7 @@ DurationStats ComputeStats(std::vector<uint64_t> durations_ns) {
   s.min_ns = durations_ns[0];
   s.max_ns = durations_ns[0];
   for (uint64_t d : durations_ns) {
-    s.total_ns += d;
+    model::AddTo(s.total_ns, d);
     s.min_ns = std::min(s.min_ns, d);
     s.max_ns = std::max(s.max_ns, d);
   }
@@ -128,12 +129,12 @@ uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals) {
     } else if (start <= cur_end) {
       cur_end = std::max(cur_end, end);
     } else {
-      total += cur_end - cur_start;
+      model::AddTo(total, cur_end - cur_start);
       cur_start = start;
       cur_end = end;
     }
   }
-  if (open) total += cur_end - cur_start;
+  if (open) model::AddTo(total, cur_end - cur_start);
   return total;
 }
 
@@ -254,7 +255,7 @@ void SummarizeMemory(const model::Profile& profile, Summary& out) {
     MemGroup& g = copies[{static_cast<int>(m.kind), static_cast<int>(m.src_kind),
                           static_cast<int>(m.dst_kind)}];
     g.durations.push_back(m.duration_ns());
-    g.bytes += m.bytes;
+    model::AddTo(g.bytes, m.bytes);
   }
   // Different (src, dst) pairs can share a display name ("[CUDA memcpy DtoD]").
   std::map<std::string, MemGroup> by_name;
@@ -264,7 +265,7 @@ void SummarizeMemory(const model::Profile& profile, Summary& out) {
                                                    static_cast<model::MemoryKind>(src),
                                                    static_cast<model::MemoryKind>(dst))];
     target.durations.insert(target.durations.end(), g.durations.begin(), g.durations.end());
-    target.bytes += g.bytes;
+    model::AddTo(target.bytes, g.bytes);
   }
   MemGroup sets;
   for (const model::MemsetRecord& m : profile.memsets) {
@@ -273,7 +274,7 @@ void SummarizeMemory(const model::Profile& profile, Summary& out) {
       continue;
     }
     sets.durations.push_back(m.duration_ns());
-    sets.bytes += m.bytes;
+    model::AddTo(sets.bytes, m.bytes);
   }
   if (!sets.durations.empty()) by_name["[CUDA memset]"] = std::move(sets);
   for (auto& [name, g] : by_name) {

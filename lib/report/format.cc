@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/model/checked.h"
 
 namespace cuscope::report {
 
@@ -21,7 +22,7 @@ std::string FormatDuration(double ns) {
 }
 
 std::string FormatSignedDuration(int64_t ns) {
-  const std::string d = FormatDuration(static_cast<double>(ns < 0 ? -ns : ns));
+  const std::string d = FormatDuration(static_cast<double>(model::Magnitude(ns)));
   return (ns < 0 ? "-" : "+") + d;
 }
 

@@ -4,9 +4,11 @@
 #define CUSCOPE_LIB_REPORT_JSON_WRITER_H_
 
 #include <cmath>
+#include <string>
 #include <ostream>
 
 #include "absl/strings/string_view.h"
+#include "lib/model/utf8.h"
 #include "rapidjson/prettywriter.h"
 #include "rapidjson/stringbuffer.h"
 
@@ -14,10 +16,22 @@ namespace cuscope::report::json {
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
+// Strings that are not valid UTF-8 (a file name from the command line, say) are
+// written with U+FFFD for each bad byte, so that the document stays valid JSON.
 inline void Str(Writer& w, absl::string_view s) {
+  if (!model::IsValidUtf8({s.data(), s.size()})) {
+    const std::string valid = model::ReplaceInvalidUtf8({s.data(), s.size()});
+    w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+    return;
+  }
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 inline void Key(Writer& w, absl::string_view k) {
+  if (!model::IsValidUtf8({k.data(), k.size()})) {
+    const std::string valid = model::ReplaceInvalidUtf8({k.data(), k.size()});
+    w.Key(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+    return;
+  }
   w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
 }
 // NaN and infinity are written as 0.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "lib/model/checked.h"
 #include "lib/model/metrics.h"
 #include "lib/model/demangle.h"
 #include "lib/report/format.h"
@@ -318,7 +319,7 @@ std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
 std::vector<std::string> CounterCells(const analysis::KernelCounters& k, size_t name_width) {
   const bool flops = k.total_flops > 0 || k.pct_compute.has_value();
   return {FormatPercent(k.time_percent),
-          k.region ? absl::StrCat(k.sets * k.max_passes, " inst")
+          k.region ? absl::StrCat(model::SaturatingMul(k.sets, k.max_passes), " inst")
                    : absl::StrCat(k.measured_launches, "/", k.launches),
           k.StrategyNames(),
           k.duration_ns > 0 ? FormatDuration(k.duration_ns) : "-",

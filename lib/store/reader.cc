@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
@@ -25,6 +26,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "lib/model/utf8.h"
+#include "lib/store/meaning.h"
 #include "lib/store/row_reader.h"
 #include "lib/store/schema.h"
 #include "lib/store/sqlite.h"
@@ -67,6 +70,7 @@ class Loader {
     if (absl::Status s = LoadStrings(profile.strings); !s.ok()) return s;
     size_t n = profile.strings.size();
     if (absl::Status s = LoadTable(profile.devices, n); !s.ok()) return s;
+    if (absl::Status s = CheckDeviceIds(profile.devices); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.kernels, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.memcpys, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.memsets, n); !s.ok()) return s;
@@ -89,6 +93,12 @@ class Loader {
     out.reserve(out.size() + sets.size());
     const size_t first = out.size();
     for (const CounterSetRow& row : sets) {
+      if (!ids.empty() && row.id <= ids.back()) {
+        return Damaged(absl::StrFormat(
+            "counter_sets row %d: column id holds %d, expected an id above the previous "
+            "row's (%d): ids are unique and in row order",
+            ids.size() + 1, row.id, ids.back()));
+      }
       ids.push_back(row.id);
       CounterSet& set = out.emplace_back();
       set.device_id = row.device_id;
@@ -127,6 +137,20 @@ class Loader {
     return absl::OkStatus();
   }
 
+  // Records name devices by id: two devices of one id would make them ambiguous.
+  absl::Status CheckDeviceIds(const std::vector<model::DeviceInfo>& devices) const {
+    absl::flat_hash_map<uint32_t, size_t> row_of;  // id -> row
+    for (size_t i = 0; i < devices.size(); ++i) {
+      auto [it, inserted] = row_of.try_emplace(devices[i].id, i + 1);
+      if (!inserted) {
+        return Damaged(absl::StrFormat(
+            "devices row %d: column id holds %d, expected an id no other row has (row %d "
+            "has it)", i + 1, devices[i].id, it->second));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status NotAProfile(absl::string_view why) const {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s is not a cuscope profile (%s)", path_, why));
@@ -137,7 +161,8 @@ class Loader {
 
   // Maps a failed SQLite call to a status naming the path.
   absl::Status SqlError(int rc) {
-    const char* message = sqlite3_errmsg(db_);
+    // SQLite's message can quote the schema's text: damaged, it may hold anything.
+    const std::string message = model::OneLine(sqlite3_errmsg(db_));
     switch (rc & 0xff) {
       case SQLITE_NOTADB:
         return NotAProfile(message);
@@ -193,7 +218,7 @@ class Loader {
           absl::StrContains(sqlite3_errmsg(db_), "no such table")) {
         return NotAProfile("it has no meta table");
       }
-      if ((code & 0xff) == SQLITE_ERROR) return NotAProfile(sqlite3_errmsg(db_));
+      if ((code & 0xff) == SQLITE_ERROR) return NotAProfile(model::OneLine(sqlite3_errmsg(db_)));
       return SqlError(code);
     }
     std::map<std::string, std::string> meta;
@@ -201,16 +226,18 @@ class Loader {
       const unsigned char* key = sqlite3_column_text(stmt.get(), 0);
       const unsigned char* value = sqlite3_column_text(stmt.get(), 1);
       if (key == nullptr) continue;
-      meta[reinterpret_cast<const char*>(key)] =
-          value != nullptr ? reinterpret_cast<const char*>(value) : "";
+      const char* text = value != nullptr ? reinterpret_cast<const char*>(value) : "";
+      const size_t bytes = value != nullptr ? sqlite3_column_bytes(stmt.get(), 1) : 0;
+      meta[model::ReplaceInvalidUtf8(reinterpret_cast<const char*>(key))] =
+          model::ReplaceInvalidUtf8(std::string_view(text, bytes));
     }
     if (rc != SQLITE_DONE) return SqlError(sqlite3_extended_errcode(db_));
 
     auto format = meta.find("format");
     if (format == meta.end()) return NotAProfile("its meta table has no 'format' key");
     if (format->second != kFormatName) {
-      return NotAProfile(absl::StrFormat("its format is '%s', not '%s'", format->second,
-                                         kFormatName));
+      return NotAProfile(absl::StrFormat("its format is %s, not '%s'",
+                                         model::QuoteForMessage(format->second), kFormatName));
     }
     auto version = meta.find("schema_version");
     int file_version = 0;
@@ -228,6 +255,8 @@ class Loader {
     MetaReader reader(meta);
     VisitRunInfo(run, reader);
     if (!reader.ok()) return Damaged(reader.error());
+    if (std::string e = CheckRunInfo(run); !e.empty()) return Damaged(e);
+    window_ = RunWindow(run);
     for (const auto& [key, value] : meta) {
       if (absl::StartsWith(key, kExtraPrefix)) {
         run.extra[key.substr(sizeof(kExtraPrefix) - 1)] = value;
@@ -256,7 +285,7 @@ class Loader {
       if (id == 0) {
         if (bytes != 0) return Damaged("strings: id 0 is not the empty string");
       } else {
-        strings.AppendUnchecked(std::string(text, bytes));
+        strings.AppendUnchecked(model::ReplaceInvalidUtf8(std::string_view(text, bytes)));
       }
       ++expected;
     }
@@ -280,12 +309,15 @@ class Loader {
     absl::StatusOr<Stmt> stmt = PrepareRead(SelectSql<Rec>());
     if (!stmt.ok()) return stmt.status();
     RowReader reader(stmt->get(), Table<Rec>::kName, string_count);
+    MeaningChecker checker(Table<Rec>::kName, window_);
     int rc;
+    int64_t row = 0;
     while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
       reader.NextRow();
       Rec& record = out.emplace_back();
       Table<Rec>::Visit(record, reader);
       if (!reader.ok()) return Damaged(reader.error());
+      if (const std::string& e = checker.Check(record, ++row); !e.empty()) return Damaged(e);
     }
     if (rc != SQLITE_DONE) return SqlError(sqlite3_extended_errcode(db_));
     return absl::OkStatus();
@@ -293,6 +325,7 @@ class Loader {
 
   sqlite3* db_;
   std::string path_;
+  RunWindow window_{model::RunInfo()};
   bool needs_rollback_ = false;
 };
 
@@ -306,7 +339,7 @@ absl::StatusOr<Db> OpenReadOnly(const std::string& path) {
     int e = raw != nullptr ? sqlite3_system_errno(raw) : 0;
     return absl::Status(e != 0 ? absl::ErrnoToStatusCode(e) : absl::StatusCode::kUnavailable,
                         absl::StrFormat("cannot open %s: %s%s", path,
-                                        raw != nullptr ? sqlite3_errmsg(raw) : "out of memory",
+                                        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory",
                                         ErrnoSuffix(raw)));
   }
   sqlite3_extended_result_codes(db.get(), 1);
@@ -339,6 +372,14 @@ absl::StatusOr<Profile> LoadAfterRollback(const std::string& path) {
   std::error_code ec;
   std::filesystem::copy_file(path, copy, ec);
   if (!ec) std::filesystem::copy_file(path + "-journal", copy.string() + "-journal", ec);
+  // The copies keep the originals' modes; SQLite must write them to roll back, and a
+  // read-only profile (0444) gives read-only copies that a non-root user cannot.
+  for (const std::filesystem::path& p : {copy, std::filesystem::path(copy.string() + "-journal")}) {
+    if (!ec) {
+      std::filesystem::permissions(p, std::filesystem::perms::owner_read |
+                                          std::filesystem::perms::owner_write, ec);
+    }
+  }
   if (ec) {
     return absl::UnavailableError(
         absl::StrFormat("cannot recover %s: copying it failed: %s", path, ec.message()));
@@ -349,10 +390,21 @@ absl::StatusOr<Profile> LoadAfterRollback(const std::string& path) {
   Db db(raw);
   if (rc != SQLITE_OK) {
     return absl::UnavailableError(absl::StrFormat(
-        "cannot recover %s: %s", path, raw != nullptr ? sqlite3_errmsg(raw) : "out of memory"));
+        "cannot recover %s: %s", path,
+        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory"));
   }
   sqlite3_extended_result_codes(db.get(), 1);
   return Loader(db.get(), path).Load();
+}
+
+// "a directory", "a FIFO", ...: what a path that is not a regular file is.
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
 }
 
 }  // namespace
@@ -368,9 +420,11 @@ absl::StatusOr<Profile> LoadProfile(const std::string& path) {
     }
     return absl::ErrnoToStatus(e, absl::StrFormat("cannot read %s", path));
   }
-  if (S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s is not a cuscope profile (it is a directory)", path));
+  // Regular files only: opening a FIFO would block until a writer comes (forever),
+  // and a device or socket is no profile either.
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is not a cuscope profile (it is %s, not a regular file)", path, FileKind(st.st_mode)));
   }
 
   absl::StatusOr<Db> db = OpenReadOnly(path);

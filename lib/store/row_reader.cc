@@ -19,7 +19,9 @@ void RowReader::Text(const char* column, std::string& out) {
   }
   const unsigned char* text = sqlite3_column_text(stmt_, index);
   int bytes = sqlite3_column_bytes(stmt_, index);
-  out.assign(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes));
+  // Names reach JSON and terminals: invalid UTF-8 becomes U+FFFD.
+  out = model::ReplaceInvalidUtf8(
+      std::string_view(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes)));
 }
 
 void RowReader::Real(const char* column, double& out) {
@@ -40,9 +42,11 @@ void RowReader::Real(const char* column, double& out) {
 
 void RowReader::Fail(const char* column, int index, absl::string_view expected) {
   const unsigned char* text = sqlite3_column_text(stmt_, index);
-  std::string value =
-      text == nullptr ? "NULL" : absl::StrCat("'", reinterpret_cast<const char*>(text), "'");
-  if (value.size() > 64) value = absl::StrCat(value.substr(0, 61), "...");
+  const std::string value =
+      text == nullptr
+          ? "NULL"
+          : model::QuoteForMessage(std::string_view(reinterpret_cast<const char*>(text),
+                                                     sqlite3_column_bytes(stmt_, index)));
   error_ = absl::StrFormat("%s row %d: column %s holds %s, expected %s", table_, row_, column,
                            value, expected);
 }

@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "lib/model/enum_names.h"
 #include "lib/model/profile.h"
+#include "lib/model/utf8.h"
 
 namespace cuscope::store {
 
@@ -91,7 +92,8 @@ class MetaReader {
     auto it = meta_.find(key);
     if (it == meta_.end() || !ok()) return;  // absent: the writer never got that far
     if (!absl::SimpleAtoi(it->second, &out)) {
-      error_ = absl::StrFormat("meta key '%s' holds '%s', expected an integer", key, it->second);
+      error_ = absl::StrFormat("meta key '%s' holds %s, expected an integer", key,
+                               model::QuoteForMessage(it->second));
     }
   }
   void Text(const char* key, std::string& out) {

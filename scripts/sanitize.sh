@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The CPU unit tests under a sanitizer build. `scripts/sanitize.sh asan` builds into
+# ${BUILD:-build-asan} with AddressSanitizer + UndefinedBehaviorSanitizer (every
+# UB check fatal; LeakSanitizer on) and runs `ctest -L cpu`, less the exclusions
+# below, each with its reason. UBSan's one third-party suppression is in
+# tests/sanitizers/ubsan.supp.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:-asan}
+[[ $kind == asan ]] || { echo "usage: scripts/sanitize.sh asan" >&2; exit 2; }
+BUILD=${BUILD:-build-asan}
+JOBS=${JOBS:-$(nproc)}
+source scripts/deps.sh
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+# pointer-overflow stays recoverable so that its suppression (RapidJSON) applies;
+# halt_on_error makes every other report fatal.
+flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+flags+=" -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer -g -O1"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" -DCUSCOPE_BUILD_BENCH=OFF \
+  -DCUSCOPE_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
+cmake --build "$BUILD" -j"$JOBS"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/sanitizers/ubsan.supp}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/sanitizers/lsan.supp}
+
+# Tests that cannot run under ASan, each with its reason (see tests/sanitizers/README.md).
+excluded=(
+)
+exclude=$(IFS='|'; echo "${excluded[*]}")
+ctest --test-dir "$BUILD" -L cpu --output-on-failure -j"$JOBS" ${exclude:+-E "$exclude"}

@@ -1,0 +1,15 @@
+// The JSON report of any profile that loads: it must parse.
+#include <sstream>
+
+#include "lib/report/json.h"
+#include "tests/fuzz/fuzz_profile.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::optional<cuscope::model::Profile> profile = cuscope::fuzz::LoadBytes(data, size);
+  if (!profile) return 0;
+  std::ostringstream out;
+  cuscope::report::WriteJson(cuscope::report::BuildReport(*profile), cuscope::fuzz::AllRows(),
+                             out);
+  cuscope::fuzz::CheckJson(out.str());
+  return 0;
+}
