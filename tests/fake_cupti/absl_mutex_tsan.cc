@@ -9,6 +9,9 @@
 // ReaderUnlock and the destructor are used by lib/collect (no CondVar, no Await).
 #include <sanitizer/tsan_interface.h>
 
+// Default visibility: the project builds with hidden symbols, and the linker
+// wants the wrappers visible.
+#pragma GCC visibility push(default)
 extern "C" {
 
 // The symbols of absl::debian3::Mutex (nm -D libabsl_synchronization.so).
@@ -57,3 +60,4 @@ void __wrap__ZN4absl7debian35MutexD1Ev(void* mu) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop
