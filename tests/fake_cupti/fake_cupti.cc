@@ -49,6 +49,8 @@ struct State {
   int delivering = 0;
   bool paused = false;
   bool worker_started = false;
+  std::function<void(CUpti_ActivityKind)> enable_hook;
+  uint64_t disables = 0;
   uint64_t dropped_unread = 0;  // reset by cuptiActivityGetNumDroppedRecords
   Totals totals;
 };
@@ -186,6 +188,16 @@ void PauseWorker(bool paused) {
   S().cv.notify_all();
 }
 
+void SetEnableHook(std::function<void(CUpti_ActivityKind)> hook) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().enable_hook = std::move(hook);
+}
+
+uint64_t Disables() {
+  std::lock_guard<std::mutex> lock(S().mu);
+  return S().disables;
+}
+
 void WaitIdle() {
   State& s = S();
   std::unique_lock<std::mutex> lock(s.mu);
@@ -203,6 +215,8 @@ void Reset() {
   s.runtime_cbids.clear();
   s.driver_cbids.clear();
   s.paused = false;
+  s.enable_hook = nullptr;
+  s.disables = 0;
   s.dropped_unread = 0;
   s.totals = Totals();
 }
@@ -227,7 +241,11 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
 }
 
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
-  std::lock_guard<std::mutex> lock(S().mu);
+  std::unique_lock<std::mutex> lock(S().mu);
+  std::function<void(CUpti_ActivityKind)> hook = S().enable_hook;
+  lock.unlock();
+  if (hook) hook(kind);
+  lock.lock();
   S().kinds.insert(kind);
   return CUPTI_SUCCESS;
 }
@@ -235,6 +253,7 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
   std::lock_guard<std::mutex> lock(S().mu);
   S().kinds.erase(kind);
+  ++S().disables;
   return CUPTI_SUCCESS;
 }
 

@@ -16,7 +16,10 @@
 #ifndef CUSCOPE_TESTS_FAKE_CUPTI_FAKE_CUPTI_H_
 #define CUSCOPE_TESTS_FAKE_CUPTI_FAKE_CUPTI_H_
 
+#include <cupti.h>
+
 #include <cstdint>
+#include <functional>
 
 namespace fake_cupti {
 
@@ -38,6 +41,12 @@ Totals GetTotals();
 
 // Holds the worker's deliveries back (true) or lets them go; flushes still deliver.
 void PauseWorker(bool paused);
+
+// Called on the calling thread at the start of every cuptiActivityEnable, before
+// the kind is enabled (nullptr: none). Lets a test stop a thread inside the call.
+void SetEnableHook(std::function<void(CUpti_ActivityKind)> hook);
+// cuptiActivityDisable calls so far.
+uint64_t Disables();
 
 // Blocks until no buffer is full and waiting, and no completion is in progress.
 void WaitIdle();

@@ -273,5 +273,69 @@ TEST_F(CollectorThreadsTest, StopWhileRecordsAreInFlight) {
   EXPECT_LE(scope_stats.recorded, uint64_t{kScopeThreads} * kScopesPerThread * 2);
 }
 
+// Capture windows and region counters switch the GPU-side kinds from application
+// threads (PauseGpuKinds / ResumeGpuKinds / HoldGpuKinds) and may still do so while
+// the session stops: after Stop no kind is left enabled.
+TEST_F(CollectorThreadsTest, StopWhileGpuKindsAreSwitched) {
+  Start(256 << 10, 16);
+  StartFlushThread();
+  StartProducers(1, 1u << 30);  // until stopped
+  std::atomic<bool> stop_switching{false};
+  std::vector<std::thread> switchers;
+  for (int t = 0; t < 4; ++t) {
+    switchers.emplace_back([&, t] {
+      while (!stop_switching.load()) {
+        if (t % 2 == 0) {
+          tracer_->PauseGpuKinds();
+          tracer_->ResumeGpuKinds();
+        } else {
+          tracer_->HoldGpuKinds(true);
+          tracer_->HoldGpuKinds(false);
+        }
+      }
+    });
+  }
+  while (Total(fake_cupti::GetTotals()) < 2000) std::this_thread::yield();
+  StopAsTheSession();
+  stop_switching.store(true);
+  for (std::thread& t : switchers) t.join();
+  JoinProducersAndScopes(/*stop=*/true);
+  EXPECT_FALSE(fake_cupti::Emit(Kind::kKernel, next_correlation_++)) << "kernels left enabled";
+  EXPECT_FALSE(fake_cupti::Emit(Kind::kMemcpy, next_correlation_++)) << "copies left enabled";
+  EXPECT_FALSE(fake_cupti::Emit(Kind::kRuntimeApi, next_correlation_++));
+  FlushLeftovers();
+  JoinFlusher();
+  ExpectEveryRecordDeliveredOrDropped();
+}
+
+// The same, made to happen every time: a capture window opens (ResumeGpuKinds) on an
+// application thread, which is inside cuptiActivityEnable when the session stops.
+// Stop must not disable the kinds under that thread's feet and leave the ones it
+// enables next switched on after the run.
+TEST_F(CollectorThreadsTest, StopWaitsForAGpuKindSwitchInProgress) {
+  Start(256 << 10, 16);
+  tracer_->PauseGpuKinds();
+  std::atomic<bool> entered{false};
+  std::atomic<bool> armed{true};
+  fake_cupti::SetEnableHook([&](CUpti_ActivityKind) {
+    if (!armed.exchange(false)) return;
+    entered.store(true);
+    // Wait for Stop to disable the kinds (or, when Stop waits for this switch,
+    // give up after a while).
+    const uint64_t before = fake_cupti::Disables();
+    for (int i = 0; i < 300 && fake_cupti::Disables() == before; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::thread window([&] { tracer_->ResumeGpuKinds(); });
+  while (!entered.load()) std::this_thread::yield();
+  StopAsTheSession();
+  window.join();
+  fake_cupti::SetEnableHook(nullptr);
+  EXPECT_FALSE(fake_cupti::Emit(Kind::kKernel, next_correlation_++)) << "kernels left enabled";
+  EXPECT_FALSE(fake_cupti::Emit(Kind::kMemcpy, next_correlation_++)) << "copies left enabled";
+  FlushLeftovers();
+}
+
 }  // namespace
 }  // namespace cuscope::collect
