@@ -165,6 +165,9 @@ bool Emit(Kind kind, uint32_t correlation) {
       return true;
     }
     s.current = {data, size, 0};
+    // Disabled while the buffer was asked for: the (empty) buffer stays current
+    // and comes back with the next forced flush.
+    if (!Enabled(s, kind)) return false;
   }
   Write(s.current.data + s.current.used, kind, correlation);
   s.current.used += kSlot;
