@@ -171,16 +171,16 @@ absl::Status ActivityTracer::EnableKinds(const CollectOptions& options) {
     capture_paused_ = false;
     counters_hold_ = false;
     gpu_kinds_on_ = true;
-  }
-  enabled_.clear();
-  for (CUpti_ActivityKind k : kinds) {
-    CUptiResult r = cuptiActivityEnable(k);
-    if (r != CUPTI_SUCCESS) {
-      for (CUpti_ActivityKind e : enabled_) cuptiActivityDisable(e);
-      enabled_.clear();
-      return CuptiError(absl::StrFormat("cuptiActivityEnable(kind %d)", k).c_str(), r);
+    enabled_.clear();
+    for (CUpti_ActivityKind k : kinds) {
+      CUptiResult r = cuptiActivityEnable(k);
+      if (r != CUPTI_SUCCESS) {
+        for (CUpti_ActivityKind e : enabled_) cuptiActivityDisable(e);
+        enabled_.clear();
+        return CuptiError(absl::StrFormat("cuptiActivityEnable(kind %d)", k).c_str(), r);
+      }
+      enabled_.push_back(k);
     }
-    enabled_.push_back(k);
   }
   runtime_cbids_.clear();
   driver_cbids_.clear();
@@ -352,13 +352,18 @@ void ActivityTracer::Stop(uint64_t end_ns) {
   absl::MutexLock probe_lock(&probe_mu_);
   cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   const ProbeMark mark = RecordProbe();
-  for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
+  {
+    // A capture window or region counters switching the GPU kinds on another
+    // thread (it saw the tracer running) ends first and finds none left to switch.
+    absl::MutexLock kinds_lock(&kinds_mu_);
+    for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
+    enabled_.clear();
+  }
   // The calls Start enabled one by one (the probe switches its own off).
   for (uint32_t cbid : runtime_cbids_) cuptiActivityEnableRuntimeApi(cbid, 0);
   for (uint32_t cbid : driver_cbids_) cuptiActivityEnableDriverApi(cbid, 0);
   runtime_cbids_.clear();
   driver_cbids_.clear();
-  enabled_.clear();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (!RecordsArrived(mark)) records_taken_.store(true);
   absl::MutexLock lock(&mu_);

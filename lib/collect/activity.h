@@ -90,7 +90,7 @@ class ActivityTracer final : public GpuKindControl {
                                          size_t size, size_t valid_size);
   void BufferRequested(uint8_t** buffer, size_t* size);
   void BufferCompleted(uint8_t* buffer, size_t valid_size);
-  absl::Status EnableKinds(const CollectOptions& options);
+  absl::Status EnableKinds(const CollectOptions& options) ABSL_LOCKS_EXCLUDED(kinds_mu_);
   void EnableDefaultApiCalls();
   void ApplyGpuKinds() ABSL_EXCLUSIVE_LOCKS_REQUIRED(kinds_mu_);
   void EmitBatch(bool devices_changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -104,7 +104,7 @@ class ActivityTracer final : public GpuKindControl {
   std::atomic<bool> started_once_{false};
 
   // One probe at a time (the flush thread's and Stop's).
-  absl::Mutex probe_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  absl::Mutex probe_mu_ ABSL_ACQUIRED_BEFORE(mu_, kinds_mu_);
   std::atomic<bool> periodic_held_{false};  // HoldPeriodicFlush
   std::atomic<bool> periodic_busy_{false};  // a PeriodicFlush is running
   std::atomic<bool> records_taken_{false};
@@ -116,9 +116,7 @@ class ActivityTracer final : public GpuKindControl {
   Sink sink_ ABSL_GUARDED_BY(mu_);
   model::Profile batch_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<RecordConverter> converter_ ABSL_GUARDED_BY(mu_);
-  // Kinds and API calls enabled by Start (Start and Stop only; the session
-  // serializes them).
-  std::vector<CUpti_ActivityKind> enabled_;
+  // API calls enabled by Start (Start and Stop only; the session serializes them).
   std::vector<uint32_t> runtime_cbids_, driver_cbids_;
 
   // The buffer pool. A leaf lock.
@@ -139,6 +137,9 @@ class ActivityTracer final : public GpuKindControl {
   bool capture_paused_ ABSL_GUARDED_BY(kinds_mu_) = false;
   bool counters_hold_ ABSL_GUARDED_BY(kinds_mu_) = false;
   bool gpu_kinds_on_ ABSL_GUARDED_BY(kinds_mu_) = true;
+  // Kinds enabled by Start; Stop disables and clears them under the lock, as a
+  // switch from another thread may be in progress.
+  std::vector<CUpti_ActivityKind> enabled_ ABSL_GUARDED_BY(kinds_mu_);
 };
 
 // The CUDA API calls recorded by default (launches, copies, memsets, allocations,

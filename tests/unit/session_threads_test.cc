@@ -1,0 +1,171 @@
+// The session (lib/inject/session.cc) with its own threads, without a GPU: the fake
+// CUPTI (tests/fake_cupti, linked instead of libcupti) makes records and hands
+// buffers back on its threads, the session's background thread flushes them into
+// the profile every millisecond, and 64 application threads push and pop scopes
+// through the C ABI (cuscope_range_push/pop), opening capture windows. The profile
+// read back holds every record made, less the dropped ones, which are counted. Run
+// in the normal build and under ThreadSanitizer (scripts/tsan.sh).
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuscope/cuscope_c.h"
+#include "gtest/gtest.h"
+#include "lib/inject/session.h"
+#include "lib/store/reader.h"
+#include "tests/fake_cupti/fake_cupti.h"
+
+namespace cuscope::inject {
+namespace {
+
+using fake_cupti::Kind;
+
+constexpr int kScopeThreads = 64;
+constexpr int kScopesPerThread = 100;  // each an outer and an inner scope
+
+class SessionThreadsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake_cupti::Reset();
+    path_ = ::testing::TempDir() + "session_threads_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".cuscope";
+    std::remove(path_.c_str());
+    env_ = {{"CUSCOPE_OUTPUT", path_}, {"CUSCOPE_REPORT", "none"},
+            {"CUSCOPE_FLUSH_PERIOD_MS", "1"}};
+  }
+
+  void StartSession() {
+    absl::Status st = Start([this](const char* name) -> const char* {
+      auto it = env_.find(name);
+      return it == env_.end() ? nullptr : it->second.c_str();
+    });
+    ASSERT_TRUE(st.ok()) << st;
+  }
+
+  void StartProducers(int threads, uint64_t records_each) {
+    for (int i = 0; i < threads; ++i) {
+      threads_.emplace_back([this, records_each] {
+        for (uint64_t n = 0; n < records_each && !stop_.load(); ++n) {
+          fake_cupti::Emit(static_cast<Kind>(n % fake_cupti::kKinds), next_correlation_++);
+        }
+      });
+    }
+  }
+
+  void StartScopeThreads() {
+    for (int t = 0; t < kScopeThreads; ++t) {
+      threads_.emplace_back([] {
+        for (int i = 0; i < kScopesPerThread; ++i) {
+          cuscope_range_push("outer");
+          cuscope_range_push("inner");
+          cuscope_range_pop();
+          cuscope_range_pop();
+        }
+      });
+    }
+  }
+
+  void JoinAll(bool stop) {
+    stop_.store(stop);
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  model::Profile StopAndLoad() {
+    EXPECT_TRUE(Stop("test").ok());
+    // Nothing is left in the fake: Stop's forced flush took it all.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    absl::StatusOr<model::Profile> p = store::LoadProfile(path_);
+    EXPECT_TRUE(p.ok()) << p.status();
+    return p.ok() ? *std::move(p) : model::Profile();
+  }
+
+  // Every record made is in the profile or counted as dropped.
+  void ExpectEveryRecordKept(const model::Profile& p) {
+    const fake_cupti::Totals made = fake_cupti::GetTotals();
+    EXPECT_EQ(p.kernels.size() + p.memcpys.size() + p.api_calls.size() + made.dropped,
+              made.made[0] + made.made[1] + made.made[2]);
+    EXPECT_EQ(p.run.dropped_records, made.dropped);
+    EXPECT_EQ(p.run.buffers_refused, made.refused);
+    if (made.dropped == 0) {
+      EXPECT_EQ(p.kernels.size(), made.made[int(Kind::kKernel)]);
+      EXPECT_EQ(p.memcpys.size(), made.made[int(Kind::kMemcpy)]);
+      EXPECT_EQ(p.api_calls.size(), made.made[int(Kind::kRuntimeApi)]);
+    }
+  }
+
+  static uint64_t Scopes(const model::Profile& p) {
+    uint64_t n = 0;
+    for (const model::RangeRecord& r : p.ranges) n += r.source == model::RangeSource::kScope;
+    return n;
+  }
+
+  std::string path_;
+  std::map<std::string, std::string> env_;
+  std::atomic<uint32_t> next_correlation_{1};
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+TEST_F(SessionThreadsTest, EveryRecordAndScopeReachesTheProfile) {
+  env_["CUSCOPE_BUFFER_SIZE"] = "256K";
+  env_["CUSCOPE_MAX_BUFFERS"] = "64";  // holds every record: none dropped
+  StartSession();
+  StartScopeThreads();
+  StartProducers(2, 10000);
+  JoinAll(/*stop=*/false);
+  model::Profile p = StopAndLoad();
+  EXPECT_EQ(fake_cupti::GetTotals().dropped, 0u);
+  ExpectEveryRecordKept(p);
+  EXPECT_EQ(p.kernels.size() + p.memcpys.size() + p.api_calls.size(), 20000u);
+  EXPECT_EQ(Scopes(p), uint64_t{kScopeThreads} * kScopesPerThread * 2);
+  EXPECT_EQ(p.run.extra["scopes_recorded"], std::to_string(Scopes(p)));
+}
+
+// CUSCOPE_BUFFER_SIZE=64K CUSCOPE_MAX_BUFFERS=2 (--buffer_size=64K --max_buffers=2):
+// records are dropped, and the profile counts every one.
+TEST_F(SessionThreadsTest, TinyBuffersCountEveryDroppedRecord) {
+  env_["CUSCOPE_BUFFER_SIZE"] = "64K";
+  env_["CUSCOPE_MAX_BUFFERS"] = "2";
+  env_["CUSCOPE_FLUSH_PERIOD_MS"] = "50";
+  StartSession();
+  // CUPTI's thread hands nothing back by itself at first: only the flushes do.
+  fake_cupti::PauseWorker(true);
+  StartProducers(1, 20000);
+  JoinAll(/*stop=*/false);
+  fake_cupti::PauseWorker(false);
+  StartScopeThreads();
+  StartProducers(2, 5000);
+  JoinAll(/*stop=*/false);
+  model::Profile p = StopAndLoad();
+  EXPECT_GT(fake_cupti::GetTotals().dropped, 0u);
+  ExpectEveryRecordKept(p);
+  EXPECT_EQ(Scopes(p), uint64_t{kScopeThreads} * kScopesPerThread * 2);
+}
+
+// Capture windows opened and closed by scopes on 64 threads (the GPU kinds switched
+// from application threads) while records are made, and the session stopped while
+// all of it goes on.
+TEST_F(SessionThreadsTest, StopWhileWindowsSwitchAndRecordsAreInFlight) {
+  env_["CUSCOPE_BUFFER_SIZE"] = "64K";
+  env_["CUSCOPE_MAX_BUFFERS"] = "16";
+  env_["CUSCOPE_CAPTURE"] = "range:^outer$";
+  StartSession();
+  StartScopeThreads();
+  StartProducers(2, 1u << 30);  // until stopped
+  while (fake_cupti::GetTotals().made[int(Kind::kRuntimeApi)] < 3000) std::this_thread::yield();
+  model::Profile p = StopAndLoad();
+  JoinAll(/*stop=*/true);
+  // Stop disabled every kind: nothing more is made.
+  EXPECT_FALSE(fake_cupti::Emit(Kind::kKernel, next_correlation_++));
+  EXPECT_FALSE(fake_cupti::Emit(Kind::kRuntimeApi, next_correlation_++));
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  ExpectEveryRecordKept(p);
+  EXPECT_GT(std::stoull(p.run.extra["capture.windows"]), 0u);
+}
+
+}  // namespace
+}  // namespace cuscope::inject
