@@ -1,6 +1,10 @@
 #include "lib/cli/library.h"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdlib>
 #include <functional>
@@ -58,15 +62,50 @@ absl::StatusOr<MetricsLibrary> MetricsLibrary::Load() {
 }
 
 absl::StatusOr<std::string> MetricsLibrary::VisibleChip(std::string* why) const {
-  // cuInit here must not inject a profiler into this command.
-  std::optional<std::string> injection;
-  if (const char* v = std::getenv("CUDA_INJECTION64_PATH")) injection = v;
-  unsetenv("CUDA_INJECTION64_PATH");
-  absl::StatusOr<std::string> chip =
-      Text([&](char* buf, size_t size) { return visible_(buf, size); }, last_error_);
-  if (injection) setenv("CUDA_INJECTION64_PATH", injection->c_str(), 1);
-  if (chip.ok() && chip->empty() && why != nullptr) *why = last_error_();
-  return chip;
+  // The driver is initialized in a child process, which ends with _exit: this command
+  // never holds a CUDA context, a crash in the driver or CUPTI cannot take it down,
+  // and no driver teardown runs at its exit. Nor may cuInit inject a profiler here.
+  int fds[2];
+  if (pipe(fds) != 0) return absl::UnavailableError("cannot ask for the GPU's chip: pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]), close(fds[1]);
+    return absl::UnavailableError("cannot ask for the GPU's chip: fork failed");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    unsetenv("CUDA_INJECTION64_PATH");
+    char buf[256] = {};
+    const int n = visible_(buf, sizeof(buf));
+    std::string answer = n > 0 && static_cast<size_t>(n) < sizeof(buf)
+                             ? std::string("chip ") + buf
+                             : std::string("none ") + last_error_();
+    ssize_t w = write(fds[1], answer.data(), answer.size());
+    (void)w;
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string answer;
+  char chunk[512];
+  for (ssize_t n; (n = read(fds[0], chunk, sizeof(chunk))) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    answer.append(chunk, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (answer.rfind("chip ", 0) == 0) return answer.substr(5);
+  if (why != nullptr) {
+    *why = answer.rfind("none ", 0) == 0
+               ? answer.substr(5)
+               : absl::StrCat("the GPU query ended abnormally (",
+                              WIFSIGNALED(status) ? absl::StrCat("signal ", WTERMSIG(status))
+                                                  : absl::StrCat("exit ", WEXITSTATUS(status)),
+                              ")");
+  }
+  return std::string();
 }
 
 absl::Status MetricsLibrary::Check(const std::string& chip, const std::string& request) const {

@@ -281,7 +281,8 @@ void RecordCollectStats(SessionState& s, const collect::ActivityStats& stats) {
   s.run.dropped_records = stats.dropped_records;
   s.run.buffers_refused = stats.buffers_refused;
   s.run.internal_kernels = stats.internal_kernels;
-  if (stats.records_taken) {
+  // After a failed write the probe's way back is not watched: no takeover to report.
+  if (stats.records_taken && !s.write_failed) {
     s.run.extra["activity.status"] = absl::StrFormat(
         "activity records stopped reaching cuscope (the last API call recorded ended %.3f s "
         "into the run): another CUPTI client (torch.profiler, nsys, ...) took over activity "
@@ -400,6 +401,12 @@ absl::Status Stop(const std::string& reason) {
   s.active = false;
   const bool on_signal = reason.rfind("signal", 0) == 0;
   uint64_t end_ns = CuptiNowNs();
+  // Another CUPTI client (Kineto) may have installed its own timestamp source since
+  // Start: then CUPTI's clock no longer continues start_ns. Keep the run's own clock.
+  if (end_ns < s.run.start_ns) {
+    const int64_t elapsed = UnixNowNs() - s.run.start_unix_ns;
+    end_ns = s.run.start_ns + static_cast<uint64_t>(elapsed > 0 ? elapsed : 0);
+  }
   // Record how the run ended before CUPTI is touched: if the flush below cannot
   // finish (a signal can interrupt the program inside CUDA), the file still says.
   s.run.end_ns = end_ns;
