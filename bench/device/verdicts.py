@@ -4,9 +4,9 @@
     python3 bench/device/verdicts.py BUILD_DIR OUT_DIR > verdicts.md
 
 1. bench/device/gemm_precisions.py (4096 and 8192 in fp16, bf16, tf32, fp32, fp8,
-   int8, fp64) under `cuscope run --metrics=roofline` 5 times, and once under
+   int8, fp64) under `cuscope run --metrics=roofline,sol` 5 times, and once under
    `ncu --section SpeedOfLight --csv --page raw`.
-2. bench/device/gpt2_step.py (2 steps) under cuscope --metrics=roofline once and
+2. bench/device/gpt2_step.py (2 steps) under cuscope --metrics=roofline,sol once and
    under ncu once (its first 400 launches).
 Per kernel signature (name, grid, block; ncu's launches of a signature averaged):
 tensor ops / 2n^3, cuscope's SM % and memory % against ncu's (within 3 points),
@@ -48,7 +48,7 @@ def cuscope_rows(name, cmd):
     path = os.path.join(out, name + ".sqlite")
     if os.path.exists(path):
         os.remove(path)
-    run([cuscope, "run", f"--output={path}", "--metrics=roofline", "--report=none", "--"] + cmd,
+    run([cuscope, "run", f"--output={path}", "--metrics=roofline,sol", "--report=none", "--"] + cmd,
         name + ".log")
     p = subprocess.run([cuscope, "report", path, "--top", "0", "--format", "json"],
                        capture_output=True, text=True)
@@ -125,7 +125,7 @@ def Tensor(row):
 
 
 def compare(label, rows, ncu_sigs):
-    print(f"\n## {label}: cuscope --metrics=roofline against ncu SpeedOfLight\n")
+    print(f"\n## {label}: cuscope --metrics=roofline,sol against ncu SpeedOfLight\n")
     print("| kernel | grid | cuscope SM % | ncu SM % | cuscope mem % | ncu mem % | cuscope class "
           "| ncu class | verdict |")
     print("|---|---|---|---|---|---|---|---|---|")

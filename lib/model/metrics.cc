@@ -23,15 +23,16 @@ const std::vector<std::string>& SetNames() {
 std::vector<std::string> SetMetrics(const std::string& set) {
   std::vector<std::string> m;
   if (set == "roofline" || set == "full") {
-    // FLOPs by precision, bytes by level, the ceilings' inputs, and the speed of
-    // light with its per-unit breakdown (the verdict's inputs, docs/counters.md).
+    // FLOPs by precision, bytes by level and the ceilings' inputs. The speed of light
+    // (ncu's SM % and memory % with the per-unit breakdown) is the `sol` set: 9 more
+    // passes on GH100, too many for region counters and rotate (docs/counters.md).
     m.insert(m.end(), {kDuration, kSmCyclesElapsed, kFadd, kFmul, kFfma, kDadd, kDmul, kDfma,
                        kHadd, kHmul, kHfma, kTensorFp16, kTensorBf16, kTensorTf32, kTensorFp8,
                        kTensorInt8, kTensorFp64, kDramBytes, kL2Bytes, kL1Bytes, kSmClock,
                        kDramClock, kL2Clock, kL1Clock, kDramPeak, kL2Peak, kL1Peak, kFfmaPeak,
                        kDfmaPeak, kHfmaPeak, kTensorFp8DensePeak, kTensorFp64Peak});
   }
-  if (set == "roofline" || set == "sol" || set == "full") {
+  if (set == "sol" || set == "full") {
     m.insert(m.end(), {kDuration, kSmThroughputPct, kMemThroughputPct, kDramThroughputPct,
                        kL2ThroughputPct, kL1ThroughputPct, kTensorPipePct, kFmaPipePct,
                        kFp64PipePct, kIssuePct});
