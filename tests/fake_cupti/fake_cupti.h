@@ -10,8 +10,8 @@
 //   none) is dropped and counted (cuptiActivityGetNumDroppedRecords);
 // - a full buffer is handed back through the completion callback by the fake's own
 //   worker thread; cuptiActivityFlushAll hands back every full buffer on the calling
-//   thread, forced also the partly filled one, and returns only when no completion
-//   (the worker's included) is in progress;
+//   thread, forced also the partly filled one, and returns only when the worker's
+//   completion in progress at the call (if any) has ended;
 // - cuptiActivityGetNextRecord walks what it wrote (fixed-size slots).
 #ifndef CUSCOPE_TESTS_FAKE_CUPTI_FAKE_CUPTI_H_
 #define CUSCOPE_TESTS_FAKE_CUPTI_FAKE_CUPTI_H_
