@@ -30,7 +30,10 @@ std::vector<std::string> SetMetrics(const std::string& set) {
                        kHadd, kHmul, kHfma, kTensorFp16, kTensorBf16, kTensorTf32, kTensorFp8,
                        kTensorInt8, kTensorFp64, kDramBytes, kL2Bytes, kL1Bytes, kSmClock,
                        kDramClock, kL2Clock, kL1Clock, kDramPeak, kL2Peak, kL1Peak, kFfmaPeak,
-                       kDfmaPeak, kHfmaPeak, kTensorFp8DensePeak, kTensorFp64Peak});
+                       kDfmaPeak, kHfmaPeak, kTensorFp8DensePeak, kTensorFp64Peak,
+                       // L1 as % of peak without the sol set: bytes, and the LSU
+                       // wavefronts that uncoalesced or broadcast access (naive SGEMM) adds.
+                       kL1Pct, kL1WavefrontsPct});
   }
   if (set == "sol" || set == "full") {
     m.insert(m.end(), {kDuration, kSmThroughputPct, kMemThroughputPct, kDramThroughputPct,

@@ -549,7 +549,9 @@ TEST_F(GpuTest, RegionCountersOfThePyTorchForwardPass) {
   std::string path = TempPath("region_counters_forward.sqlite");
   Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none",
                          "--metrics=roofline", "--regions=^forward$", "--region_counters=1", "--",
-                         "python3", SourceDir() + "/examples/python/transformer_regions.py"},
+                         "python3", SourceDir() + "/examples/python/transformer_regions.py",
+                         // one forward pass per pass of the roofline set (7 on GH100), and more
+                         "--steps", "12"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
