@@ -33,8 +33,12 @@ Workload MakeWorkload(int launches, int distinct_kernels) {
     k.deviceId = 0;
     k.contextId = 1;
     k.streamId = 7 + i % 4;
-    k.gridX = 128; k.gridY = 1; k.gridZ = 1;
-    k.blockX = 256; k.blockY = 1; k.blockZ = 1;
+    k.gridX = 128;
+    k.gridY = 1;
+    k.gridZ = 1;
+    k.blockX = 256;
+    k.blockY = 1;
+    k.blockZ = 1;
     k.registersPerThread = 32;
     k.correlationId = i + 1;
     k.name = w.names[i % distinct_kernels].c_str();

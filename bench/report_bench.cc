@@ -22,10 +22,10 @@ namespace cuscope {
 namespace {
 
 struct Shape {
-  size_t kernels = 0;   // each launched by one cudaLaunchKernel
-  size_t memcpys = 0;   // each launched by one cudaMemcpyAsync
-  size_t memsets = 0;   // each launched by one cudaMemsetAsync
-  size_t ranges = 0;    // "step" ranges, each with a nested "forward" range
+  size_t kernels = 0;  // each launched by one cudaLaunchKernel
+  size_t memcpys = 0;  // each launched by one cudaMemcpyAsync
+  size_t memsets = 0;  // each launched by one cudaMemsetAsync
+  size_t ranges = 0;   // "step" ranges, each with a nested "forward" range
   uint32_t threads = 4;
 };
 
@@ -49,9 +49,9 @@ std::unique_ptr<model::Profile> MakeProfile(const Shape& shape) {
 
   std::vector<model::StringId> names, mangled;
   for (int i = 0; i < 64; ++i) {
-    names.push_back(p->strings.Intern(
-        "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_" +
-        std::to_string(i) + "x64_64x3_tn_align8>(Params)"));
+    names.push_back(
+        p->strings.Intern("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_" +
+                          std::to_string(i) + "x64_64x3_tn_align8>(Params)"));
     mangled.push_back(p->strings.Intern("_ZN7cutlass7Kernel2I" + std::to_string(i) + "EEvT_"));
   }
   const model::StringId launch = p->strings.Intern("cudaLaunchKernel");
@@ -231,9 +231,15 @@ void BM_WriteReport1MKernels(benchmark::State& state) {
   for (auto _ : state) {
     std::ostringstream out;
     switch (state.range(0)) {
-      case 0: report::WriteText(*data, options, out); break;
-      case 1: report::WriteCsv(*data, options, out); break;
-      default: report::WriteJson(*data, options, out); break;
+      case 0:
+        report::WriteText(*data, options, out);
+        break;
+      case 1:
+        report::WriteCsv(*data, options, out);
+        break;
+      default:
+        report::WriteJson(*data, options, out);
+        break;
     }
     bytes += out.str().size();
     benchmark::DoNotOptimize(out);
@@ -241,7 +247,11 @@ void BM_WriteReport1MKernels(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.SetLabel(state.range(0) == 0 ? "text" : state.range(0) == 1 ? "csv" : "json");
 }
-BENCHMARK(BM_WriteReport1MKernels)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_WriteReport1MKernels)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 }  // namespace

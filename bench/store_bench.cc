@@ -25,8 +25,8 @@ using store::SaveProfile;
 
 std::string BenchPath(const char* name) {
   const char* tmpdir = std::getenv("TMPDIR");
-  return absl::StrCat(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp", "/cuscope_",
-                      name, "_", getpid(), ".sqlite");
+  return absl::StrCat(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp", "/cuscope_", name,
+                      "_", getpid(), ".sqlite");
 }
 
 // Kernel launches shaped like a real trace: a few hundred distinct kernels,

@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
   cudaDeviceSynchronize();
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("WALL %.4f s for %d launches\n", s, n_saxpy + n_sgemm + n_tiny);
-  cudaFree(x); cudaFree(y); cudaFree(a); cudaFree(b); cudaFree(c);
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
   return 0;
 }

@@ -6,9 +6,9 @@
 //     batch and "LAUNCHES <n>" at the end, then: exit returns 0; kill sends itself
 //     SIGKILL; segv writes to a page mapped PROT_NONE (a real SIGSEGV, no core file).
 //   fault_demo threads T ITERS PER_ITER
-//     T threads, started together, each on its own stream: ITERS times, a CUSCOPE_SCOPE("fault_scope")
-//     holding an NVTX range "fault_nvtx" holding PER_ITER launches. Prints
-//     "LAUNCHES <n> SCOPES <s> NVTX <r>".
+//     T threads, started together, each on its own stream: ITERS times, a
+//     CUSCOPE_SCOPE("fault_scope") holding an NVTX range "fault_nvtx" holding PER_ITER launches.
+//     Prints "LAUNCHES <n> SCOPES <s> NVTX <r>".
 //
 // Links libcuscope (CUSCOPE_SCOPE); profiled by injection or `cuscope run`.
 #include <cuda_runtime.h>
@@ -28,14 +28,13 @@
 
 #include "cuscope/scope.h"
 
-#define CHECK(call)                                                           \
-  do {                                                                        \
-    cudaError_t err_ = (call);                                                \
-    if (err_ != cudaSuccess) {                                                \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                 \
-                   cudaGetErrorString(err_));                                 \
-      std::exit(3);                                                           \
-    }                                                                         \
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    cudaError_t err_ = (call);                                                           \
+    if (err_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
+      std::exit(3);                                                                      \
+    }                                                                                    \
   } while (0)
 
 __global__ void tick(float* y) {
@@ -110,8 +109,7 @@ int Threads(int threads, int iters, int per_iter) {
   for (auto& th : pool) th.join();
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaFree(y));
-  std::printf("LAUNCHES %ld SCOPES %ld NVTX %ld\n", launches.load(), scopes.load(),
-              ranges.load());
+  std::printf("LAUNCHES %ld SCOPES %ld NVTX %ld\n", launches.load(), scopes.load(), ranges.load());
   return 0;
 }
 

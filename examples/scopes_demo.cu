@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
   bool own = cuscope::Session::Start(cuscope::Options().Set("CUSCOPE_OUTPUT", output), &error);
   if (!own) {
     // Already injected (CUDA_INJECTION64_PATH): the injected session records.
-    std::printf("session: %s\n", cuscope::Session::Active() ? "joined the running one"
-                                                            : error.c_str());
+    std::printf("session: %s\n",
+                cuscope::Session::Active() ? "joined the running one" : error.c_str());
   }
   const int n = 1 << 20;
   float* y = nullptr;

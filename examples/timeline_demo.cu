@@ -12,14 +12,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                           \
-  do {                                                                        \
-    cudaError_t err_ = (call);                                                \
-    if (err_ != cudaSuccess) {                                                \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                 \
-                   cudaGetErrorString(err_));                                 \
-      std::exit(1);                                                           \
-    }                                                                         \
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    cudaError_t err_ = (call);                                                           \
+    if (err_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 __global__ void saxpy(int n, float a, const float* x, float* y) {
@@ -70,7 +69,7 @@ int main(int argc, char** argv) {
 
   nvtxRangePushA("copies");
   CHECK(cudaMemcpy(x, pageable.data(), bytes, cudaMemcpyHostToDevice));  // pageable
-  CHECK(cudaMemcpyAsync(y, pinned, bytes, cudaMemcpyHostToDevice, s1));   // pinned
+  CHECK(cudaMemcpyAsync(y, pinned, bytes, cudaMemcpyHostToDevice, s1));  // pinned
   CHECK(cudaMemsetAsync(y, 0, bytes, s1));
   CHECK(cudaStreamSynchronize(s1));
   nvtxRangePop();

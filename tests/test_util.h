@@ -43,8 +43,8 @@ inline ProgramResult RunProgram(const std::vector<std::string>& argv,
                                 const std::map<std::string, std::string>& env = {},
                                 int kill_after_ms = 0) {
   static int counter = 0;
-  const std::string stem = TempPath("run_" + std::to_string(getpid()) + "_" +
-                                    std::to_string(counter++));
+  const std::string stem =
+      TempPath("run_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
   const std::string out_path = stem + ".out", err_path = stem + ".err";
   pid_t pid = fork();
   if (pid == 0) {

@@ -7,6 +7,7 @@
 //           -L/usr/local/cuda/lib64 -lcupti -o libcupti_floor.so
 // Use:    CUDA_INJECTION64_PATH=$PWD/libcupti_floor.so CUPTI_FLOOR_KINDS=kernel,runtime ./app
 #include <cupti.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +25,10 @@ void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_reco
 void CUPTIAPI OnBufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ++g_kernels; else ++g_other;
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+      ++g_kernels;
+    else
+      ++g_other;
   }
   free(buffer);
 }
@@ -33,7 +37,8 @@ void AtExit() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   size_t dropped = 0;
   cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
-  fprintf(stderr, "[cupti-floor] kernels=%ld other=%ld dropped=%zu\n", g_kernels.load(), g_other.load(), dropped);
+  fprintf(stderr, "[cupti-floor] kernels=%ld other=%ld dropped=%zu\n", g_kernels.load(),
+          g_other.load(), dropped);
 }
 }  // namespace
 

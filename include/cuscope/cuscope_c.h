@@ -84,8 +84,8 @@ CUSCOPE_API int cuscope_metrics_check(const char* chip, const char* request);
 /* The sets and metrics of `request` (NULL or "": every named set, one line each)
  * resolved for `chip`: each metric with CUPTI's description, the chip's own name for
  * it where it differs, and what the chip cannot measure. `format`: "text" or "json". */
-CUSCOPE_API int cuscope_metrics_resolve(const char* chip, const char* request,
-                                        const char* format, char* buf, size_t size);
+CUSCOPE_API int cuscope_metrics_resolve(const char* chip, const char* request, const char* format,
+                                        char* buf, size_t size);
 
 #ifdef __cplusplus
 }

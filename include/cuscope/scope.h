@@ -40,10 +40,9 @@ class Scope {
 };
 
 // The variable is cuscope_scope_<line>_<counter>: unique, also with two on a line.
-#define CUSCOPE_SCOPE(name)                                                     \
-  ::cuscope::Scope CUSCOPE_SCOPE_CAT_(                                          \
-      CUSCOPE_SCOPE_CAT_(cuscope_scope_, __LINE__),                             \
-      CUSCOPE_SCOPE_CAT_(_, __COUNTER__))(name)
+#define CUSCOPE_SCOPE(name)                                                         \
+  ::cuscope::Scope CUSCOPE_SCOPE_CAT_(CUSCOPE_SCOPE_CAT_(cuscope_scope_, __LINE__), \
+                                      CUSCOPE_SCOPE_CAT_(_, __COUNTER__))(name)
 
 #else  // CUSCOPE_DISABLE
 

@@ -1,7 +1,5 @@
 // AnalyzeCounters (lib/analysis/kernel_counters.h): counter sets grouped by kernel
 // signature, averaged, joined with the kernel records and derived (counter_derive.h).
-#include "lib/analysis/kernel_counters.h"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "lib/analysis/counter_derive.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/summary.h"
 
 namespace cuscope::analysis {
@@ -56,8 +55,8 @@ void AddRegionKernelTime(const model::Profile& p, std::map<uint32_t, Ceilings>& 
 }
 
 // Signature of a counter set: (device, name, grid, block).
-using SetKey = std::tuple<uint32_t, std::string, uint32_t, uint32_t, uint32_t, uint32_t,
-                          uint32_t, uint32_t>;
+using SetKey =
+    std::tuple<uint32_t, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
 SetKey MakeKey(uint32_t device, const std::string& name, const model::Dim3& g,
                const model::Dim3& b) {
   return {device, name, g.x, g.y, g.z, b.x, b.y, b.z};
@@ -152,7 +151,8 @@ uint64_t AddKernelRecords(const model::Profile& p, SetGroups& groups) {
     const model::Dim3 grid{gx, gy, gz}, block{bx, by, bz};
     // The set's name is the demangled name; a record without one matches by mangled name.
     auto it = groups.find(MakeKey(device, p.str(name_id), grid, block));
-    if ((it == groups.end() || name_id == model::kEmptyString) && mangled_id != model::kEmptyString) {
+    if ((it == groups.end() || name_id == model::kEmptyString) &&
+        mangled_id != model::kEmptyString) {
       auto by_mangled = groups.find(MakeKey(device, p.str(mangled_id), grid, block));
       if (by_mangled != groups.end()) it = by_mangled;
     }

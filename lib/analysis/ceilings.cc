@@ -67,7 +67,8 @@ class DeviceValues {
 
 // Product of positive factors, 0 when one is missing.
 double Peak(double per_cycle, double factor, double clock_hz) {
-  if (!(per_cycle > 0) || !(clock_hz > 0) || !std::isfinite(per_cycle) || !std::isfinite(clock_hz)) {
+  if (!(per_cycle > 0) || !(clock_hz > 0) || !std::isfinite(per_cycle) ||
+      !std::isfinite(clock_hz)) {
     return 0;
   }
   return per_cycle * factor * clock_hz;
@@ -77,35 +78,55 @@ double Peak(double per_cycle, double factor, double clock_hz) {
 
 const char* PrecisionName(Precision p) {
   switch (p) {
-    case Precision::kFp64: return "FP64";
-    case Precision::kFp32: return "FP32";
-    case Precision::kFp16: return "FP16";
-    case Precision::kTensorFp16: return "FP16 tensor";
-    case Precision::kTensorBf16: return "BF16 tensor";
-    case Precision::kTensorTf32: return "TF32 tensor";
-    case Precision::kTensorFp8: return "FP8 tensor";
-    case Precision::kTensorInt8: return "INT8 tensor";
-    case Precision::kTensorFp64: return "FP64 tensor";
+    case Precision::kFp64:
+      return "FP64";
+    case Precision::kFp32:
+      return "FP32";
+    case Precision::kFp16:
+      return "FP16";
+    case Precision::kTensorFp16:
+      return "FP16 tensor";
+    case Precision::kTensorBf16:
+      return "BF16 tensor";
+    case Precision::kTensorTf32:
+      return "TF32 tensor";
+    case Precision::kTensorFp8:
+      return "FP8 tensor";
+    case Precision::kTensorInt8:
+      return "INT8 tensor";
+    case Precision::kTensorFp64:
+      return "FP64 tensor";
   }
   return "?";
 }
 
 const char* PrecisionKey(Precision p) {
   switch (p) {
-    case Precision::kFp64: return "fp64";
-    case Precision::kFp32: return "fp32";
-    case Precision::kFp16: return "fp16";
-    case Precision::kTensorFp16: return "tensor_fp16";
-    case Precision::kTensorBf16: return "tensor_bf16";
-    case Precision::kTensorTf32: return "tensor_tf32";
-    case Precision::kTensorFp8: return "tensor_fp8";
-    case Precision::kTensorInt8: return "tensor_int8";
-    case Precision::kTensorFp64: return "tensor_fp64";
+    case Precision::kFp64:
+      return "fp64";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kTensorFp16:
+      return "tensor_fp16";
+    case Precision::kTensorBf16:
+      return "tensor_bf16";
+    case Precision::kTensorTf32:
+      return "tensor_tf32";
+    case Precision::kTensorFp8:
+      return "tensor_fp8";
+    case Precision::kTensorInt8:
+      return "tensor_int8";
+    case Precision::kTensorFp64:
+      return "tensor_fp64";
   }
   return "?";
 }
 
-bool IsTensor(Precision p) { return static_cast<int>(p) >= static_cast<int>(Precision::kTensorFp16); }
+bool IsTensor(Precision p) {
+  return static_cast<int>(p) >= static_cast<int>(Precision::kTensorFp16);
+}
 
 double PeakFlops(const Ceilings& c, Precision p) { return c.peak_flops[static_cast<size_t>(p)]; }
 double PeakFlopsPerCycle(const Ceilings& c, Precision p) {
@@ -114,9 +135,11 @@ double PeakFlopsPerCycle(const Ceilings& c, Precision p) {
 
 Ceilings ComputeCeilings(const model::Profile& profile, uint32_t device_id) {
   static const std::vector<const char*> kMetrics = {
-      m::kSmClock,  m::kDramClock, m::kL2Clock,   m::kL1Clock,   m::kDramPeak,
-      m::kL2Peak,   m::kL1Peak,    m::kFfmaPeak,  m::kDfmaPeak,  m::kHfmaPeak,
-      m::kTensorFp8DensePeak, m::kTensorFp64Peak, m::kTensorFp16Peak, m::kTensorBf16Peak};
+      m::kSmClock,        m::kDramClock,          m::kL2Clock,
+      m::kL1Clock,        m::kDramPeak,           m::kL2Peak,
+      m::kL1Peak,         m::kFfmaPeak,           m::kDfmaPeak,
+      m::kHfmaPeak,       m::kTensorFp8DensePeak, m::kTensorFp64Peak,
+      m::kTensorFp16Peak, m::kTensorBf16Peak};
   const DeviceValues v(profile, device_id, kMetrics);
   Ceilings c;
   c.device_id = device_id;

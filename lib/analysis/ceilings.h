@@ -16,14 +16,21 @@ namespace cuscope::analysis {
 // The precisions with a roof of their own: CUDA-core FP64/FP32/FP16 (SASS
 // instruction counts) and the tensor cores by source precision.
 enum class Precision : uint8_t {
-  kFp64 = 0, kFp32, kFp16,
-  kTensorFp16, kTensorBf16, kTensorTf32, kTensorFp8, kTensorInt8, kTensorFp64,
+  kFp64 = 0,
+  kFp32,
+  kFp16,
+  kTensorFp16,
+  kTensorBf16,
+  kTensorTf32,
+  kTensorFp8,
+  kTensorInt8,
+  kTensorFp64,
 };
 inline constexpr size_t kPrecisionCount = 9;
 inline constexpr Precision kAllPrecisions[kPrecisionCount] = {
-    Precision::kFp32,        Precision::kFp64,        Precision::kFp16,
-    Precision::kTensorFp16,  Precision::kTensorBf16,  Precision::kTensorTf32,
-    Precision::kTensorFp8,   Precision::kTensorInt8,  Precision::kTensorFp64};
+    Precision::kFp32,       Precision::kFp64,       Precision::kFp16,
+    Precision::kTensorFp16, Precision::kTensorBf16, Precision::kTensorTf32,
+    Precision::kTensorFp8,  Precision::kTensorInt8, Precision::kTensorFp64};
 const char* PrecisionName(Precision p);  // "FP64", "FP32", "FP16", "BF16 tensor", ...
 const char* PrecisionKey(Precision p);   // "fp64", "fp32", "fp16", "tensor_bf16", ...
 bool IsTensor(Precision p);
@@ -38,10 +45,10 @@ struct Ceilings {
   // docs/counters.md ("Ceilings"), from metrics::kTensorFp8DensePeak and friends.
   double flops_per_cycle[kPrecisionCount] = {};
   double peak_flops[kPrecisionCount] = {};
-  double peak_dram_bytes_per_s = 0;   // DRAM bytes/cycle peak x DRAM clock
-  double peak_l2_bytes_per_s = 0;     // L2 bytes/cycle peak x L2 clock
-  double peak_l1_bytes_per_s = 0;     // L1 bytes/cycle peak x L1 clock
-  bool valid = false;                 // at least one ceiling is known
+  double peak_dram_bytes_per_s = 0;  // DRAM bytes/cycle peak x DRAM clock
+  double peak_l2_bytes_per_s = 0;    // L2 bytes/cycle peak x L2 clock
+  double peak_l1_bytes_per_s = 0;    // L1 bytes/cycle peak x L1 clock
+  bool valid = false;                // at least one ceiling is known
 };
 
 // The FLOP/s roof of one precision (0 when unknown), and its FLOPs per SM cycle.

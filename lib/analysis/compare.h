@@ -34,7 +34,7 @@ struct Delta {
 
 struct Comparison {
   uint64_t base_wall_ns = 0, next_wall_ns = 0;
-  uint64_t base_kernel_ns = 0, next_kernel_ns = 0;    // sum of kernel times
+  uint64_t base_kernel_ns = 0, next_kernel_ns = 0;  // sum of kernel times
   uint64_t base_kernel_count = 0, next_kernel_count = 0;
   std::vector<Delta> kernels;  // by |change of total time|, largest first
   std::vector<Delta> regions;  // by |change of total time|, largest first

@@ -148,20 +148,18 @@ void DeriveOccupancy(KernelCounters& k, const model::DeviceInfo* device) {
       device != nullptr && device->sm_count > 0 ? device->sm_count : kDefaultSmCount;
   static const model::DeviceInfo kNoDevice;
   if (!k.region && k.launch_config) {
-    k.theoretical = TheoreticalOccupancy(device != nullptr ? *device : kNoDevice,
-                                         static_cast<uint32_t>(k.block.volume()),
-                                         k.launch_config->registers_per_thread,
-                                         k.launch_config->shared_bytes_per_block);
+    k.theoretical = TheoreticalOccupancy(
+        device != nullptr ? *device : kNoDevice, static_cast<uint32_t>(k.block.volume()),
+        k.launch_config->registers_per_thread, k.launch_config->shared_bytes_per_block);
   }
   if (!k.region && k.grid.volume() > 0) {
-    const int per_sm = k.theoretical.valid && k.theoretical.blocks_per_sm > 0
-                           ? k.theoretical.blocks_per_sm
-                           : 1;
+    const int per_sm =
+        k.theoretical.valid && k.theoretical.blocks_per_sm > 0 ? k.theoretical.blocks_per_sm : 1;
     k.wave_blocks = uint64_t(sm_count) * uint64_t(per_sm);
   }
   if (k.has(m::kWarpsActivePct) || k.has(m::kWarpsActivePerCycle)) {
-    k.achieved_occupancy = AchievedOccupancy{k.value(m::kWarpsActivePct),
-                                             k.value(m::kWarpsActivePerCycle)};
+    k.achieved_occupancy =
+        AchievedOccupancy{k.value(m::kWarpsActivePct), k.value(m::kWarpsActivePerCycle)};
   }
 }
 
@@ -185,21 +183,26 @@ void DeriveMemoryAccess(KernelCounters& k) {
   }
   if (!measured) return;
   MemoryAccess& a = k.memory.emplace();
-  a.shared_ld_conflicts_per_inst = Ratio(k.value(m::kSharedLdBankConflicts), k.value(m::kSharedLdInst));
-  a.shared_st_conflicts_per_inst = Ratio(k.value(m::kSharedStBankConflicts), k.value(m::kSharedStInst));
-  a.global_ld_sectors_per_request = Ratio(k.value(m::kGlobalLdSectors), k.value(m::kGlobalLdRequests));
-  a.global_st_sectors_per_request = Ratio(k.value(m::kGlobalStSectors), k.value(m::kGlobalStRequests));
+  a.shared_ld_conflicts_per_inst =
+      Ratio(k.value(m::kSharedLdBankConflicts), k.value(m::kSharedLdInst));
+  a.shared_st_conflicts_per_inst =
+      Ratio(k.value(m::kSharedStBankConflicts), k.value(m::kSharedStInst));
+  a.global_ld_sectors_per_request =
+      Ratio(k.value(m::kGlobalLdSectors), k.value(m::kGlobalLdRequests));
+  a.global_st_sectors_per_request =
+      Ratio(k.value(m::kGlobalStSectors), k.value(m::kGlobalStRequests));
 }
 
 void DeriveSpeedOfLight(KernelCounters& k) {
   const char* fma = k.has(m::kFmaPipePct) ? m::kFmaPipePct : m::kLegacyFmaPipePct;
-  const char* dram = k.has(m::kDramThroughputPct) ? m::kDramThroughputPct : m::kLegacyDramThroughputPct;
+  const char* dram =
+      k.has(m::kDramThroughputPct) ? m::kDramThroughputPct : m::kLegacyDramThroughputPct;
   const char* l1 = k.has(m::kL1ThroughputPct) ? m::kL1ThroughputPct : m::kLegacyL1ThroughputPct;
   const std::pair<const char*, const char*> units[] = {
-      {"SM", m::kSmThroughputPct},        {"DRAM", dram},          {"L2", m::kL2ThroughputPct},
-      {"L1", l1},                         {"tensor pipe", m::kTensorPipePct},
-      {"FMA pipe", fma},                  {"FP64 pipe", m::kFp64PipePct},
-      {"issue", m::kIssuePct}};
+      {"SM", m::kSmThroughputPct},        {"DRAM", dram},
+      {"L2", m::kL2ThroughputPct},        {"L1", l1},
+      {"tensor pipe", m::kTensorPipePct}, {"FMA pipe", fma},
+      {"FP64 pipe", m::kFp64PipePct},     {"issue", m::kIssuePct}};
   bool measured = k.has(m::kMemThroughputPct);
   std::string highest_unit;
   double highest = -1;
@@ -234,8 +237,8 @@ std::vector<UnitUse> VerdictUnits(const KernelCounters& k) {
                                                 {Unit::kFp64Pipe, m::kFp64PipePct},
                                                 {Unit::kIssue, m::kIssuePct}};
   for (const auto& [unit, metric] : pipes) {
-    const bool seen = std::any_of(units.begin(), units.end(),
-                                  [&](const UnitUse& u) { return u.unit == unit; });
+    const bool seen =
+        std::any_of(units.begin(), units.end(), [&](const UnitUse& u) { return u.unit == unit; });
     if (k.has(metric) && !seen) units.push_back({unit, k.value(metric)});
   }
   if (units.empty() && k.pct_compute) units.push_back({Unit::kCompute, *k.pct_compute});
@@ -249,8 +252,8 @@ VerdictEvidence EvidenceOf(const KernelCounters& k) {
   VerdictEvidence e;
   if (!k.stalls.empty()) e.top_stall = {{k.stalls.front().reason, k.stalls.front().percent}};
   if (k.memory) {
-    e.shared_conflicts_per_inst = std::max(k.memory->shared_ld_conflicts_per_inst,
-                                           k.memory->shared_st_conflicts_per_inst);
+    e.shared_conflicts_per_inst =
+        std::max(k.memory->shared_ld_conflicts_per_inst, k.memory->shared_st_conflicts_per_inst);
   }
   if (k.achieved_occupancy) e.achieved_occupancy_pct = k.achieved_occupancy->percent;
   if (k.theoretical.valid) e.theoretical_occupancy_pct = k.theoretical.percent;

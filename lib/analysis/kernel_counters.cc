@@ -21,18 +21,16 @@ std::string KernelCounters::StrategyNames() const {
 }
 
 double KernelCounters::value(const std::string& metric, double fallback) const {
-  auto it = std::lower_bound(values.begin(), values.end(), metric,
-                             [](const std::pair<std::string, double>& a, const std::string& b) {
-                               return a.first < b;
-                             });
+  auto it = std::lower_bound(
+      values.begin(), values.end(), metric,
+      [](const std::pair<std::string, double>& a, const std::string& b) { return a.first < b; });
   return it != values.end() && it->first == metric ? it->second : fallback;
 }
 
 bool KernelCounters::has(const std::string& metric) const {
-  auto it = std::lower_bound(values.begin(), values.end(), metric,
-                             [](const std::pair<std::string, double>& a, const std::string& b) {
-                               return a.first < b;
-                             });
+  auto it = std::lower_bound(
+      values.begin(), values.end(), metric,
+      [](const std::pair<std::string, double>& a, const std::string& b) { return a.first < b; });
   return it != values.end() && it->first == metric;
 }
 

@@ -25,8 +25,8 @@
 namespace cuscope::analysis {
 
 struct StallShare {
-  std::string reason;    // "long_scoreboard", ...
-  double percent = 0;    // stalled_<reason>.avg / warps_active.avg x 100
+  std::string reason;  // "long_scoreboard", ...
+  double percent = 0;  // stalled_<reason>.avg / warps_active.avg x 100
 };
 
 // From a kernel record of the signature.
@@ -50,8 +50,8 @@ struct MemoryAccess {
 // % of peak over the elapsed cycles (0 when not measured).
 struct SpeedOfLight {
   bool has_sm = false, has_memory = false;  // sm_pct, memory_pct measured
-  double sm_pct = 0, memory_pct = 0, dram_pct = 0, l2_pct = 0, l1_pct = 0,
-         tensor_pipe_pct = 0, fma_pipe_pct = 0, fp64_pipe_pct = 0, issue_pct = 0;
+  double sm_pct = 0, memory_pct = 0, dram_pct = 0, l2_pct = 0, l1_pct = 0, tensor_pipe_pct = 0,
+         fma_pipe_pct = 0, fp64_pipe_pct = 0, issue_pct = 0;
   std::string highest_unit;  // "SM", "DRAM", "L2", "L1", "tensor pipe", "FMA pipe",
                              // "FP64 pipe", "issue"; "" for none
 };
@@ -72,7 +72,7 @@ struct PrecisionFlops {
 struct RegionKernels {
   double ns_per_instance = 0;  // > 0
   uint64_t traced_instances = 0;
-  double flops_per_s = 0;      // the region's FLOPs / ns_per_instance
+  double flops_per_s = 0;  // the region's FLOPs / ns_per_instance
   // The dominant precision's FLOP/s while they run, % of its roof (when known).
   std::optional<double> dominant_pct_of_peak;
 };
@@ -89,17 +89,17 @@ struct KernelCounters {
   std::optional<LaunchConfig> launch_config;  // absent when no kernel record was found
 
   // --- How it was measured.
-  uint64_t sets = 0;                // CounterSets averaged
+  uint64_t sets = 0;                  // CounterSets averaged
   std::vector<uint32_t> set_indices;  // those sets, as indices into profile.counters
-  uint64_t measured_launches = 0;   // correlation ids over those sets
+  uint64_t measured_launches = 0;     // correlation ids over those sets
   uint32_t max_passes = 0;
   std::vector<model::CounterStrategy> strategies;  // each strategy seen, first-seen order
   std::string StrategyNames() const;               // "rotate", "rotate+kernel replay", ...
 
   // --- Kernel time of the signature, from the profile's kernel records.
-  uint64_t launches = 0;        // kernel records of the signature
-  uint64_t total_time_ns = 0;   // ranking key (see AnalyzeCounters)
-  double time_percent = 0;      // of the profile's total kernel time
+  uint64_t launches = 0;       // kernel records of the signature
+  uint64_t total_time_ns = 0;  // ranking key (see AnalyzeCounters)
+  double time_percent = 0;     // of the profile's total kernel time
 
   // Every metric, averaged over the sets that have it, sorted by name.
   std::vector<std::pair<std::string, double>> values;
@@ -111,15 +111,13 @@ struct KernelCounters {
   double elapsed_cycles = 0, sm_clock_hz = 0;
   // FLOPs by precision (index: static_cast<size_t>(Precision)).
   PrecisionFlops by_precision[kPrecisionCount];
-  const PrecisionFlops& flops_of(Precision p) const {
-    return by_precision[static_cast<size_t>(p)];
-  }
+  const PrecisionFlops& flops_of(Precision p) const { return by_precision[static_cast<size_t>(p)]; }
   // CUDA-core FLOPs by precision, tensor FLOPs (every tensor precision), the total.
   double fp64_flops = 0, fp32_flops = 0, fp16_flops = 0, tensor_flops = 0;
   double total_flops = 0;
   double dram_bytes = 0, l2_bytes = 0, l1_bytes = 0;
-  double fp64_flops_per_s = 0, fp32_flops_per_s = 0, fp16_flops_per_s = 0,
-         tensor_flops_per_s = 0, total_flops_per_s = 0;
+  double fp64_flops_per_s = 0, fp32_flops_per_s = 0, fp16_flops_per_s = 0, tensor_flops_per_s = 0,
+         total_flops_per_s = 0;
   double dram_bytes_per_s = 0, l2_bytes_per_s = 0, l1_bytes_per_s = 0;
   // FLOPs per byte at each level; +infinity when no bytes moved there (printed "-").
   double ai_dram = 0, ai_l2 = 0, ai_l1 = 0;

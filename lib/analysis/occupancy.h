@@ -15,11 +15,11 @@ inline constexpr int kDefaultSmCount = 132;
 
 // Theoretical occupancy of a launch configuration on one SM.
 struct Occupancy {
-  bool valid = false;      // false when the block cannot launch (too many threads/registers/smem)
+  bool valid = false;  // false when the block cannot launch (too many threads/registers/smem)
   int blocks_per_sm = 0;
   int warps_per_sm = 0;
-  double percent = 0;      // warps_per_sm / max warps per SM x 100
-  std::string limiter;     // "warps", "blocks", "registers", "shared memory" ("" when invalid)
+  double percent = 0;   // warps_per_sm / max warps per SM x 100
+  std::string limiter;  // "warps", "blocks", "registers", "shared memory" ("" when invalid)
   // Blocks per SM allowed by each limit (a large number when not limiting).
   int limit_warps = 0, limit_blocks = 0, limit_registers = 0, limit_shared = 0;
 };

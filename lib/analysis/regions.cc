@@ -164,8 +164,8 @@ void RankRegionRows(std::vector<RegionSummaryRow>& out) {
       return a.name < b.name;
     };
     if (row.top_kernels.size() > 5) {
-      std::partial_sort(row.top_kernels.begin(), row.top_kernels.begin() + 5,
-                        row.top_kernels.end(), by_total);
+      std::partial_sort(row.top_kernels.begin(), row.top_kernels.begin() + 5, row.top_kernels.end(),
+                        by_total);
       row.top_kernels.resize(5);
     } else {
       std::sort(row.top_kernels.begin(), row.top_kernels.end(), by_total);
@@ -197,8 +197,8 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
     const model::RangeRecord& r = ranges[i];
     const uint32_t parent = attribution.range_parent[i];
     const uint32_t parent_path = parent == kNone ? kNone : range_path[parent];
-    auto [pit, new_path] =
-        path_ids.try_emplace(std::make_pair(parent_path, r.name), static_cast<uint32_t>(paths.size()));
+    auto [pit, new_path] = path_ids.try_emplace(std::make_pair(parent_path, r.name),
+                                                static_cast<uint32_t>(paths.size()));
     if (new_path) {
       absl::string_view name = profile.str(r.name);
       if (name.empty()) name = "<unnamed>";
@@ -250,8 +250,8 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
   }
   for (const auto& [key, total] : row_kernels) {
     RegionSummaryRow& row = out[key >> 32];
-    row.top_kernels.push_back(
-        RegionTopKernel{kernel_names.Name(static_cast<uint32_t>(key & 0xffffffffu)), total.count, total.total_ns});
+    row.top_kernels.push_back(RegionTopKernel{
+        kernel_names.Name(static_cast<uint32_t>(key & 0xffffffffu)), total.count, total.total_ns});
   }
   RankRegionRows(out);
   return out;

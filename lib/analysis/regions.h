@@ -21,11 +21,11 @@ struct RegionTopKernel {
 };
 
 struct RegionSummaryRow {
-  std::string path;         // "step/forward/attention": names of the enclosing ranges
-  std::string domain;       // NVTX domain, "" for the default one
-  DurationStats stats;      // wall (CPU-side) duration of the region instances
-  uint64_t kernel_count = 0;   // kernels launched inside (all instances)
-  uint64_t gpu_time_ns = 0;    // sum of those kernels' durations
+  std::string path;           // "step/forward/attention": names of the enclosing ranges
+  std::string domain;         // NVTX domain, "" for the default one
+  DurationStats stats;        // wall (CPU-side) duration of the region instances
+  uint64_t kernel_count = 0;  // kernels launched inside (all instances)
+  uint64_t gpu_time_ns = 0;   // sum of those kernels' durations
   std::vector<RegionTopKernel> top_kernels;  // by total time, at most 5
 };
 

@@ -27,9 +27,9 @@ void FillTimePercent(std::vector<Row>& rows) {
   uint64_t total = 0;
   for (const Row& r : rows) model::AddTo(total, r.stats.total_ns);
   for (Row& r : rows) {
-    r.time_percent = total > 0 ? 100.0 * static_cast<double>(r.stats.total_ns) /
-                                     static_cast<double>(total)
-                               : 0.0;
+    r.time_percent =
+        total > 0 ? 100.0 * static_cast<double>(r.stats.total_ns) / static_cast<double>(total)
+                  : 0.0;
   }
 }
 
@@ -212,8 +212,7 @@ void SummarizeApi(const model::Profile& profile, Summary& out) {
     }
     const uint64_t key = a.name != model::kEmptyString
                              ? uint64_t{a.name}
-                             : (uint64_t{1} << 63) | (uint64_t(a.domain) << 32) |
-                                   a.callback_id;
+                             : (uint64_t{1} << 63) | (uint64_t(a.domain) << 32) | a.callback_id;
     auto it = by_id.find(key);
     if (it == by_id.end()) {
       std::string name = profile.str(a.name);
@@ -300,7 +299,8 @@ void SummarizeDevices(const model::Profile& profile, const Window& window, Summa
   std::map<uint32_t, DeviceIntervals> per_device;
   for (const model::DeviceInfo& d : profile.devices) per_device[d.id];
   for (const model::KernelRecord& k : profile.kernels) {
-    if (HasValidTimes(k)) AddInterval(window, k.start_ns, k.end_ns, per_device[k.device_id].kernels);
+    if (HasValidTimes(k))
+      AddInterval(window, k.start_ns, k.end_ns, per_device[k.device_id].kernels);
   }
   for (const model::MemcpyRecord& m : profile.memcpys) {
     if (HasValidTimes(m)) AddInterval(window, m.start_ns, m.end_ns, per_device[m.device_id].others);

@@ -27,7 +27,7 @@ DurationStats ComputeStats(std::vector<uint64_t> durations_ns);
 
 // One row of the GPU kernel summary (nsys stats' cuda_gpu_kern_sum).
 struct KernelSummaryRow {
-  std::string name;        // demangled
+  std::string name;         // demangled
   double time_percent = 0;  // of the total kernel time
   DurationStats stats;
   // Launches slowed by counter collection. They are left out of `stats` unless every
@@ -55,8 +55,8 @@ struct MemorySummaryRow {
 struct DeviceBusy {
   uint32_t device_id = 0;
   std::string device_name;
-  uint64_t busy_ns = 0;    // union of kernel, memcpy and memset intervals
-  uint64_t kernel_ns = 0;  // union of kernel intervals
+  uint64_t busy_ns = 0;     // union of kernel, memcpy and memset intervals
+  uint64_t kernel_ns = 0;   // union of kernel intervals
   double busy_percent = 0;  // of wall time
 };
 
@@ -66,8 +66,8 @@ struct Summary {
   std::vector<ApiSummaryRow> api;         // ranked by total time, descending
   std::vector<MemorySummaryRow> memory;   // ranked by total time, descending
   std::vector<DeviceBusy> devices;
-  uint64_t kernel_count = 0, memcpy_count = 0, memset_count = 0, api_count = 0,
-           sync_count = 0, range_count = 0;
+  uint64_t kernel_count = 0, memcpy_count = 0, memset_count = 0, api_count = 0, sync_count = 0,
+           range_count = 0;
   uint64_t dropped_records = 0;
   // Records left out of every statistic because their times are not usable
   // (start 0, or end before start). They are still in the counts above.

@@ -8,10 +8,14 @@ namespace {
 
 Bound BoundOf(Unit u) {
   switch (u) {
-    case Unit::kDram: return Bound::kDram;
-    case Unit::kL2: return Bound::kL2;
-    case Unit::kL1: return Bound::kL1;
-    default: break;
+    case Unit::kDram:
+      return Bound::kDram;
+    case Unit::kL2:
+      return Bound::kL2;
+    case Unit::kL1:
+      return Bound::kL1;
+    default:
+      break;
   }
   return Bound::kCompute;
 }
@@ -60,11 +64,16 @@ const UnitUse* BalancedLimiter(const std::vector<UnitUse>& units) {
 
 const char* SolClassName(SolClass c) {
   switch (c) {
-    case SolClass::kLatency: return "latency";
-    case SolClass::kCompute: return "compute";
-    case SolClass::kMemory: return "memory";
-    case SolClass::kBalanced: return "balanced";
-    case SolClass::kUnknown: break;
+    case SolClass::kLatency:
+      return "latency";
+    case SolClass::kCompute:
+      return "compute";
+    case SolClass::kMemory:
+      return "memory";
+    case SolClass::kBalanced:
+      return "balanced";
+    case SolClass::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -75,19 +84,27 @@ SolClass ClassifySol(double sm, double mem, bool* high_throughput) {
   if (!high && sm < kBoundThresholdPercent && mem < kBoundThresholdPercent) {
     return SolClass::kLatency;
   }
-  if (std::fabs(sm - mem) >= kBalancedPoints) return sm > mem ? SolClass::kCompute : SolClass::kMemory;
+  if (std::fabs(sm - mem) >= kBalancedPoints)
+    return sm > mem ? SolClass::kCompute : SolClass::kMemory;
   return SolClass::kBalanced;
 }
 
 const char* VerdictName(Bound b) {
   switch (b) {
-    case Bound::kCompute: return "compute-bound";
-    case Bound::kDram: return "DRAM-bound";
-    case Bound::kL2: return "L2-bound";
-    case Bound::kL1: return "L1-bound";
-    case Bound::kLatency: return "latency-bound";
-    case Bound::kMemory: return "memory-bound";
-    case Bound::kUnknown: break;
+    case Bound::kCompute:
+      return "compute-bound";
+    case Bound::kDram:
+      return "DRAM-bound";
+    case Bound::kL2:
+      return "L2-bound";
+    case Bound::kL1:
+      return "L1-bound";
+    case Bound::kLatency:
+      return "latency-bound";
+    case Bound::kMemory:
+      return "memory-bound";
+    case Bound::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -98,10 +115,14 @@ bool IsMemoryUnit(Unit u) {
 
 Unit UnitOf(Bound b) {
   switch (b) {
-    case Bound::kDram: return Unit::kDram;
-    case Bound::kL2: return Unit::kL2;
-    case Bound::kL1: return Unit::kL1;
-    default: break;
+    case Bound::kDram:
+      return Unit::kDram;
+    case Bound::kL2:
+      return Unit::kL2;
+    case Bound::kL1:
+      return Unit::kL1;
+    default:
+      break;
   }
   return Unit::kCompute;
 }
@@ -129,18 +150,25 @@ Verdict ComputeVerdict(const VerdictInputs& in) {
   } else if (v.units.empty()) {
     return v;  // unknown
   } else {
-    v.sol_class = v.units.front().percent < kBoundThresholdPercent ? SolClass::kLatency
-                                                                    : SolClass::kBalanced;
+    v.sol_class =
+        v.units.front().percent < kBoundThresholdPercent ? SolClass::kLatency : SolClass::kBalanced;
   }
   switch (v.sol_class) {
     case SolClass::kLatency:
       v.bound = Bound::kLatency;
       v.small_grid = v.wave_blocks > 0 && v.grid_blocks < v.wave_blocks;
       break;
-    case SolClass::kCompute: Limit(v, Busiest(v.units, false)); break;
-    case SolClass::kMemory: Limit(v, Busiest(v.units, true)); break;
-    case SolClass::kBalanced: Limit(v, BalancedLimiter(v.units)); break;
-    case SolClass::kUnknown: break;
+    case SolClass::kCompute:
+      Limit(v, Busiest(v.units, false));
+      break;
+    case SolClass::kMemory:
+      Limit(v, Busiest(v.units, true));
+      break;
+    case SolClass::kBalanced:
+      Limit(v, BalancedLimiter(v.units));
+      break;
+    case SolClass::kUnknown:
+      break;
   }
   if (!sol) v.sol_class = SolClass::kUnknown;
   return v;

@@ -46,7 +46,16 @@ const char* VerdictName(Bound b);
 // kSm and kMemory: SM % and memory % themselves, the limiter when no measured unit
 // of that side is within kBalancedPoints of it (its busiest part was not measured).
 enum class Unit : uint8_t {
-  kCompute = 0, kDram, kL2, kL1, kTensorPipe, kFmaPipe, kFp64Pipe, kIssue, kSm, kMemory,
+  kCompute = 0,
+  kDram,
+  kL2,
+  kL1,
+  kTensorPipe,
+  kFmaPipe,
+  kFp64Pipe,
+  kIssue,
+  kSm,
+  kMemory,
 };
 bool IsMemoryUnit(Unit u);
 
@@ -65,9 +74,9 @@ struct VerdictEvidence {
 
 // What the verdict is computed from.
 struct VerdictInputs {
-  std::optional<double> sm_pct, memory_pct;  // speed of light
-  std::vector<UnitUse> units;                // every measured unit, any order
-  Precision precision = Precision::kFp32;    // dominant precision (names compute)
+  std::optional<double> sm_pct, memory_pct;   // speed of light
+  std::vector<UnitUse> units;                 // every measured unit, any order
+  Precision precision = Precision::kFp32;     // dominant precision (names compute)
   std::optional<Precision> tensor_precision;  // the tensor pipe's precision, when counted
   bool counters_measured = false;             // a duration or some metric was measured
   uint64_t grid_blocks = 0;

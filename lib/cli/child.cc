@@ -62,14 +62,15 @@ std::string SelfDir() {
 std::string FindLibrary() {
   if (const char* env = std::getenv("CUSCOPE_LIBRARY")) return env;
   std::string dir = SelfDir();
-  for (const char* rel : {"/../lib/libcuscope.so", "/../lib64/libcuscope.so",
-                          "/libcuscope.so", "/../lib/x86_64-linux-gnu/libcuscope.so"}) {
+  for (const char* rel : {"/../lib/libcuscope.so", "/../lib64/libcuscope.so", "/libcuscope.so",
+                          "/../lib/x86_64-linux-gnu/libcuscope.so"}) {
     std::string p = dir + rel;
     if (FileExists(p)) {
       // An absolute path, keeping the file name (libcuscope.so, not its soname target).
       std::string folder = p.substr(0, p.rfind('/'));
       char resolved[4096];
-      if (realpath(folder.c_str(), resolved) != nullptr) return std::string(resolved) + p.substr(p.rfind('/'));
+      if (realpath(folder.c_str(), resolved) != nullptr)
+        return std::string(resolved) + p.substr(p.rfind('/'));
       return p;
     }
   }

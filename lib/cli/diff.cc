@@ -7,8 +7,8 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
-#include "lib/store/reader.h"
 #include "lib/report/report.h"
+#include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
@@ -30,8 +30,8 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   if (!args.ok()) return UsageError("diff", args.status().message());
   const std::vector<std::string>& paths = args->positional;
   if (paths.size() != 2) {
-    return UsageError("diff", absl::StrCat("expected BASE and NEW profiles, got ", paths.size(),
-                                           " arguments"));
+    return UsageError(
+        "diff", absl::StrCat("expected BASE and NEW profiles, got ", paths.size(), " arguments"));
   }
   std::string format = absl::AsciiStrToLower(args->Get("format", "text"));
   if (format != "text" && format != "json") {
@@ -67,9 +67,12 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
 }  // namespace
 
 const Command kDiffCommand = {
-    "diff", "cuscope diff BASE NEW [FLAGS]",
+    "diff",
+    "cuscope diff BASE NEW [FLAGS]",
     "What changed between two profiles: wall and kernel time, then kernels and regions "
     "ranked by the change of their total time.",
-    false, Help, Main};
+    false,
+    Help,
+    Main};
 
 }  // namespace cuscope::cli

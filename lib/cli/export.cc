@@ -5,8 +5,8 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
-#include "lib/store/reader.h"
 #include "lib/report/chrome_trace.h"
+#include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
@@ -65,8 +65,11 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
 }  // namespace
 
 const Command kExportCommand = {
-    "export", "cuscope export PROFILE --chrome [FLAGS]",
-    "Writes a Chrome trace that opens in Perfetto UI (ui.perfetto.dev) and HTA.", false, Help,
+    "export",
+    "cuscope export PROFILE --chrome [FLAGS]",
+    "Writes a Chrome trace that opens in Perfetto UI (ui.perfetto.dev) and HTA.",
+    false,
+    Help,
     Main};
 
 }  // namespace cuscope::cli

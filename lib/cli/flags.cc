@@ -67,11 +67,12 @@ absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
     }
     std::string& value = args.values[flag->name];
     if (flag->value_name == nullptr) {  // a switch
-      value = negated ? "false" : eq == absl::string_view::npos ? "true"
-                                                               : SwitchValue(body.substr(eq + 1));
+      value = negated                         ? "false"
+              : eq == absl::string_view::npos ? "true"
+                                              : SwitchValue(body.substr(eq + 1));
       if (value.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            Shown(word), " is not valid; accepted: --", flag->name, ", --no", flag->name));
+        return absl::InvalidArgumentError(absl::StrCat(Shown(word), " is not valid; accepted: --",
+                                                       flag->name, ", --no", flag->name));
       }
     } else if (eq != absl::string_view::npos) {
       value = std::string(body.substr(eq + 1));
@@ -102,12 +103,12 @@ std::string CommandHelp(absl::string_view usage, absl::string_view description,
                         const std::vector<Flag>& flags) {
   std::string out = absl::StrCat("usage: ", usage, "\n\n", Wrap(description, 0), "\nflags:\n");
   for (const Flag& f : flags) {
-    std::string spelling = absl::StrCat(f.alias != nullptr ? absl::StrCat("-", f.alias, ", ") : "",
-                                        "--", f.name);
+    std::string spelling =
+        absl::StrCat(f.alias != nullptr ? absl::StrCat("-", f.alias, ", ") : "", "--", f.name);
     if (f.value_name != nullptr) absl::StrAppend(&spelling, "=", f.value_name);
     // The help in a column at 22, on the next line when the spelling reaches it.
-    std::string gap = spelling.size() < 20 ? std::string(20 - spelling.size(), ' ')
-                                           : "\n" + std::string(22, ' ');
+    std::string gap =
+        spelling.size() < 20 ? std::string(20 - spelling.size(), ' ') : "\n" + std::string(22, ' ');
     absl::StrAppend(&out, "  ", spelling, gap, Wrap(f.help, 22));
   }
   return out;
@@ -120,7 +121,8 @@ bool ParseTop(absl::string_view command, const std::string& text, int* top) {
     *top = n;
     return true;
   }
-  UsageError(command, absl::StrCat("--top=\"", text, "\" is not valid; accepted: an integer >= 0 (0 = all)"));
+  UsageError(command, absl::StrCat("--top=\"", text,
+                                   "\" is not valid; accepted: an integer >= 0 (0 = all)"));
   return false;
 }
 

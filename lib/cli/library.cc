@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <cstdlib>
 #include <functional>
 #include <optional>
@@ -40,8 +39,9 @@ absl::StatusOr<std::string> Text(const std::function<int(char*, size_t)>& call,
 absl::StatusOr<MetricsLibrary> MetricsLibrary::Load() {
   std::string path = FindLibrary();
   if (path.empty()) {
-    return absl::NotFoundError(absl::StrCat("libcuscope.so not found next to ", SelfDir(),
-                                            " (looked in ../lib); set CUSCOPE_LIBRARY to its path"));
+    return absl::NotFoundError(
+        absl::StrCat("libcuscope.so not found next to ", SelfDir(),
+                     " (looked in ../lib); set CUSCOPE_LIBRARY to its path"));
   }
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {

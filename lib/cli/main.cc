@@ -39,13 +39,12 @@ std::string Usage() {
   return out;
 }
 
-bool IsHelp(const std::string& word) {
-  return word == "--help" || word == "-h" || word == "-help";
-}
+bool IsHelp(const std::string& word) { return word == "--help" || word == "-h" || word == "-help"; }
 
 int UnknownCommand(const std::string& name) {
   std::cerr << "cuscope: unknown command \"" << name
-            << "\"; accepted: run, report, diff, export, metrics, help\n(run `cuscope --help` for usage)\n";
+            << "\"; accepted: run, report, diff, export, metrics, help\n(run `cuscope --help` for "
+               "usage)\n";
   return cuscope::cli::kUsageError;
 }
 

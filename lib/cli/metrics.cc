@@ -56,8 +56,8 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   }
   const std::string format = args->Get("format", "text");
   if (format != "text" && format != "json") {
-    return UsageError("metrics", absl::StrCat("--format=", format,
-                                              " is not valid; accepted: text, json"));
+    return UsageError("metrics",
+                      absl::StrCat("--format=", format, " is not valid; accepted: text, json"));
   }
   absl::StatusOr<MetricsLibrary> lib = MetricsLibrary::Load();
   if (!lib.ok()) {
@@ -82,10 +82,13 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
 }  // namespace
 
 const Command kMetricsCommand = {
-    "metrics", "cuscope metrics [--chip NAME] [--set NAME] [--format text|json] [--chips]",
+    "metrics",
+    "cuscope metrics [--chip NAME] [--set NAME] [--format text|json] [--chips]",
     "Lists the metric sets of --metrics, what each answers and their metrics as a chip "
     "collects them (substitutes where the chip names a metric differently, and what it "
     "cannot measure). Needs no GPU.",
-    false, Help, Main};
+    false,
+    Help,
+    Main};
 
 }  // namespace cuscope::cli

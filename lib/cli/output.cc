@@ -19,8 +19,8 @@ bool SameFile(const std::string& input, const std::string& output) {
   return in.st_dev == out.st_dev && in.st_ino == out.st_ino;
 }
 
-int RefuseToOverwrite(const std::string& command, const std::string& flag,
-                      const std::string& input, const std::string& output) {
+int RefuseToOverwrite(const std::string& command, const std::string& flag, const std::string& input,
+                      const std::string& output) {
   if (!SameFile(input, output)) return 0;
   std::cerr << "cuscope: " << command << ": --" << flag << "=" << output << " is the profile "
             << input << "; refusing to write over it\n";

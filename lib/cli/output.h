@@ -14,8 +14,8 @@ bool SameFile(const std::string& input, const std::string& output);
 
 // Refuses to write over the profile being read: when `output` (given with --`flag`)
 // is `input`, one line naming them on stderr and kUsageError (2); else 0.
-int RefuseToOverwrite(const std::string& command, const std::string& flag,
-                      const std::string& input, const std::string& output);
+int RefuseToOverwrite(const std::string& command, const std::string& flag, const std::string& input,
+                      const std::string& output);
 
 // Before `cuscope run` starts the program: whether the profile `path` (%p for the
 // pid) can be created, i.e. its folder exists and is writable and the path is not a

@@ -1,5 +1,7 @@
 // `cuscope report PROFILE`: the summaries of a profile as text, CSV or JSON, and the
 // roofline chart.
+#include "lib/report/report.h"
+
 #include <iostream>
 
 #include "absl/strings/ascii.h"
@@ -8,9 +10,8 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
-#include "lib/store/reader.h"
-#include "lib/report/report.h"
 #include "lib/report/roofline_svg.h"
+#include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
@@ -67,18 +68,24 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     }
     std::cerr << "cuscope: roofline chart written to " << svg << "\n";
   }
-  if (format == "text") report::WriteText(data, options, out.stream());
-  else if (format == "csv") report::WriteCsv(data, options, out.stream());
-  else report::WriteJson(data, options, out.stream());
+  if (format == "text")
+    report::WriteText(data, options, out.stream());
+  else if (format == "csv")
+    report::WriteCsv(data, options, out.stream());
+  else
+    report::WriteJson(data, options, out.stream());
   return out.Finish();
 }
 
 }  // namespace
 
 const Command kReportCommand = {
-    "report", "cuscope report PROFILE [FLAGS]",
+    "report",
+    "cuscope report PROFILE [FLAGS]",
     "Prints the kernel, API, memory and region summaries of a profile, and with counters "
     "the ceilings, the roofline and the verdict of each kernel.",
-    false, Help, Main};
+    false,
+    Help,
+    Main};
 
 }  // namespace cuscope::cli

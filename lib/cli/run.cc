@@ -21,7 +21,8 @@ namespace {
 const std::vector<Flag>& RunFlags() {
   static const std::vector<Flag>* flags = [] {
     auto* out = new std::vector<Flag>;
-    for (const config::Setting& s : config::Settings()) out->push_back({s.flag, nullptr, "VALUE", s.help});
+    for (const config::Setting& s : config::Settings())
+      out->push_back({s.flag, nullptr, "VALUE", s.help});
     return out;
   }();
   return *flags;
@@ -36,8 +37,8 @@ std::string Help() {
            0));
   for (const config::Setting& s : config::Settings()) {
     std::string def = s.default_text();
-    absl::StrAppend(&out, absl::StrFormat("  --%-18s %s\n", s.flag, s.env),
-                    std::string(23, ' '), Wrap(s.help, 23), std::string(23, ' '),
+    absl::StrAppend(&out, absl::StrFormat("  --%-18s %s\n", s.flag, s.env), std::string(23, ' '),
+                    Wrap(s.help, 23), std::string(23, ' '),
                     Wrap(absl::StrCat("accepts: ", s.value.accepts,
                                       "; default: ", def.empty() ? "(empty)" : def),
                          23));
@@ -86,7 +87,8 @@ int CheckMetrics(const config::Config& config) {
   if (chip.ok() && !chip->empty()) st = lib->Check(*chip, request);
   if (absl::IsUnavailable(st)) st = lib->Check("", request);
   if (st.ok()) return 0;
-  if (absl::IsInvalidArgument(st)) return UsageError("run", absl::StrCat("--metrics: ", st.message()));
+  if (absl::IsInvalidArgument(st))
+    return UsageError("run", absl::StrCat("--metrics: ", st.message()));
   std::cerr << "cuscope: run: checking --metrics: " << st.message() << "\n";
   return 1;
 }
@@ -95,8 +97,8 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   absl::StatusOr<Args> args = ParseArgs(RunFlags(), words);
   if (!args.ok()) return UsageError("run", args.status().message());
   if (!args->positional.empty()) {
-    return UsageError("run", absl::StrCat("\"", args->positional[0],
-                                          "\" before --; write ", kRunCommand.usage));
+    return UsageError(
+        "run", absl::StrCat("\"", args->positional[0], "\" before --; write ", kRunCommand.usage));
   }
   if (program.empty()) return UsageError("run", "expected -- PROGRAM [ARGS...]");
   std::vector<Given> given;  // an empty value is given: the default, over the environment
@@ -124,10 +126,13 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
 }  // namespace
 
 const Command kRunCommand = {
-    "run", "cuscope run [FLAGS] -- PROGRAM [ARGS...]",
+    "run",
+    "cuscope run [FLAGS] -- PROGRAM [ARGS...]",
     "Runs PROGRAM (a CUDA binary, or python3 script.py) with cuscope injected, writes the "
     "profile (SQLite) and prints a report on stderr at the end. The program's exit code "
     "is passed through.",
-    true, Help, Main};
+    true,
+    Help,
+    Main};
 
 }  // namespace cuscope::cli

@@ -21,16 +21,24 @@ absl::Status CuptiError(const char* what, CUptiResult r) {
   return absl::InternalError(absl::StrFormat("%s failed: %s", what, s ? s : "unknown error"));
 }
 
-constexpr const char* kDefaultRuntimePrefixes[] = {
-    "cudaLaunch", "cudaGraphLaunch", "cudaGraphUpload", "cudaMemcpy", "cudaMemset",
-    "cudaMalloc", "cudaFree", "cudaDeviceSynchronize", "cudaStreamSynchronize",
-    "cudaEventSynchronize", "cudaStreamWaitEvent", "cudaThreadSynchronize",
-    "cudaProfilerStart", "cudaProfilerStop"};
+constexpr const char* kDefaultRuntimePrefixes[] = {"cudaLaunch",
+                                                   "cudaGraphLaunch",
+                                                   "cudaGraphUpload",
+                                                   "cudaMemcpy",
+                                                   "cudaMemset",
+                                                   "cudaMalloc",
+                                                   "cudaFree",
+                                                   "cudaDeviceSynchronize",
+                                                   "cudaStreamSynchronize",
+                                                   "cudaEventSynchronize",
+                                                   "cudaStreamWaitEvent",
+                                                   "cudaThreadSynchronize",
+                                                   "cudaProfilerStart",
+                                                   "cudaProfilerStop"};
 // Driver calls that programs make directly (Triton launches through cuLaunchKernel).
 constexpr const char* kDefaultDriverPrefixes[] = {
-    "cuLaunchKernel", "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuCtxSynchronize",
-    "cuStreamSynchronize", "cuEventSynchronize", "cuModuleLoad", "cuLibraryLoad"};
-
+    "cuLaunchKernel",      "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuCtxSynchronize",
+    "cuStreamSynchronize", "cuEventSynchronize",        "cuModuleLoad",  "cuLibraryLoad"};
 
 template <size_t N>
 bool HasPrefix(const char* name, const char* const (&prefixes)[N]) {
@@ -226,8 +234,10 @@ void ActivityTracer::ApplyGpuKinds() {
   gpu_kinds_on_ = on;
   for (CUpti_ActivityKind k : enabled_) {
     if (!Pausable(k)) continue;
-    if (on) cuptiActivityEnable(k);
-    else cuptiActivityDisable(k);
+    if (on)
+      cuptiActivityEnable(k);
+    else
+      cuptiActivityDisable(k);
   }
 }
 
@@ -276,7 +286,7 @@ void ActivityTracer::Flush(bool forced) {
 // torch.profiler crashed at exit once on the H200 while cuscope flushed). Then a
 // buffer cuscope did not hand out, delivered to it, is the sign.
 struct ActivityTracer::ProbeMark {
-  bool made = false;  // a probe record was made
+  bool made = false;                              // a probe record was made
   uint64_t probes = 0, foreign = 0, refused = 0;  // counts before it
 };
 

@@ -27,7 +27,7 @@ namespace cuscope::collect {
 struct ActivityStats {
   uint64_t buffers_allocated = 0;
   uint64_t buffers_completed = 0;
-  uint64_t buffers_refused = 0;   // requests refused at the pool cap
+  uint64_t buffers_refused = 0;  // requests refused at the pool cap
   // Buffers handed to CUPTI and never given back, even by the final forced flush:
   // another CUPTI client (torch.profiler, nsys) replaced the activity callbacks and
   // took the records from then on.
@@ -36,8 +36,8 @@ struct ActivityStats {
   // another CUPTI client replaced cuscope's activity callbacks or disabled its
   // kinds, so records after that went to it or were never made.
   bool records_taken = false;
-  uint64_t last_api_end_ns = 0;   // end of the latest API call recorded
-  uint64_t dropped_records = 0;   // as CUPTI counted them
+  uint64_t last_api_end_ns = 0;  // end of the latest API call recorded
+  uint64_t dropped_records = 0;  // as CUPTI counted them
   uint64_t internal_kernels = 0;
   uint64_t records = 0;
 };

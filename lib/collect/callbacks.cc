@@ -14,7 +14,8 @@ absl::Status CallbackSubscription::Add(User user) {
       cuptiGetResultString(r, &s);
       return absl::UnavailableError(absl::StrCat(
           "cannot subscribe to CUPTI callbacks (another CUPTI client, e.g. torch.profiler "
-          "or nsys, may be active): ", s ? s : "unknown error"));
+          "or nsys, may be active): ",
+          s ? s : "unknown error"));
     }
   }
   users_.fetch_or(user, std::memory_order_acq_rel);
@@ -35,7 +36,8 @@ absl::Status CallbackSubscription::Enable(CUpti_CallbackDomain domain, CUpti_Cal
   if (subscriber_ == nullptr) return absl::FailedPreconditionError("not subscribed");
   CUptiResult r = cuptiEnableCallback(1, subscriber_, domain, cbid);
   if (r != CUPTI_SUCCESS) {
-    return absl::InternalError(absl::StrCat("cuptiEnableCallback(", domain, ", ", cbid, ") failed"));
+    return absl::InternalError(
+        absl::StrCat("cuptiEnableCallback(", domain, ", ", cbid, ") failed"));
   }
   return absl::OkStatus();
 }

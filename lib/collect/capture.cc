@@ -85,12 +85,14 @@ void RegionTracker::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbi
     return;
   }
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
-  bool start = (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
-                cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
-               (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
-  bool stop = (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
-               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
-              (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+  bool start =
+      (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+      (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  bool stop =
+      (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+      (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
   if (mode_.load(std::memory_order_relaxed) != CaptureMode::kProfilerApi) return;
   absl::MutexLock lock(&mu_);
   if (start && cb->callbackSite == CUPTI_API_EXIT) Open();
@@ -115,7 +117,8 @@ absl::Status RegionTracker::Start(const CollectOptions& options) {
   absl::Status st = callbacks_->Add(CallbackSubscription::kCapture);
   if (!st.ok()) return st;
   if (options.capture.mode == CaptureMode::kProfilerApi) {
-    callbacks_->Enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000)
+    callbacks_
+        ->Enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000)
         .IgnoreError();
     callbacks_->Enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)
         .IgnoreError();
@@ -125,10 +128,9 @@ absl::Status RegionTracker::Start(const CollectOptions& options) {
         .IgnoreError();
   }
   if (track_regions) {
-    for (CUpti_CallbackId id :
-         {CUPTI_CBID_NVTX_nvtxRangePushA, CUPTI_CBID_NVTX_nvtxRangePushEx,
-          CUPTI_CBID_NVTX_nvtxRangePop, CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
-          CUPTI_CBID_NVTX_nvtxDomainRangePop}) {
+    for (CUpti_CallbackId id : {CUPTI_CBID_NVTX_nvtxRangePushA, CUPTI_CBID_NVTX_nvtxRangePushEx,
+                                CUPTI_CBID_NVTX_nvtxRangePop, CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+                                CUPTI_CBID_NVTX_nvtxDomainRangePop}) {
       callbacks_->Enable(CUPTI_CB_DOMAIN_NVTX, id).IgnoreError();
     }
   }

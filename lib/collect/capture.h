@@ -30,8 +30,7 @@ class RegionTracker final : public RegionStack {
  public:
   // `kinds`: paused outside capture windows; `observer`: told of every region
   // boundary (region counters); `callbacks`: NVTX and cudaProfilerStart/Stop.
-  RegionTracker(GpuKindControl* kinds, RegionObserver* observer,
-                CallbackSubscription* callbacks)
+  RegionTracker(GpuKindControl* kinds, RegionObserver* observer, CallbackSubscription* callbacks)
       : kinds_(kinds), observer_(observer), callbacks_(callbacks) {}
 
   // Starts capture control for `options.capture`, and region tracking when capture
@@ -72,7 +71,7 @@ class RegionTracker final : public RegionStack {
   uint64_t limit_ ABSL_GUARDED_BY(mu_) = 0;      // instances to capture; 0 = all
   uint64_t instances_ ABSL_GUARDED_BY(mu_) = 0;  // matching instances seen
   uint64_t windows_ ABSL_GUARDED_BY(mu_) = 0;
-  bool open_ ABSL_GUARDED_BY(mu_) = false;       // capturing now
+  bool open_ ABSL_GUARDED_BY(mu_) = false;  // capturing now
 };
 
 }  // namespace cuscope::collect

@@ -11,17 +11,26 @@ namespace {
 
 const char* OverheadName(CUpti_ActivityOverheadKind k) {
   switch (k) {
-    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "driver compiler";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "CUPTI buffer flush";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "CUPTI instrumentation";
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "CUPTI resource";
+    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
+      return "driver compiler";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
+      return "CUPTI buffer flush";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
+      return "CUPTI instrumentation";
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
+      return "CUPTI resource";
     case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
       return "runtime-triggered module loading";
-    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING: return "lazy function loading";
-    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL: return "command buffer full";
-    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST: return "activity buffer request";
-    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT: return "UVM activity init";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
+      return "lazy function loading";
+    case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL:
+      return "command buffer full";
+    case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:
+      return "activity buffer request";
+    case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT:
+      return "UVM activity init";
+    default:
+      return "unknown";
   }
 }
 
@@ -117,8 +126,8 @@ void RecordConverter::AddMemcpy(const CUpti_ActivityMemcpy6& m) {
   r.stream_id = m.streamId;
   r.correlation_id = m.correlationId;
   r.bytes = m.bytes;
-  r.kind = m.copyKind <= 10 ? static_cast<model::MemcpyKind>(m.copyKind)
-                            : model::MemcpyKind::kUnknown;
+  r.kind =
+      m.copyKind <= 10 ? static_cast<model::MemcpyKind>(m.copyKind) : model::MemcpyKind::kUnknown;
   r.src_kind = MemoryKindOf(m.srcKind);
   r.dst_kind = MemoryKindOf(m.dstKind);
   r.src_device_id = m.deviceId;

@@ -71,9 +71,9 @@ class RecordConverter {
   const MeasuredLaunches* measured_;
   uint64_t probe_after_ns_ = UINT64_MAX;
   absl::flat_hash_map<const char*, KernelName> kernel_names_;
-  absl::flat_hash_map<uint64_t, model::StringId> api_names_;   // domain << 32 | cbid
-  absl::flat_hash_map<uint32_t, OpenRange> open_ranges_;        // by NVTX id
-  absl::flat_hash_map<uint64_t, uint32_t> thread_depth_;        // pid << 32 | tid
+  absl::flat_hash_map<uint64_t, model::StringId> api_names_;  // domain << 32 | cbid
+  absl::flat_hash_map<uint32_t, OpenRange> open_ranges_;      // by NVTX id
+  absl::flat_hash_map<uint64_t, uint32_t> thread_depth_;      // pid << 32 | tid
 };
 
 }  // namespace cuscope::collect

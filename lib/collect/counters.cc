@@ -40,8 +40,8 @@ bool CounterSampler::ReinitCounterData(Context& c) {
 }
 
 bool CounterSampler::SetConfig(Context& c, size_t pass, size_t level) {
-  CUptiResult r = c.profiler.SetConfig(image_.image, planner_->region_mode(),
-                                       planner_->rotate(), c.max_ranges, pass, level);
+  CUptiResult r = c.profiler.SetConfig(image_.image, planner_->region_mode(), planner_->rotate(),
+                                       c.max_ranges, pass, level);
   if (r != CUPTI_SUCCESS) {
     Note("counters.status", ExplainCupti("cuptiRangeProfilerSetConfig", r));
     return false;
@@ -98,8 +98,8 @@ bool CounterSampler::SetUpMetrics(uint32_t device_id) {
                                                         : "kernel replay";
   if (options_.verbose) {
     Note("counters.config",
-         absl::StrFormat("%d metrics on %s in %d passes, %s", metrics_.size(), chip_,
-                         image_.passes, rotate ? "rotate" : "kernel replay"));
+         absl::StrFormat("%d metrics on %s in %d passes, %s", metrics_.size(), chip_, image_.passes,
+                         rotate ? "rotate" : "kernel replay"));
   }
   return true;
 }
@@ -114,7 +114,8 @@ std::optional<Resolution> CounterSampler::ResolveForChip() {
   for (const DroppedMetric& d : resolved.dropped) {
     if (std::find(requested.begin(), requested.end(), d.name) == requested.end()) continue;
     absl::Status st = host_->Validate(d.name);
-    if (st.ok()) st = absl::InvalidArgumentError(absl::StrCat(d.name, " is not available on ", chip_));
+    if (st.ok())
+      st = absl::InvalidArgumentError(absl::StrCat(d.name, " is not available on ", chip_));
     Note("counters.status", std::string(st.message()));
     return std::nullopt;
   }
@@ -191,8 +192,8 @@ void CounterSampler::DecodeSet(Context& c) {
                          decode.ranges_dropped));
   }
   if (ranges < launched) {
-    notes_["counters.ranges_short"] = absl::StrFormat(
-        "a rotate window decoded %d ranges for %d launches", ranges, launched);
+    notes_["counters.ranges_short"] =
+        absl::StrFormat("a rotate window decoded %d ranges for %d launches", ranges, launched);
   }
   std::vector<RangeMatch> matches = planner_->Match(windows, ranges);
   for (size_t i = 0; i < matches.size(); ++i) {
@@ -222,10 +223,10 @@ void CounterSampler::AddSet(Context& c, size_t range, RangeMatch& match) {
   set.passes = static_cast<uint32_t>(image_.passes);
   planner_->SetComplete(set.sig);
   if (options_.verbose) {
-    std::string line = absl::StrFormat("cuscope: counters: %s <<<(%d,%d,%d),(%d,%d,%d)>>>",
-                                       set.sig.name.substr(0, 40), set.sig.grid.x,
-                                       set.sig.grid.y, set.sig.grid.z, set.sig.block.x,
-                                       set.sig.block.y, set.sig.block.z);
+    std::string line =
+        absl::StrFormat("cuscope: counters: %s <<<(%d,%d,%d),(%d,%d,%d)>>>",
+                        set.sig.name.substr(0, 40), set.sig.grid.x, set.sig.grid.y, set.sig.grid.z,
+                        set.sig.block.x, set.sig.block.y, set.sig.block.z);
     for (size_t k = 0; k < metrics_.size() && k < set.values.size(); ++k) {
       absl::StrAppend(&line, " ", metrics_[k], "=", set.values[k]);
     }
@@ -348,8 +349,7 @@ void CounterSampler::StopLocked() {
   active_ = false;
   if (region_) {
     notes_["counters.region_open"] = absl::StrFormat(
-        "region '%s' was still open at the end: its last instance is not measured",
-        region_->path);
+        "region '%s' was still open at the end: its last instance is not measured", region_->path);
     // The held GPU kinds stay off: the tracer stops next, and its Start resets them.
     CloseRegion(false);
   }

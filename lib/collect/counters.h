@@ -45,15 +45,12 @@
 
 namespace cuscope::collect {
 
-class CounterSampler final : public MeasuredLaunches,
-                             public DrainSource,
-                             public RegionObserver {
+class CounterSampler final : public MeasuredLaunches, public DrainSource, public RegionObserver {
  public:
   // `kinds`: the tracer's GPU kinds (held off inside measured regions); `regions`:
   // the thread's region stack (counters limited to regions); `callbacks`: the
   // launch callbacks.
-  CounterSampler(GpuKindControl* kinds, const RegionStack* regions,
-                 CallbackSubscription* callbacks)
+  CounterSampler(GpuKindControl* kinds, const RegionStack* regions, CallbackSubscription* callbacks)
       : kinds_(kinds), regions_(regions), callbacks_(callbacks) {}
 
   // Subscribes to launch callbacks (or, for region counters, waits for regions).
@@ -120,8 +117,7 @@ class CounterSampler final : public MeasuredLaunches,
   void OnLaunchExit(const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MarkMeasured(uint32_t correlation_id);
   // Region counters (region_counters.cc).
-  bool StartRegion(const std::vector<std::string>& stack, bool hold)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  bool StartRegion(const std::vector<std::string>& stack, bool hold) ABSL_LOCKS_EXCLUDED(mu_);
   bool CloseRegion(bool keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   GpuKindControl* const kinds_;

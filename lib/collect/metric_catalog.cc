@@ -88,9 +88,8 @@ absl::Status CheckRequest(const std::vector<std::string>& request, const std::st
     absl::StatusOr<MetricHost*> host = HostFor(chips[0]);
     if (!host.ok()) return host.status();
     return absl::InvalidArgumentError(absl::StrCat(
-        "\"", name, "\" is neither a metric set (",
-        absl::StrJoin(metrics::SetNames(), ", "), ") nor a metric ",
-        chip.empty() ? "of any supported chip" : absl::StrCat("of ", chip),
+        "\"", name, "\" is neither a metric set (", absl::StrJoin(metrics::SetNames(), ", "),
+        ") nor a metric ", chip.empty() ? "of any supported chip" : absl::StrCat("of ", chip),
         " (a base name plus a rollup such as .sum, .avg, .max or "
         ".sum.pct_of_peak_sustained_elapsed); nearest: ",
         absl::StrJoin(NearestNames(*host, name, 5), ", ")));

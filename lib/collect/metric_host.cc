@@ -83,8 +83,7 @@ std::vector<std::string> MetricHost::Nearest(const std::string& name, size_t cou
     std::string tail = m.substr(m.rfind('.') == std::string::npos ? 0 : m.rfind('.') + 1);
     scored.emplace_back(EditDistance(base, tail), m);
   }
-  std::partial_sort(scored.begin(), scored.begin() + std::min(count, scored.size()),
-                    scored.end());
+  std::partial_sort(scored.begin(), scored.begin() + std::min(count, scored.size()), scored.end());
   std::vector<std::string> out;
   for (size_t i = 0; i < count && i < scored.size(); ++i) out.push_back(scored[i].second);
   return out;
@@ -144,8 +143,8 @@ absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
       absl::Status st = Validate(m);
       if (!st.ok()) return st;
     }
-    return absl::InternalError(absl::StrCat("building the counter configuration failed: ",
-                                            ResultString(r)));
+    return absl::InternalError(
+        absl::StrCat("building the counter configuration failed: ", ResultString(r)));
   }
   CUpti_Profiler_Host_GetConfigImageSize_Params size = {
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
@@ -170,8 +169,8 @@ absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
   }
   DeleteHostObject(object);
   if (r != CUPTI_SUCCESS) {
-    return absl::InternalError(absl::StrCat("building the counter configuration failed: ",
-                                            ResultString(r)));
+    return absl::InternalError(
+        absl::StrCat("building the counter configuration failed: ", ResultString(r)));
   }
   return config;
 }

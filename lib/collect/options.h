@@ -46,9 +46,9 @@ struct CounterOptions {
   uint64_t launch_count = 0;         // most launches measured; 0 = no limit
   int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
-  int window = 32;                   // most launches in one rotate window
-  std::string regions;               // counters only inside regions matching this regex
-  bool region_counters = false;      // measure matching regions as a whole (user range)
+  int window = 32;               // most launches in one rotate window
+  std::string regions;           // counters only inside regions matching this regex
+  bool region_counters = false;  // measure matching regions as a whole (user range)
 };
 
 struct CollectOptions {
@@ -60,8 +60,7 @@ struct CollectOptions {
   bool counters_enabled() const { return !counters.metrics.empty(); }
   // Region boundaries must be followed: capture by region, or counters by region.
   bool tracks_regions() const {
-    return capture.mode == CaptureMode::kRange ||
-           (counters_enabled() && !counters.regions.empty());
+    return capture.mode == CaptureMode::kRange || (counters_enabled() && !counters.regions.empty());
   }
   // Capture control runs (lib/collect/capture): to capture, or to follow regions.
   bool needs_capture_control() const {

@@ -9,9 +9,12 @@ namespace cuscope::collect {
 
 bool UsesRotate(const CounterOptions& options) {
   switch (options.replay) {
-    case ReplayMode::kRotate: return true;
-    case ReplayMode::kKernel: return false;
-    case ReplayMode::kAuto: break;
+    case ReplayMode::kRotate:
+      return true;
+    case ReplayMode::kKernel:
+      return false;
+    case ReplayMode::kAuto:
+      break;
   }
   // A bounded number of samples per signature: replaying those few launches costs
   // little and gives exact values; every launch: rotate, which replays nothing.

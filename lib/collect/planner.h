@@ -45,8 +45,8 @@ struct Signature {
   bool operator!=(const Signature& o) const { return !(*this == o); }
   template <typename H>
   friend H AbslHashValue(H h, const Signature& s) {
-    return H::combine(std::move(h), s.name, s.grid.x, s.grid.y, s.grid.z, s.block.x,
-                      s.block.y, s.block.z);
+    return H::combine(std::move(h), s.name, s.grid.x, s.grid.y, s.grid.z, s.block.x, s.block.y,
+                      s.block.z);
   }
 };
 
@@ -106,9 +106,7 @@ class Planner {
   // Whether the window open on `c` must end before this launch.
   bool MustCloseBefore(const ContextPlan& c, const Signature& sig, bool want) const;
   // Whether the open window has no room for another launch.
-  bool WindowFull(const ContextPlan& c) const {
-    return c.windows.back().size() >= c.window_cap;
-  }
+  bool WindowFull(const ContextPlan& c) const { return c.windows.back().size() >= c.window_cap; }
   // At a launch's API_EXIT (rotate), with no window open: whether one opens now for
   // the next launch of the last signature seen.
   bool ShouldOpenAfter(const ContextPlan& c) const;
@@ -120,8 +118,7 @@ class Planner {
 
   // Decoding: matches range i of every window. `ranges`: ranges the image decoded;
   // launches past them count as dropped. Complete ranges are not yet counted.
-  std::vector<RangeMatch> Match(const std::vector<std::vector<Launch>>& windows,
-                                size_t ranges);
+  std::vector<RangeMatch> Match(const std::vector<std::vector<Launch>>& windows, size_t ranges);
   // A range's values were evaluated and are finite: one more sample.
   void SetComplete(const Signature& sig);
   void SetDropped() { ++stats_.sets_dropped; }
@@ -151,10 +148,10 @@ class Planner {
   CounterStats stats_;
   uint64_t matching_seen_ = 0;
   absl::flat_hash_map<const char*, std::pair<std::string, bool>> names_;
-  absl::flat_hash_map<Signature, uint64_t> samples_;      // complete samples per signature
-  absl::flat_hash_map<Signature, size_t> window_size_;    // rotate: next window length
-  std::string region_set_name_;  // the region whose set is in progress
-  std::string region_set_path_;  // its first instance's path: the set's name
+  absl::flat_hash_map<Signature, uint64_t> samples_;    // complete samples per signature
+  absl::flat_hash_map<Signature, size_t> window_size_;  // rotate: next window length
+  std::string region_set_name_;                         // the region whose set is in progress
+  std::string region_set_path_;                         // its first instance's path: the set's name
   absl::flat_hash_map<std::string, uint64_t> region_samples_;  // complete sets per name
 };
 

@@ -30,7 +30,7 @@ class RangeProfiler {
  public:
   struct StopResult {
     CUptiResult result;
-    size_t pass_index = 0;    // the pass that comes next
+    size_t pass_index = 0;  // the pass that comes next
     size_t target_level = 1;
     bool all_passes_submitted = false;
   };

@@ -86,8 +86,7 @@ bool CounterSampler::StartRegion(const std::vector<std::string>& stack, bool hol
         "kernel records are off inside measured region instances (instruction counters "
         "read 0 under user replay while kernels are traced)";
   }
-  region_ = OpenRegion{c, stack.back(), std::move(path), stack.size(),
-                       std::this_thread::get_id()};
+  region_ = OpenRegion{c, stack.back(), std::move(path), stack.size(), std::this_thread::get_id()};
   return true;
 }
 

@@ -303,8 +303,8 @@ size_t CloseOpenScopes(uint64_t end_ns) {
     for (uint32_t i = 0; i < self->depth; ++i) {
       Entry& e = self->entries[i];
       if (e.state != target) continue;
-      Append(self, std::string(e.name), e.start_ns,
-             end_ns > e.start_ns ? end_ns : e.start_ns, e.depth);
+      Append(self, std::string(e.name), e.start_ns, end_ns > e.start_ns ? end_ns : e.start_ns,
+             e.depth);
       e.state &= ~kRecordingBit;  // now a marker: the user's pop discards it
       ++closed;
     }

@@ -16,13 +16,14 @@ absl::StatusOr<std::string> VisibleChip() {
   using CountFn = int (*)(int*);
   auto init = reinterpret_cast<InitFn>(dlsym(cuda, "cuInit"));
   auto count = reinterpret_cast<CountFn>(dlsym(cuda, "cuDeviceGetCount"));
-  if (init == nullptr || count == nullptr) return absl::NotFoundError("the CUDA driver lacks cuInit");
+  if (init == nullptr || count == nullptr)
+    return absl::NotFoundError("the CUDA driver lacks cuInit");
   int r = init(0);
   int n = 0;
   if (r == 0) r = count(&n);
   if (r != 0 || n == 0) {
-    return absl::NotFoundError(
-        r != 0 ? absl::StrCat("no GPU visible (cuInit: CUDA error ", r, ")") : "no GPU visible");
+    return absl::NotFoundError(r != 0 ? absl::StrCat("no GPU visible (cuInit: CUDA error ", r, ")")
+                                      : "no GPU visible");
   }
   CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   p.deviceIndex = 0;

@@ -37,7 +37,7 @@ struct TraceKinds {
 
 struct Config {
   bool enabled = true;
-  std::string output;                   // as given (may hold %p); empty = kDefaultOutput
+  std::string output;  // as given (may hold %p); empty = kDefaultOutput
   TraceKinds trace;
   ApiMode api = ApiMode::kDefault;
   ReportMode report = ReportMode::kText;
@@ -54,9 +54,9 @@ struct Config {
   uint64_t launch_count = 0;         // most launches measured; 0 = no limit
   int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
-  int window = 32;                   // most launches in one rotate window
-  std::string regions;               // counters only inside regions matching this regex
-  bool region_counters = false;      // measure matching regions as a whole (user range)
+  int window = 32;               // most launches in one rotate window
+  std::string regions;           // counters only inside regions matching this regex
+  bool region_counters = false;  // measure matching regions as a whole (user range)
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.

@@ -38,7 +38,8 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
 
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
   const Setting* s = FindSetting(env);
-  if (s == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown setting ", Quoted(env)));
+  if (s == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat("unknown setting ", Quoted(env)));
   // This value alone: combinations are checked by ConfigFromEnv.
   if (IsBlank(value)) return absl::OkStatus();
   Config scratch;

@@ -18,16 +18,15 @@ const std::vector<Setting>& Settings() {
        "replaced. A child process of the profiled program writes STEM.PID.sqlite beside it "
        "(see CUSCOPE_OWNER_PID in docs/configuration.md).",
        Path(&Config::output, kDefaultOutput)},
-      {"CUSCOPE_TRACE", "trace",
-       "Which activity kinds to record (memory is memcpy and memset).", TraceList()},
+      {"CUSCOPE_TRACE", "trace", "Which activity kinds to record (memory is memcpy and memset).",
+       TraceList()},
       {"CUSCOPE_API", "api",
        "Which CUDA runtime and driver API calls to record: default records launches, "
        "copies, memsets, allocations and synchronizations (the list is in "
        "docs/configuration.md); all records every call; none records none (kernels are "
        "then not linked to their launch).",
-       Choice(&Config::api, {{"default", ApiMode::kDefault},
-                             {"all", ApiMode::kAll},
-                             {"none", ApiMode::kNone}})},
+       Choice(&Config::api,
+              {{"default", ApiMode::kDefault}, {"all", ApiMode::kAll}, {"none", ApiMode::kNone}})},
       {"CUSCOPE_REPORT", "report", "What to print on stderr when the program ends.",
        Choice(&Config::report, {{"text", ReportMode::kText}, {"none", ReportMode::kNone}})},
       {"CUSCOPE_REPORT_TOP", "top", "Rows per table in the report printed at the end.",
@@ -42,8 +41,7 @@ const std::vector<Setting>& Settings() {
       {"CUSCOPE_FLUSH_PERIOD_MS", "flush_period_ms",
        "How often buffered records are written to the profile, so a crash keeps them.",
        Int(&Config::flush_period_ms, 0, 3600000, "0 = only when buffers fill")},
-      {"CUSCOPE_VERBOSE", "verbose", "Print what cuscope does on stderr.",
-       Bool(&Config::verbose)},
+      {"CUSCOPE_VERBOSE", "verbose", "Print what cuscope does on stderr.", Bool(&Config::verbose)},
       {"CUSCOPE_METRICS", "metrics",
        "Hardware counters per kernel (CUPTI Range Profiler, docs/counters.md): named sets "
        "and raw metric names, comma separated. A name the GPU does not have is refused "

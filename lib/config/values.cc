@@ -15,10 +15,16 @@ absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
   uint64_t mult = 1;
   if (!s.empty()) {
     char c = s.back();
-    if (c == 'B') { s.pop_back(); c = s.empty() ? 0 : s.back(); }
-    if (c == 'K') mult = 1ull << 10;
-    else if (c == 'M') mult = 1ull << 20;
-    else if (c == 'G') mult = 1ull << 30;
+    if (c == 'B') {
+      s.pop_back();
+      c = s.empty() ? 0 : s.back();
+    }
+    if (c == 'K')
+      mult = 1ull << 10;
+    else if (c == 'M')
+      mult = 1ull << 20;
+    else if (c == 'G')
+      mult = 1ull << 30;
     if (mult != 1) s.pop_back();
   }
   uint64_t n = 0;
@@ -39,9 +45,9 @@ struct TraceKind {
   bool TraceKinds::*member;
 };
 constexpr TraceKind kTraceKinds[] = {
-    {"kernel", &TraceKinds::kernel}, {"memcpy", &TraceKinds::memcpy},
-    {"memset", &TraceKinds::memset}, {"api", &TraceKinds::api},
-    {"sync", &TraceKinds::sync},     {"nvtx", &TraceKinds::nvtx},
+    {"kernel", &TraceKinds::kernel},    {"memcpy", &TraceKinds::memcpy},
+    {"memset", &TraceKinds::memset},    {"api", &TraceKinds::api},
+    {"sync", &TraceKinds::sync},        {"nvtx", &TraceKinds::nvtx},
     {"overhead", &TraceKinds::overhead}};
 
 bool IsMetricToken(absl::string_view t) {
@@ -99,8 +105,9 @@ bool ParseCapture(absl::string_view v, Config* c, std::string* why) {
     if (count.empty() || !absl::c_all_of(count, absl::ascii_isdigit) ||
         !absl::SimpleAtoi(count, &n)) {
       if (why != nullptr) {
-        *why = "N must be an integer; a REGEX holding ':' needs :N after it, e.g. "
-               "range:ns::step:0 (0 = all instances)";
+        *why =
+            "N must be an integer; a REGEX holding ':' needs :N after it, e.g. "
+            "range:ns::step:0 (0 = all instances)";
       }
       return false;
     }
@@ -115,9 +122,12 @@ bool ParseCapture(absl::string_view v, Config* c, std::string* why) {
 
 std::string FormatCapture(const Config& c) {
   switch (c.capture) {
-    case CaptureMode::kAll: return "all";
-    case CaptureMode::kProfilerApi: return "profiler-api";
-    case CaptureMode::kRange: break;
+    case CaptureMode::kAll:
+      return "all";
+    case CaptureMode::kProfilerApi:
+      return "profiler-api";
+    case CaptureMode::kRange:
+      break;
   }
   std::string out = absl::StrCat("range:", c.capture_range);
   // N also where the regex would not read back without it: a ':' in it, or a blank
@@ -208,29 +218,31 @@ Value TraceList() {
 }
 
 Value MetricList() {
-  return Value{"a comma list of roofline, sol, occupancy, stalls, memory, full, or raw metric "
-               "names (e.g. dram__bytes.sum)",
-               [](absl::string_view text, Config* c, std::string*) {
-                 std::vector<std::string> metrics;
-                 for (absl::string_view part : absl::StrSplit(text, ',')) {
-                   part = absl::StripAsciiWhitespace(part);
-                   if (part.empty()) continue;
-                   if (!IsMetricToken(part)) return false;
-                   metrics.emplace_back(part);
-                 }
-                 c->metrics = std::move(metrics);
-                 return true;
-               },
-               [](const Config& c) { return absl::StrJoin(c.metrics, ","); }};
+  return Value{
+      "a comma list of roofline, sol, occupancy, stalls, memory, full, or raw metric "
+      "names (e.g. dram__bytes.sum)",
+      [](absl::string_view text, Config* c, std::string*) {
+        std::vector<std::string> metrics;
+        for (absl::string_view part : absl::StrSplit(text, ',')) {
+          part = absl::StripAsciiWhitespace(part);
+          if (part.empty()) continue;
+          if (!IsMetricToken(part)) return false;
+          metrics.emplace_back(part);
+        }
+        c->metrics = std::move(metrics);
+        return true;
+      },
+      [](const Config& c) { return absl::StrJoin(c.metrics, ","); }};
 }
 
 Value CaptureSpec() {
-  return Value{"all, profiler-api, or range:REGEX[:N] (N an integer, 0 = all; a REGEX "
-               "holding ':' needs :N)",
-               [](absl::string_view text, Config* c, std::string* why) {
-                 return ParseCapture(text, c, why);
-               },
-               FormatCapture};
+  return Value{
+      "all, profiler-api, or range:REGEX[:N] (N an integer, 0 = all; a REGEX "
+      "holding ':' needs :N)",
+      [](absl::string_view text, Config* c, std::string* why) {
+        return ParseCapture(text, c, why);
+      },
+      FormatCapture};
 }
 
 }  // namespace values

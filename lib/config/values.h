@@ -49,33 +49,31 @@ Value Int(T Config::*member, T lo, T hi, const char* note = nullptr) {
                             ? absl::StrCat("an integer >= ", lo)
                             : absl::StrCat("an integer from ", lo, " to ", hi);
   if (note != nullptr) absl::StrAppend(&accepts, " (", note, ")");
-  return Value{
-      accepts,
-      [member, lo, hi](absl::string_view text, Config* c, std::string*) {
-        T n{};
-        if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &n)) return false;
-        if (n != std::clamp(n, lo, hi)) return false;
-        c->*member = n;
-        return true;
-      },
-      [member](const Config& c) { return absl::StrCat(c.*member); }};
+  return Value{accepts,
+               [member, lo, hi](absl::string_view text, Config* c, std::string*) {
+                 T n{};
+                 if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &n)) return false;
+                 if (n != std::clamp(n, lo, hi)) return false;
+                 c->*member = n;
+                 return true;
+               },
+               [member](const Config& c) { return absl::StrCat(c.*member); }};
 }
 
 // Int, or `word` (any case) for `word_value`.
 template <typename T>
 Value IntOr(T Config::*member, T lo, T hi, const char* word, T word_value) {
   Value number = Int(member, lo, hi);
-  return Value{
-      absl::StrCat(number.accepts, ", or ", word),
-      [member, word, word_value, parse = number.parse](absl::string_view text, Config* c,
-                                                       std::string* why) {
-        if (Normalized(text) != word) return parse(text, c, why);
-        c->*member = word_value;
-        return true;
-      },
-      [member, word, word_value](const Config& c) {
-        return c.*member == word_value ? std::string(word) : absl::StrCat(c.*member);
-      }};
+  return Value{absl::StrCat(number.accepts, ", or ", word),
+               [member, word, word_value, parse = number.parse](absl::string_view text, Config* c,
+                                                                std::string* why) {
+                 if (Normalized(text) != word) return parse(text, c, why);
+                 c->*member = word_value;
+                 return true;
+               },
+               [member, word, word_value](const Config& c) {
+                 return c.*member == word_value ? std::string(word) : absl::StrCat(c.*member);
+               }};
 }
 
 // One of `names` (any case), e.g. {{"default", kDefault}, {"all", kAll}}.

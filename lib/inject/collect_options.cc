@@ -16,9 +16,10 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
                                                      : collect::ApiRecords::kNone;
   o.trace.buffer_bytes = c.buffer_bytes;
   o.trace.max_buffers = c.max_buffers;
-  o.capture.mode = c.capture == config::CaptureMode::kProfilerApi ? collect::CaptureMode::kProfilerApi
-                   : c.capture == config::CaptureMode::kRange     ? collect::CaptureMode::kRange
-                                                                  : collect::CaptureMode::kAll;
+  o.capture.mode = c.capture == config::CaptureMode::kProfilerApi
+                       ? collect::CaptureMode::kProfilerApi
+                   : c.capture == config::CaptureMode::kRange ? collect::CaptureMode::kRange
+                                                              : collect::CaptureMode::kAll;
   o.capture.range = c.capture_range;
   o.capture.count = c.capture_count;
   o.counters.metrics = c.metrics;
@@ -26,7 +27,7 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
   o.counters.launch_skip = c.launch_skip;
   o.counters.launch_count = c.launch_count;
   o.counters.per_signature = c.per_signature;
-  o.counters.replay = c.replay == config::ReplayMode::kRotate ? collect::ReplayMode::kRotate
+  o.counters.replay = c.replay == config::ReplayMode::kRotate   ? collect::ReplayMode::kRotate
                       : c.replay == config::ReplayMode::kKernel ? collect::ReplayMode::kKernel
                                                                 : collect::ReplayMode::kAuto;
   o.counters.window = c.window;

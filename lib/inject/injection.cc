@@ -42,13 +42,20 @@ int Fail(int code, const absl::Status& status) {
 
 int CodeOf(const absl::Status& st) {
   switch (st.code()) {
-    case absl::StatusCode::kOk: return CUSCOPE_OK;
-    case absl::StatusCode::kInvalidArgument: return CUSCOPE_ERROR_INVALID_SETTING;
-    case absl::StatusCode::kAlreadyExists: return CUSCOPE_ERROR_ALREADY_ACTIVE;
-    case absl::StatusCode::kFailedPrecondition: return CUSCOPE_ERROR_NOT_ACTIVE;
-    case absl::StatusCode::kPermissionDenied: return CUSCOPE_ERROR_OUTPUT;
-    case absl::StatusCode::kCancelled: return CUSCOPE_ERROR_DISABLED;
-    default: return CUSCOPE_ERROR_CUPTI;
+    case absl::StatusCode::kOk:
+      return CUSCOPE_OK;
+    case absl::StatusCode::kInvalidArgument:
+      return CUSCOPE_ERROR_INVALID_SETTING;
+    case absl::StatusCode::kAlreadyExists:
+      return CUSCOPE_ERROR_ALREADY_ACTIVE;
+    case absl::StatusCode::kFailedPrecondition:
+      return CUSCOPE_ERROR_NOT_ACTIVE;
+    case absl::StatusCode::kPermissionDenied:
+      return CUSCOPE_ERROR_OUTPUT;
+    case absl::StatusCode::kCancelled:
+      return CUSCOPE_ERROR_DISABLED;
+    default:
+      return CUSCOPE_ERROR_CUPTI;
   }
 }
 
@@ -72,8 +79,8 @@ CUSCOPE_EXPORT int InitializeInjectionNvtx2(const void* get_export_table) {
   void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
   if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
   if (cupti == nullptr) cupti = dlopen("libcupti.so.13", RTLD_NOW);
-  InitFn init = cupti ? reinterpret_cast<InitFn>(dlsym(cupti, "InitializeInjectionNvtx2"))
-                      : nullptr;
+  InitFn init =
+      cupti ? reinterpret_cast<InitFn>(dlsym(cupti, "InitializeInjectionNvtx2")) : nullptr;
   if (init == nullptr) {
     cuscope::inject::Warn("CUPTI's NVTX hook was not found; NVTX ranges are not recorded");
     return 0;

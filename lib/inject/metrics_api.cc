@@ -110,8 +110,8 @@ CUSCOPE_EXPORT int cuscope_visible_chip(char* buf, size_t size) {
 
 CUSCOPE_EXPORT int cuscope_metrics_chips(const char* format, char* buf, size_t size) {
   bool json = format != nullptr && std::strcmp(format, "json") == 0;
-  return cuscope::inject::CopyOut(json ? cuscope::inject::ChipsJson() : cuscope::inject::ChipsText(),
-                                  buf, size);
+  return cuscope::inject::CopyOut(
+      json ? cuscope::inject::ChipsJson() : cuscope::inject::ChipsText(), buf, size);
 }
 
 CUSCOPE_EXPORT int cuscope_metrics_check(const char* chip, const char* request) {

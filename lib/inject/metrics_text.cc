@@ -14,9 +14,7 @@ std::string Passes(size_t passes) {
   return passes == 0 ? "" : absl::StrCat(passes, passes == 1 ? " pass" : " passes");
 }
 
-std::string Collected(const collect::ResolvedMetric& m) {
-  return absl::StrJoin(m.collect, " + ");
-}
+std::string Collected(const collect::ResolvedMetric& m) { return absl::StrJoin(m.collect, " + "); }
 
 void SetLines(const collect::Chip& chip, const SetView& set, std::string* out) {
   absl::StrAppendFormat(out, "%s: %s\n", set.name, set.answers);
@@ -80,7 +78,8 @@ std::string MetricsText(const collect::Chip& chip, const std::vector<SetView>& s
     if (!set.resolution.dropped.empty()) {
       std::vector<std::string> names;
       for (const auto& d : set.resolution.dropped) names.push_back(d.name);
-      absl::StrAppendFormat(&out, "%-10s not on %s: %s\n", "", chip.name, absl::StrJoin(names, ", "));
+      absl::StrAppendFormat(&out, "%-10s not on %s: %s\n", "", chip.name,
+                            absl::StrJoin(names, ", "));
     }
   }
   return out;

@@ -81,7 +81,7 @@ struct SessionState {
   std::atomic<bool> thread_stop{false};
 };
 
-std::atomic<pid_t> g_owner_pid{0};     // the process the session belongs to
+std::atomic<pid_t> g_owner_pid{0};  // the process the session belongs to
 std::atomic<bool> g_hooks_installed{false};
 std::atomic<int> g_pending_signal{0};
 std::atomic<bool> g_signal_done{false};
@@ -169,12 +169,14 @@ void BackgroundLoop() {
 // and the profile is written at exit.
 void OnSignal(int sig, siginfo_t* info, void* context) {
   struct sigaction& prev = sig == SIGINT ? g_previous_int : g_previous_term;
-  bool prev_is_function = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
-                                                        : (prev.sa_handler != SIG_DFL &&
-                                                           prev.sa_handler != SIG_IGN);
+  bool prev_is_function = (prev.sa_flags & SA_SIGINFO)
+                              ? prev.sa_sigaction != nullptr
+                              : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
   if (prev_is_function) {
-    if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
-    else prev.sa_handler(sig);
+    if (prev.sa_flags & SA_SIGINFO)
+      prev.sa_sigaction(sig, info, context);
+    else
+      prev.sa_handler(sig);
     return;
   }
   if (prev.sa_handler == SIG_IGN) return;
@@ -244,8 +246,9 @@ absl::Status StartCollector(SessionState& s) {
     s.run.extra["counters.kernel_trace"] =
         "off: rotate with instruction counters (smsp__sass_*) reads 0 while kernels are "
         "traced; use --replay=kernel to keep both";
-    Warn("counters: kernel records are off for this run (rotate with instruction counters "
-         "reads 0 while kernels are traced); --replay=kernel keeps both");
+    Warn(
+        "counters: kernel records are off for this run (rotate with instruction counters "
+        "reads 0 while kernels are traced); --replay=kernel keeps both");
   }
   absl::Status tracing = s.collector.tracer().Start(s.options, Sink);
   if (!tracing.ok()) {
@@ -254,8 +257,8 @@ absl::Status StartCollector(SessionState& s) {
     s.writer->WriteRunInfo(s.run).IgnoreError();
     s.writer->Close().IgnoreError();
     s.writer.reset();
-    return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ",
-                                               tracing.message()));
+    return absl::UnavailableError(
+        absl::StrCat("CUPTI could not start tracing: ", tracing.message()));
   }
   if (s.options.needs_capture_control()) {
     absl::Status capturing = s.collector.regions().Start(s.options);
@@ -320,8 +323,7 @@ void PrintReport(const SessionState& s) {
     ssize_t n = write(STDERR_FILENO, out.data(), out.size());
     (void)n;
   } else {
-    Warn(absl::StrCat("cannot read the profile back for the report: ",
-                      profile.status().message()));
+    Warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
   }
 }
 

@@ -15,8 +15,7 @@ static_assert(MaxEnumValue<MemoryKind>() == static_cast<int64_t>(MemoryKind::kMa
 static_assert(MaxEnumValue<SyncType>() == static_cast<int64_t>(SyncType::kContextSynchronize));
 static_assert(MaxEnumValue<ApiDomain>() == static_cast<int64_t>(ApiDomain::kDriver));
 static_assert(MaxEnumValue<RangeSource>() == static_cast<int64_t>(RangeSource::kScope));
-static_assert(MaxEnumValue<CounterStrategy>() ==
-              static_cast<int64_t>(CounterStrategy::kUserRange));
+static_assert(MaxEnumValue<CounterStrategy>() == static_cast<int64_t>(CounterStrategy::kUserRange));
 
 const char* MemcpyKindName(MemcpyKind k) { return EnumName(k); }
 const char* MemoryKindName(MemoryKind k) { return EnumName(k); }

@@ -32,12 +32,10 @@ template <>
 struct EnumNames<MemcpyKind> {
   static constexpr char kEnum[] = "memcpy_kind";
   static constexpr EnumNameRow<MemcpyKind> kRows[] = {
-      {MemcpyKind::kUnknown, "unknown"}, {MemcpyKind::kHtoD, "HtoD"},
-      {MemcpyKind::kDtoH, "DtoH"},       {MemcpyKind::kHtoA, "HtoA"},
-      {MemcpyKind::kAtoH, "AtoH"},       {MemcpyKind::kAtoA, "AtoA"},
-      {MemcpyKind::kAtoD, "AtoD"},       {MemcpyKind::kDtoA, "DtoA"},
-      {MemcpyKind::kDtoD, "DtoD"},       {MemcpyKind::kHtoH, "HtoH"},
-      {MemcpyKind::kPtoP, "PtoP"},
+      {MemcpyKind::kUnknown, "unknown"}, {MemcpyKind::kHtoD, "HtoD"}, {MemcpyKind::kDtoH, "DtoH"},
+      {MemcpyKind::kHtoA, "HtoA"},       {MemcpyKind::kAtoH, "AtoH"}, {MemcpyKind::kAtoA, "AtoA"},
+      {MemcpyKind::kAtoD, "AtoD"},       {MemcpyKind::kDtoA, "DtoA"}, {MemcpyKind::kDtoD, "DtoD"},
+      {MemcpyKind::kHtoH, "HtoH"},       {MemcpyKind::kPtoP, "PtoP"},
   };
 };
 

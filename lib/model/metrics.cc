@@ -5,12 +5,25 @@
 namespace cuscope::metrics {
 
 const std::vector<std::string>& StallReasons() {
-  static const auto* reasons = new std::vector<std::string>{
-      "long_scoreboard", "barrier",          "mio_throttle",  "short_scoreboard",
-      "wait",            "math_pipe_throttle", "lg_throttle", "not_selected",
-      "selected",        "no_instruction",   "dispatch_stall", "branch_resolving",
-      "drain",           "imc_miss",         "membar",        "misc",
-      "sleeping",        "tex_throttle",     "gmma"};
+  static const auto* reasons = new std::vector<std::string>{"long_scoreboard",
+                                                            "barrier",
+                                                            "mio_throttle",
+                                                            "short_scoreboard",
+                                                            "wait",
+                                                            "math_pipe_throttle",
+                                                            "lg_throttle",
+                                                            "not_selected",
+                                                            "selected",
+                                                            "no_instruction",
+                                                            "dispatch_stall",
+                                                            "branch_resolving",
+                                                            "drain",
+                                                            "imc_miss",
+                                                            "membar",
+                                                            "misc",
+                                                            "sleeping",
+                                                            "tex_throttle",
+                                                            "gmma"};
   return *reasons;
 }
 
@@ -26,19 +39,19 @@ std::vector<std::string> SetMetrics(const std::string& set) {
     // FLOPs by precision, bytes by level and the ceilings' inputs. The speed of light
     // (ncu's SM % and memory % with the per-unit breakdown) is the `sol` set: 9 more
     // passes on GH100, too many for region counters and rotate (docs/counters.md).
-    m.insert(m.end(), {kDuration, kSmCyclesElapsed, kFadd, kFmul, kFfma, kDadd, kDmul, kDfma,
-                       kHadd, kHmul, kHfma, kTensorFp16, kTensorBf16, kTensorTf32, kTensorFp8,
-                       kTensorInt8, kTensorFp64, kDramBytes, kL2Bytes, kL1Bytes, kSmClock,
-                       kDramClock, kL2Clock, kL1Clock, kDramPeak, kL2Peak, kL1Peak, kFfmaPeak,
-                       kDfmaPeak, kHfmaPeak, kTensorFp8DensePeak, kTensorFp64Peak,
+    m.insert(m.end(), {kDuration, kSmCyclesElapsed, kFadd, kFmul, kFfma, kDadd, kDmul, kDfma, kHadd,
+                       kHmul, kHfma, kTensorFp16, kTensorBf16, kTensorTf32, kTensorFp8, kTensorInt8,
+                       kTensorFp64, kDramBytes, kL2Bytes, kL1Bytes, kSmClock, kDramClock, kL2Clock,
+                       kL1Clock, kDramPeak, kL2Peak, kL1Peak, kFfmaPeak, kDfmaPeak, kHfmaPeak,
+                       kTensorFp8DensePeak, kTensorFp64Peak,
                        // L1 as % of peak without the sol set: bytes, and the LSU
                        // wavefronts that uncoalesced or broadcast access (naive SGEMM) adds.
                        kL1Pct, kL1WavefrontsPct});
   }
   if (set == "sol" || set == "full") {
-    m.insert(m.end(), {kDuration, kSmThroughputPct, kMemThroughputPct, kDramThroughputPct,
-                       kL2ThroughputPct, kL1ThroughputPct, kTensorPipePct, kFmaPipePct,
-                       kFp64PipePct, kIssuePct});
+    m.insert(m.end(),
+             {kDuration, kSmThroughputPct, kMemThroughputPct, kDramThroughputPct, kL2ThroughputPct,
+              kL1ThroughputPct, kTensorPipePct, kFmaPipePct, kFp64PipePct, kIssuePct});
   }
   if (set == "occupancy" || set == "full") {
     m.insert(m.end(), {kDuration, kWarpsActivePct, kWarpsActivePerCycle});

@@ -35,7 +35,8 @@ inline constexpr const char kTensorFp8[] = "sm__ops_path_tensor_src_fp8.sum";
 inline constexpr const char kTensorInt8[] = "sm__ops_path_tensor_src_int8.sum";
 inline constexpr const char kTensorFp64[] = "sm__ops_path_tensor_src_fp64.sum";
 // Recorded by earlier versions (bf16 only, by path): read when kTensorBf16 is absent.
-inline constexpr const char kTensorBf16Gmma[] = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum";
+inline constexpr const char kTensorBf16Gmma[] =
+    "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum";
 inline constexpr const char kTensorBf16Mma[] = "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum";
 
 // Bytes moved at each level of the memory hierarchy.
@@ -59,9 +60,12 @@ inline constexpr const char kL1Clock[] = "l1tex__cycles_elapsed.avg.per_second";
 inline constexpr const char kDramPeak[] = "dram__bytes.sum.peak_sustained";
 inline constexpr const char kL2Peak[] = "lts__t_bytes.sum.peak_sustained";
 inline constexpr const char kL1Peak[] = "l1tex__t_bytes.sum.peak_sustained";
-inline constexpr const char kFfmaPeak[] = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
-inline constexpr const char kDfmaPeak[] = "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained";
-inline constexpr const char kHfmaPeak[] = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained";
+inline constexpr const char kFfmaPeak[] =
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
+inline constexpr const char kDfmaPeak[] =
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained";
+inline constexpr const char kHfmaPeak[] =
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained";
 // Dense tensor peaks (docs/counters.md, "Ceilings"): FP8 from its sparsity-off path
 // (1,081,344 ops/cycle on the H200); FP16/BF16 = FP8 / 2, TF32 = FP8 / 4, INT8 =
 // FP8. FP64 (dmma) has no sparse mode: its own peak (33,792 on the H200). Without
@@ -83,12 +87,18 @@ inline constexpr const char kSmThroughputPct[] = "sm__throughput.avg.pct_of_peak
 inline constexpr const char kMemThroughputPct[] =
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
 // Per unit, % of peak over elapsed cycles: memory levels, then the SM's pipes and issue.
-inline constexpr const char kDramThroughputPct[] = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kL2ThroughputPct[] = "lts__throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kL1ThroughputPct[] = "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kTensorPipePct[] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kFmaPipePct[] = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char kFp64PipePct[] = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kDramThroughputPct[] =
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kL2ThroughputPct[] =
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kL1ThroughputPct[] =
+    "l1tex__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kTensorPipePct[] =
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kFmaPipePct[] =
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kFp64PipePct[] =
+    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char kIssuePct[] = "sm__issue_active.avg.pct_of_peak_sustained_elapsed";
 // Recorded by earlier versions of the sol set (read when the above are absent).
 inline constexpr const char kLegacyDramThroughputPct[] =

@@ -39,68 +39,66 @@ bool DeviceInfo::operator==(const DeviceInfo& o) const {
   return std::tie(id, name, uuid, compute_major, compute_minor, sm_count, global_memory_bytes,
                   global_memory_bandwidth_kbps, l2_cache_bytes, max_threads_per_block,
                   max_warps_per_sm, max_blocks_per_sm, max_registers_per_sm,
-                  max_registers_per_block, max_shared_memory_per_sm,
-                  max_shared_memory_per_block, warp_size, core_clock_khz) ==
+                  max_registers_per_block, max_shared_memory_per_sm, max_shared_memory_per_block,
+                  warp_size, core_clock_khz) ==
          std::tie(o.id, o.name, o.uuid, o.compute_major, o.compute_minor, o.sm_count,
                   o.global_memory_bytes, o.global_memory_bandwidth_kbps, o.l2_cache_bytes,
                   o.max_threads_per_block, o.max_warps_per_sm, o.max_blocks_per_sm,
-                  o.max_registers_per_sm, o.max_registers_per_block,
-                  o.max_shared_memory_per_sm, o.max_shared_memory_per_block, o.warp_size,
-                  o.core_clock_khz);
+                  o.max_registers_per_sm, o.max_registers_per_block, o.max_shared_memory_per_sm,
+                  o.max_shared_memory_per_block, o.warp_size, o.core_clock_khz);
 }
 
 bool RunInfo::operator==(const RunInfo& o) const {
-  return std::tie(command_line, pid, start_unix_ns, end_unix_ns, start_ns, end_ns,
-                  cuscope_version, hostname, rank, dropped_records, buffers_refused,
-                  internal_kernels, exit_reason, extra) ==
-         std::tie(o.command_line, o.pid, o.start_unix_ns, o.end_unix_ns, o.start_ns, o.end_ns,
-                  o.cuscope_version, o.hostname, o.rank, o.dropped_records,
-                  o.buffers_refused, o.internal_kernels, o.exit_reason, o.extra);
+  return std::tie(command_line, pid, start_unix_ns, end_unix_ns, start_ns, end_ns, cuscope_version,
+                  hostname, rank, dropped_records, buffers_refused, internal_kernels, exit_reason,
+                  extra) == std::tie(o.command_line, o.pid, o.start_unix_ns, o.end_unix_ns,
+                                     o.start_ns, o.end_ns, o.cuscope_version, o.hostname, o.rank,
+                                     o.dropped_records, o.buffers_refused, o.internal_kernels,
+                                     o.exit_reason, o.extra);
 }
 
 bool KernelRecord::operator==(const KernelRecord& o) const {
   return std::tie(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, name,
                   mangled_name, grid, block, registers_per_thread, static_shared_bytes,
-                  dynamic_shared_bytes, graph_id, graph_node_id, flags) ==
-         std::tie(o.start_ns, o.end_ns, o.device_id, o.context_id, o.stream_id,
-                  o.correlation_id, o.name, o.mangled_name, o.grid, o.block,
-                  o.registers_per_thread, o.static_shared_bytes, o.dynamic_shared_bytes,
-                  o.graph_id, o.graph_node_id, o.flags);
+                  dynamic_shared_bytes, graph_id, graph_node_id,
+                  flags) == std::tie(o.start_ns, o.end_ns, o.device_id, o.context_id, o.stream_id,
+                                     o.correlation_id, o.name, o.mangled_name, o.grid, o.block,
+                                     o.registers_per_thread, o.static_shared_bytes,
+                                     o.dynamic_shared_bytes, o.graph_id, o.graph_node_id, o.flags);
 }
 
 bool MemcpyRecord::operator==(const MemcpyRecord& o) const {
-  return std::tie(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes,
-                  kind, src_kind, dst_kind, src_device_id, dst_device_id, graph_node_id) ==
-         std::tie(o.start_ns, o.end_ns, o.device_id, o.context_id, o.stream_id,
-                  o.correlation_id, o.bytes, o.kind, o.src_kind, o.dst_kind,
-                  o.src_device_id, o.dst_device_id, o.graph_node_id);
+  return std::tie(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, kind,
+                  src_kind, dst_kind, src_device_id, dst_device_id, graph_node_id) ==
+         std::tie(o.start_ns, o.end_ns, o.device_id, o.context_id, o.stream_id, o.correlation_id,
+                  o.bytes, o.kind, o.src_kind, o.dst_kind, o.src_device_id, o.dst_device_id,
+                  o.graph_node_id);
 }
 
 bool MemsetRecord::operator==(const MemsetRecord& o) const {
-  return std::tie(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes,
-                  value, memory_kind, graph_node_id) ==
-         std::tie(o.start_ns, o.end_ns, o.device_id, o.context_id, o.stream_id,
-                  o.correlation_id, o.bytes, o.value, o.memory_kind, o.graph_node_id);
+  return std::tie(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, value,
+                  memory_kind, graph_node_id) ==
+         std::tie(o.start_ns, o.end_ns, o.device_id, o.context_id, o.stream_id, o.correlation_id,
+                  o.bytes, o.value, o.memory_kind, o.graph_node_id);
 }
 
 bool ApiRecord::operator==(const ApiRecord& o) const {
   return std::tie(start_ns, end_ns, domain, callback_id, name, process_id, thread_id,
                   correlation_id, return_value) ==
-         std::tie(o.start_ns, o.end_ns, o.domain, o.callback_id, o.name, o.process_id,
-                  o.thread_id, o.correlation_id, o.return_value);
+         std::tie(o.start_ns, o.end_ns, o.domain, o.callback_id, o.name, o.process_id, o.thread_id,
+                  o.correlation_id, o.return_value);
 }
 
 bool SyncRecord::operator==(const SyncRecord& o) const {
   return std::tie(start_ns, end_ns, type, context_id, stream_id, correlation_id, process_id,
-                  thread_id) ==
-         std::tie(o.start_ns, o.end_ns, o.type, o.context_id, o.stream_id, o.correlation_id,
-                  o.process_id, o.thread_id);
+                  thread_id) == std::tie(o.start_ns, o.end_ns, o.type, o.context_id, o.stream_id,
+                                         o.correlation_id, o.process_id, o.thread_id);
 }
 
 bool RangeRecord::operator==(const RangeRecord& o) const {
   return std::tie(start_ns, end_ns, name, domain, source, process_id, thread_id, id, depth) ==
-         std::tie(o.start_ns, o.end_ns, o.name, o.domain, o.source, o.process_id,
-                  o.thread_id, o.id, o.depth);
+         std::tie(o.start_ns, o.end_ns, o.name, o.domain, o.source, o.process_id, o.thread_id, o.id,
+                  o.depth);
 }
 
 bool OverheadRecord::operator==(const OverheadRecord& o) const {
@@ -123,8 +121,8 @@ double CounterSet::value(const StringTable& strings, std::string_view metric,
 
 bool CounterSet::operator==(const CounterSet& o) const {
   return std::tie(device_id, name, grid, block, strategy, passes, correlation_ids, values) ==
-         std::tie(o.device_id, o.name, o.grid, o.block, o.strategy, o.passes,
-                  o.correlation_ids, o.values);
+         std::tie(o.device_id, o.name, o.grid, o.block, o.strategy, o.passes, o.correlation_ids,
+                  o.values);
 }
 
 bool DeviceMetric::operator==(const DeviceMetric& o) const {

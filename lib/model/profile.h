@@ -72,17 +72,17 @@ struct DeviceInfo {
 struct RunInfo {
   std::string command_line;
   int64_t pid = 0;
-  int64_t start_unix_ns = 0;   // wall clock when collection started
-  int64_t end_unix_ns = 0;     // wall clock when collection ended (0 while running)
-  uint64_t start_ns = 0;       // CUPTI clock when collection started
-  uint64_t end_ns = 0;         // CUPTI clock when collection ended
+  int64_t start_unix_ns = 0;  // wall clock when collection started
+  int64_t end_unix_ns = 0;    // wall clock when collection ended (0 while running)
+  uint64_t start_ns = 0;      // CUPTI clock when collection started
+  uint64_t end_ns = 0;        // CUPTI clock when collection ended
   std::string cuscope_version;
   std::string hostname;
-  int rank = -1;               // RANK from the environment, -1 if unset
-  uint64_t dropped_records = 0;     // records CUPTI dropped (buffer pool exhausted)
-  uint64_t buffers_refused = 0;     // buffer requests refused because of the pool cap
-  uint64_t internal_kernels = 0;    // CUPTI's own kernels, left out of `kernels`
-  std::string exit_reason;          // "exit", "signal 2", "stop", ... (empty while running)
+  int rank = -1;                  // RANK from the environment, -1 if unset
+  uint64_t dropped_records = 0;   // records CUPTI dropped (buffer pool exhausted)
+  uint64_t buffers_refused = 0;   // buffer requests refused because of the pool cap
+  uint64_t internal_kernels = 0;  // CUPTI's own kernels, left out of `kernels`
+  std::string exit_reason;        // "exit", "signal 2", "stop", ... (empty while running)
   std::map<std::string, std::string> extra;  // anything else, saved as key/value
   bool operator==(const RunInfo& o) const;
 };
@@ -110,14 +110,31 @@ struct KernelRecord {
 };
 
 enum class MemcpyKind : uint8_t {
-  kUnknown = 0, kHtoD, kDtoH, kHtoA, kAtoH, kAtoA, kAtoD, kDtoA, kDtoD, kHtoH, kPtoP
+  kUnknown = 0,
+  kHtoD,
+  kDtoH,
+  kHtoA,
+  kAtoH,
+  kAtoA,
+  kAtoD,
+  kDtoA,
+  kDtoD,
+  kHtoH,
+  kPtoP
 };
 enum class MemoryKind : uint8_t {
-  kUnknown = 0, kPageable, kPinned, kDevice, kArray, kManaged, kDeviceStatic, kManagedStatic
+  kUnknown = 0,
+  kPageable,
+  kPinned,
+  kDevice,
+  kArray,
+  kManaged,
+  kDeviceStatic,
+  kManagedStatic
 };
 // Enum names come from the tables of lib/model/enum_names.h.
-const char* MemcpyKindName(MemcpyKind k);   // "HtoD", ...
-const char* MemoryKindName(MemoryKind k);   // "pageable", "pinned", ...
+const char* MemcpyKindName(MemcpyKind k);  // "HtoD", ...
+const char* MemoryKindName(MemoryKind k);  // "pageable", "pinned", ...
 
 struct MemcpyRecord {
   uint64_t start_ns = 0, end_ns = 0;
@@ -149,7 +166,7 @@ enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1 };
 struct ApiRecord {
   uint64_t start_ns = 0, end_ns = 0;
   ApiDomain domain = ApiDomain::kRuntime;
-  uint32_t callback_id = 0;    // CUPTI's cbid within the domain
+  uint32_t callback_id = 0;      // CUPTI's cbid within the domain
   StringId name = kEmptyString;  // "cudaLaunchKernel", "cuMemcpyHtoD_v2", ...
   uint32_t process_id = 0, thread_id = 0;
   uint32_t correlation_id = 0;
@@ -159,7 +176,11 @@ struct ApiRecord {
 };
 
 enum class SyncType : uint8_t {
-  kUnknown = 0, kEventSynchronize, kStreamWaitEvent, kStreamSynchronize, kContextSynchronize
+  kUnknown = 0,
+  kEventSynchronize,
+  kStreamWaitEvent,
+  kStreamSynchronize,
+  kContextSynchronize
 };
 const char* SyncTypeName(SyncType t);  // "cudaEventSynchronize", ...
 
@@ -183,8 +204,8 @@ struct RangeRecord {
   StringId domain = kEmptyString;  // "" for NVTX's default domain
   RangeSource source = RangeSource::kNvtxPushPop;
   uint32_t process_id = 0, thread_id = 0;
-  uint64_t id = 0;         // NVTX range id / cuscope scope id
-  uint32_t depth = 0;      // nesting depth on its thread at push time (0 = outermost)
+  uint64_t id = 0;     // NVTX range id / cuscope scope id
+  uint32_t depth = 0;  // nesting depth on its thread at push time (0 = outermost)
   uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
   bool operator==(const RangeRecord& o) const;
 };

@@ -130,8 +130,8 @@ inline bool rapidjson::Writer<cuscope::report::TraceStream>::ScanWriteUnescapedS
     uint64_t w;
     std::memcpy(&w, p, 8);
     const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
-    const uint64_t special = ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
-                             ((backslash - kOnes) & ~backslash);
+    const uint64_t special =
+        ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash);
     if (special & kHighs) break;
     p += 8;
   }
@@ -243,12 +243,24 @@ class TraceWriter final : public TraceSink {
     for (const TraceArg& a : args) {
       Key(a.key);
       switch (a.kind) {
-        case TraceArg::Kind::kInt: w_.Int64(a.i); break;
-        case TraceArg::Kind::kUint: w_.Uint64(a.u); break;
-        case TraceArg::Kind::kDouble: Num(a.d); break;
-        case TraceArg::Kind::kBool: w_.Bool(a.b); break;
-        case TraceArg::Kind::kString: Str(a.s); break;
-        case TraceArg::Kind::kDim: Dim(a.dim); break;
+        case TraceArg::Kind::kInt:
+          w_.Int64(a.i);
+          break;
+        case TraceArg::Kind::kUint:
+          w_.Uint64(a.u);
+          break;
+        case TraceArg::Kind::kDouble:
+          Num(a.d);
+          break;
+        case TraceArg::Kind::kBool:
+          w_.Bool(a.b);
+          break;
+        case TraceArg::Kind::kString:
+          Str(a.s);
+          break;
+        case TraceArg::Kind::kDim:
+          Dim(a.dim);
+          break;
         case TraceArg::Kind::kMetrics:
           w_.StartObject();
           for (const auto& [name, value] : *a.metrics) {

@@ -1,9 +1,7 @@
-#include "lib/report/number_format.h"
-#include "lib/report/verdict_text.h"
 #include "lib/report/csv.h"
 
-#include <optional>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +11,8 @@
 #include "absl/strings/string_view.h"
 #include "lib/model/demangle.h"
 #include "lib/report/format.h"
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
 
@@ -55,9 +55,8 @@ const Fields& StatHeaders() {
 }
 
 Fields CsvStats(const DurationStats& s) {
-  return {absl::StrCat(s.total_ns), absl::StrCat(s.count),  CsvNum(s.avg_ns),
-          CsvNum(s.median_ns),      absl::StrCat(s.min_ns), absl::StrCat(s.max_ns),
-          CsvNum(s.stddev_ns)};
+  return {absl::StrCat(s.total_ns), absl::StrCat(s.count),  CsvNum(s.avg_ns),   CsvNum(s.median_ns),
+          absl::StrCat(s.min_ns),   absl::StrCat(s.max_ns), CsvNum(s.stddev_ns)};
 }
 
 void WriteRun(const model::RunInfo& run, const analysis::Summary& s, std::ostream& out) {
@@ -149,8 +148,8 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions, int to
     const analysis::RegionSummaryRow& r = regions[i];
     for (size_t k = 0; k < r.top_kernels.size(); ++k) {
       const analysis::RegionTopKernel& t = r.top_kernels[k];
-      CsvRow(out, {CsvField(r.domain), CsvField(r.path), absl::StrCat(k + 1),
-                   absl::StrCat(t.count), absl::StrCat(t.total_ns), CsvField(Demangle(t.name))});
+      CsvRow(out, {CsvField(r.domain), CsvField(r.path), absl::StrCat(k + 1), absl::StrCat(t.count),
+                   absl::StrCat(t.total_ns), CsvField(Demangle(t.name))});
     }
   }
 }
@@ -162,11 +161,13 @@ void WriteCeilings(const std::vector<analysis::Ceilings>& ceilings, std::ostream
   for (analysis::Precision p : analysis::kAllPrecisions) {
     header.push_back(absl::StrCat("peak_", analysis::PrecisionKey(p), "_flops"));
   }
-  header.insert(header.end(), {"peak_dram_bytes_per_s", "peak_l2_bytes_per_s", "peak_l1_bytes_per_s"});
+  header.insert(header.end(),
+                {"peak_dram_bytes_per_s", "peak_l2_bytes_per_s", "peak_l1_bytes_per_s"});
   CsvRow(out, header);
   for (const analysis::Ceilings& c : ceilings) {
     Fields row = {absl::StrCat(c.device_id), CsvRatio(c.sm_clock_hz)};
-    for (analysis::Precision p : analysis::kAllPrecisions) row.push_back(CsvRatio(analysis::PeakFlops(c, p)));
+    for (analysis::Precision p : analysis::kAllPrecisions)
+      row.push_back(CsvRatio(analysis::PeakFlops(c, p)));
     row.insert(row.end(), {CsvRatio(c.peak_dram_bytes_per_s), CsvRatio(c.peak_l2_bytes_per_s),
                            CsvRatio(c.peak_l1_bytes_per_s)});
     CsvRow(out, row);
@@ -176,19 +177,42 @@ void WriteCeilings(const std::vector<analysis::Ceilings>& ceilings, std::ostream
 // One row of # kernel_counters (a field mapping, in the order of the header).
 Fields CounterFields(const analysis::KernelCounters& k) {
   auto pct = [](const std::optional<double>& v) { return v ? CsvRatio(*v) : std::string(); };
-  return {absl::StrCat(k.device_id), CsvDim(k.grid), CsvDim(k.block),
-          CsvNum(k.time_percent), absl::StrCat(k.total_time_ns), absl::StrCat(k.launches),
-          absl::StrCat(k.measured_launches), absl::StrCat(k.sets),
-          CsvField(k.StrategyNames()), CsvRatio(k.duration_ns), CsvRatio(k.fp32_flops),
-          CsvRatio(k.fp64_flops), CsvRatio(k.fp16_flops), CsvRatio(k.tensor_flops),
-          CsvRatio(k.total_flops_per_s), CsvRatio(k.dram_bytes), CsvRatio(k.l2_bytes),
-          CsvRatio(k.l1_bytes), CsvRatio(k.dram_bytes_per_s), CsvRatio(k.l2_bytes_per_s),
-          CsvRatio(k.l1_bytes_per_s), CsvRatio(k.ai_dram), CsvRatio(k.ai_l2),
-          CsvRatio(k.ai_l1), CsvRatio(k.pct_fp32), CsvRatio(k.pct_fp64),
-          CsvRatio(k.pct_fp16), CsvRatio(k.pct_tensor), pct(k.pct_compute),
-          pct(k.pct_dram), pct(k.pct_l2),
-          pct(k.pct_l1), analysis::VerdictName(k.verdict.bound),
-          k.verdict.small_grid ? "1" : "0", CsvField(CountersReason(k)), CsvField(Demangle(k.name))};
+  return {absl::StrCat(k.device_id),
+          CsvDim(k.grid),
+          CsvDim(k.block),
+          CsvNum(k.time_percent),
+          absl::StrCat(k.total_time_ns),
+          absl::StrCat(k.launches),
+          absl::StrCat(k.measured_launches),
+          absl::StrCat(k.sets),
+          CsvField(k.StrategyNames()),
+          CsvRatio(k.duration_ns),
+          CsvRatio(k.fp32_flops),
+          CsvRatio(k.fp64_flops),
+          CsvRatio(k.fp16_flops),
+          CsvRatio(k.tensor_flops),
+          CsvRatio(k.total_flops_per_s),
+          CsvRatio(k.dram_bytes),
+          CsvRatio(k.l2_bytes),
+          CsvRatio(k.l1_bytes),
+          CsvRatio(k.dram_bytes_per_s),
+          CsvRatio(k.l2_bytes_per_s),
+          CsvRatio(k.l1_bytes_per_s),
+          CsvRatio(k.ai_dram),
+          CsvRatio(k.ai_l2),
+          CsvRatio(k.ai_l1),
+          CsvRatio(k.pct_fp32),
+          CsvRatio(k.pct_fp64),
+          CsvRatio(k.pct_fp16),
+          CsvRatio(k.pct_tensor),
+          pct(k.pct_compute),
+          pct(k.pct_dram),
+          pct(k.pct_l2),
+          pct(k.pct_l1),
+          analysis::VerdictName(k.verdict.bound),
+          k.verdict.small_grid ? "1" : "0",
+          CsvField(CountersReason(k)),
+          CsvField(Demangle(k.name))};
 }
 
 // The columns after "name": FLOPs and % of roof of each tensor precision, SM %,
@@ -209,13 +233,42 @@ Fields PrecisionFields(const analysis::KernelCounters& k) {
 }
 
 Fields CounterHeader() {
-  Fields h = {"device_id", "grid", "block", "time_percent", "total_time_ns", "launches",
-              "measured_launches", "sets", "strategy", "duration_ns", "fp32_flops",
-              "fp64_flops", "fp16_flops", "tensor_flops", "flops_per_s", "dram_bytes",
-              "l2_bytes", "l1_bytes", "dram_bytes_per_s", "l2_bytes_per_s", "l1_bytes_per_s",
-              "ai_dram", "ai_l2", "ai_l1", "pct_fp32", "pct_fp64", "pct_fp16", "pct_tensor",
-              "pct_compute", "pct_dram", "pct_l2", "pct_l1", "verdict", "small_grid",
-              "reason", "name"};
+  Fields h = {"device_id",
+              "grid",
+              "block",
+              "time_percent",
+              "total_time_ns",
+              "launches",
+              "measured_launches",
+              "sets",
+              "strategy",
+              "duration_ns",
+              "fp32_flops",
+              "fp64_flops",
+              "fp16_flops",
+              "tensor_flops",
+              "flops_per_s",
+              "dram_bytes",
+              "l2_bytes",
+              "l1_bytes",
+              "dram_bytes_per_s",
+              "l2_bytes_per_s",
+              "l1_bytes_per_s",
+              "ai_dram",
+              "ai_l2",
+              "ai_l1",
+              "pct_fp32",
+              "pct_fp64",
+              "pct_fp16",
+              "pct_tensor",
+              "pct_compute",
+              "pct_dram",
+              "pct_l2",
+              "pct_l1",
+              "verdict",
+              "small_grid",
+              "reason",
+              "name"};
   for (analysis::Precision p : analysis::kAllPrecisions) {
     if (analysis::IsTensor(p)) h.push_back(absl::StrCat(analysis::PrecisionKey(p), "_flops"));
   }

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/model/demangle.h"
 #include "lib/model/checked.h"
+#include "lib/model/demangle.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
 
@@ -32,8 +32,8 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
     out << "  (none)\n";
     return;
   }
-  std::vector<std::string> headers = {"Base Total", "New Total", "Change", "Change %",
-                                      "Base N",     "New N"};
+  std::vector<std::string> headers = {"Base Total", "New Total", "Change",
+                                      "Change %",   "Base N",    "New N"};
   if (regions) {
     headers.push_back("Base Kernels");
     headers.push_back("New Kernels");
@@ -109,7 +109,8 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
       << FormatDuration(double(c.next_wall_ns)) << "\n";
   out << "  Kernel time " << FormatDuration(double(c.base_kernel_ns)) << " -> "
       << FormatDuration(double(c.next_kernel_ns)) << " ("
-      << FormatSignedDuration(model::SaturatingDifference(c.next_kernel_ns, c.base_kernel_ns)) << ")\n";
+      << FormatSignedDuration(model::SaturatingDifference(c.next_kernel_ns, c.base_kernel_ns))
+      << ")\n";
   out << "  Kernels     " << c.base_kernel_count << " -> " << c.next_kernel_count << "\n";
   DeltaTable("GPU kernels (by change of total time)", c.kernels, false, options, out);
   DeltaTable("Regions (by change of total time)", c.regions, true, options, out);

@@ -78,14 +78,12 @@ size_t ShownRows(size_t total, int top) {
 TextTable::TextTable(std::vector<std::string> headers, int detail_indent)
     : headers_(std::move(headers)), detail_indent_(detail_indent) {}
 
-void TextTable::AddRow(std::vector<std::string> cells) {
-  rows_.push_back({std::move(cells), {}});
-}
+void TextTable::AddRow(std::vector<std::string> cells) { rows_.push_back({std::move(cells), {}}); }
 
 void TextTable::AddDetail(std::string line) { rows_.back().details.push_back(std::move(line)); }
 
-void TextTable::WriteLine(const std::vector<std::string>& cells,
-                          const std::vector<size_t>& widths, std::ostream& out) const {
+void TextTable::WriteLine(const std::vector<std::string>& cells, const std::vector<size_t>& widths,
+                          std::ostream& out) const {
   const size_t n = headers_.size();
   std::string s = "  ";
   for (size_t c = 0; c < n; ++c) {

@@ -1,9 +1,7 @@
-#include "lib/report/number_format.h"
-#include "lib/report/verdict_text.h"
 #include "lib/report/json.h"
 
-#include <optional>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +10,8 @@
 #include "lib/model/demangle.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
 
@@ -196,7 +196,9 @@ void WriteCounterIdentity(Writer& w, const analysis::KernelCounters& k) {
   Key(w, "region"), w.Bool(k.region);
   if (k.region) {
     // The region's kernels per traced instance (0/null when unknown).
-    Key(w, "region_kernel_ns"), NumOrNull(w, k.region_kernels.has_value(), k.region_kernels.value_or(analysis::RegionKernels()).ns_per_instance);
+    Key(w, "region_kernel_ns"),
+        NumOrNull(w, k.region_kernels.has_value(),
+                  k.region_kernels.value_or(analysis::RegionKernels()).ns_per_instance);
     Key(w, "region_kernel_flops_per_s"),
         NumOrNull(w, k.region_kernels.has_value() && k.total_flops > 0,
                   k.region_kernels.value_or(analysis::RegionKernels()).flops_per_s);
@@ -260,10 +262,12 @@ void MeasuredPrecisions(Writer& w, const analysis::KernelCounters& k) {
 void WriteCounterRoofline(Writer& w, const analysis::KernelCounters& k) {
   Key(w, "elapsed_cycles"), Num(w, k.elapsed_cycles);
   Key(w, "sm_clock_hz"), Num(w, k.sm_clock_hz);
-  Precisions(w, "flops", k, [](const analysis::PrecisionFlops& f) { return f.flops; },
-             k.tensor_flops, k.total_flops);
-  Precisions(w, "flops_per_s", k, [](const analysis::PrecisionFlops& f) { return f.flops_per_s; },
-             k.tensor_flops_per_s, k.total_flops_per_s);
+  Precisions(
+      w, "flops", k, [](const analysis::PrecisionFlops& f) { return f.flops; }, k.tensor_flops,
+      k.total_flops);
+  Precisions(
+      w, "flops_per_s", k, [](const analysis::PrecisionFlops& f) { return f.flops_per_s; },
+      k.tensor_flops_per_s, k.total_flops_per_s);
   MeasuredPrecisions(w, k);
   MemoryLevels(w, "bytes", k.dram_bytes, k.l2_bytes, k.l1_bytes);
   MemoryLevels(w, "bytes_per_s", k.dram_bytes_per_s, k.l2_bytes_per_s, k.l1_bytes_per_s);
@@ -300,7 +304,8 @@ void WriteOccupancy(Writer& w, const analysis::KernelCounters& k) {
   const analysis::AchievedOccupancy achieved =
       k.achieved_occupancy.value_or(analysis::AchievedOccupancy());
   Key(w, "achieved_pct"), NumOrNull(w, k.achieved_occupancy.has_value(), achieved.percent);
-  Key(w, "achieved_warps_per_sm"), NumOrNull(w, k.achieved_occupancy.has_value(), achieved.warps_per_sm);
+  Key(w, "achieved_warps_per_sm"),
+      NumOrNull(w, k.achieved_occupancy.has_value(), achieved.warps_per_sm);
   if (k.theoretical.valid) {
     Key(w, "theoretical_pct"), Num(w, k.theoretical.percent);
     Key(w, "blocks_per_sm"), w.Int(k.theoretical.blocks_per_sm);

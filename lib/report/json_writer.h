@@ -4,8 +4,8 @@
 #define CUSCOPE_LIB_REPORT_JSON_WRITER_H_
 
 #include <cmath>
-#include <string>
 #include <ostream>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "lib/model/utf8.h"

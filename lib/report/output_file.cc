@@ -11,7 +11,8 @@ absl::Status WriteOutputFile(const std::string& path, absl::string_view what,
   const bool to_stdout = path == "-";
   const std::string where = to_stdout ? std::string("(stdout)") : path;
   std::FILE* out = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
-  if (out == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", what, " ", path));
+  if (out == nullptr)
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", what, " ", path));
   absl::Status status = write(out);
   const bool write_failed = std::fflush(out) != 0 || std::ferror(out);
   const int write_errno = errno;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/analysis/regions.h"
 #include "lib/analysis/kernel_counters.h"
+#include "lib/analysis/regions.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/profile.h"
 

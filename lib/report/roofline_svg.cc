@@ -12,8 +12,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lib/analysis/kernel_counters.h"
-#include "lib/report/format.h"
 #include "lib/model/demangle.h"
+#include "lib/report/format.h"
 #include "lib/report/number_format.h"
 #include "lib/report/output_file.h"
 #include "lib/report/svg_primitives.h"
@@ -24,9 +24,9 @@ namespace cuscope::report {
 using model::Demangle;
 namespace {
 
+using analysis::Bound;
 using analysis::Ceilings;
 using analysis::KernelCounters;
-using analysis::Bound;
 using svg::Escape;
 using svg::Line;
 using svg::Text;
@@ -58,13 +58,20 @@ std::string ShortName(const std::string& raw) {
 
 const char* VerdictColor(Bound b) {
   switch (b) {
-    case Bound::kCompute: return "#d62728";
-    case Bound::kDram: return "#ff7f0e";
-    case Bound::kL2: return "#8c564b";
-    case Bound::kL1: return "#e377c2";
-    case Bound::kLatency: return "#7f7f7f";
-    case Bound::kMemory: return "#ff7f0e";
-    case Bound::kUnknown: break;
+    case Bound::kCompute:
+      return "#d62728";
+    case Bound::kDram:
+      return "#ff7f0e";
+    case Bound::kL2:
+      return "#8c564b";
+    case Bound::kL1:
+      return "#e377c2";
+    case Bound::kLatency:
+      return "#7f7f7f";
+    case Bound::kMemory:
+      return "#ff7f0e";
+    case Bound::kUnknown:
+      break;
   }
   return "#17becf";
 }
@@ -120,11 +127,11 @@ Roofs DeviceRoofs(const Ceilings& c) {
   // One roof per distinct peak (FP16 and BF16 tensor share theirs), in precision order.
   static const char* const kColors[] = {"#1f77b4", "#2ca02c", "#9467bd", "#d62728", "#d62728",
                                         "#bcbd22", "#17becf", "#7f7f7f", "#393b79"};
-  for (analysis::Precision p : {analysis::Precision::kFp64, analysis::Precision::kFp32,
-                                analysis::Precision::kFp16, analysis::Precision::kTensorFp16,
-                                analysis::Precision::kTensorBf16, analysis::Precision::kTensorTf32,
-                                analysis::Precision::kTensorFp8, analysis::Precision::kTensorInt8,
-                                analysis::Precision::kTensorFp64}) {
+  for (analysis::Precision p :
+       {analysis::Precision::kFp64, analysis::Precision::kFp32, analysis::Precision::kFp16,
+        analysis::Precision::kTensorFp16, analysis::Precision::kTensorBf16,
+        analysis::Precision::kTensorTf32, analysis::Precision::kTensorFp8,
+        analysis::Precision::kTensorInt8, analysis::Precision::kTensorFp64}) {
     const double peak = analysis::PeakFlops(c, p);
     if (!(peak > 0)) continue;
     if (!compute.empty() && compute.back().value == peak) {
@@ -200,13 +207,15 @@ std::string DeviceName(const model::Profile& p, int device_id) {
 
 // The chart's title, and under it the SM clock the ceilings were computed with.
 void AppendTitle(std::string& out, const model::Profile& p, const Ceilings& c) {
-  Text(out, kPlotLeft, 30, Escape(absl::StrCat("Roofline \xE2\x80\x94 ", DeviceName(p, c.device_id))),
+  Text(out, kPlotLeft, 30,
+       Escape(absl::StrCat("Roofline \xE2\x80\x94 ", DeviceName(p, c.device_id))),
        " class=\"title\"");
   if (c.sm_clock_hz > 0) {
-    Text(out, kPlotLeft, 48,
-         Escape(absl::StrFormat("ceilings from measured per-cycle peaks x clocks; SM clock %.3f GHz",
-                                c.sm_clock_hz / 1e9)),
-         " class=\"small\"");
+    Text(
+        out, kPlotLeft, 48,
+        Escape(absl::StrFormat("ceilings from measured per-cycle peaks x clocks; SM clock %.3f GHz",
+                               c.sm_clock_hz / 1e9)),
+        " class=\"small\"");
   }
 }
 
@@ -303,24 +312,28 @@ void AppendKernelPoint(std::string& out, const KernelCounters& k, size_t number,
     x_max_level = std::max(x_max_level, s.X(ai));
   }
   if (x_max_level > x_min_level) {
-    Line(out, x_min_level, y, x_max_level, y, color, 1, " stroke-dasharray=\"3,3\" opacity=\"0.5\"");
+    Line(out, x_min_level, y, x_max_level, y, color, 1,
+         " stroke-dasharray=\"3,3\" opacity=\"0.5\"");
   }
   if (Plottable(k.ai_l2)) {
-    absl::StrAppendFormat(&out,
-                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"%s\" "
-                          "fill-opacity=\"0.35\" stroke=\"%s\"><title>L2: %s FLOP/B</title></rect>\n",
-                          s.X(k.ai_l2) - 4, y - 4, color, color, FormatRatio(k.ai_l2));
+    absl::StrAppendFormat(
+        &out,
+        "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"%s\" "
+        "fill-opacity=\"0.35\" stroke=\"%s\"><title>L2: %s FLOP/B</title></rect>\n",
+        s.X(k.ai_l2) - 4, y - 4, color, color, FormatRatio(k.ai_l2));
   }
   if (Plottable(k.ai_l1)) {
     const double lx = s.X(k.ai_l1);
-    absl::StrAppendFormat(&out,
-                          "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" "
-                          "fill-opacity=\"0.35\" stroke=\"%s\"><title>L1: %s FLOP/B</title></polygon>\n",
-                          lx, y - 5, lx - 5, y + 4, lx + 5, y + 4, color, color,
-                          FormatRatio(k.ai_l1));
+    absl::StrAppendFormat(
+        &out,
+        "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\" "
+        "fill-opacity=\"0.35\" stroke=\"%s\"><title>L1: %s FLOP/B</title></polygon>\n",
+        lx, y - 5, lx - 5, y + 4, lx + 5, y + 4, color, color, FormatRatio(k.ai_l1));
   }
   absl::StrAppendFormat(
-      &out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\"><title>%s</title></circle>\n",
+      &out,
+      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
+      "stroke=\"#000\"><title>%s</title></circle>\n",
       x, y, color,
       Escape(absl::StrCat(Demangle(k.name), "\n", FormatRate(k.total_flops_per_s, "FLOP/s"),
                           ", AI ", FormatRatio(k.ai_dram), " FLOP/B (DRAM)\n", CountersReason(k))));
@@ -348,7 +361,8 @@ double AppendRoofLegend(std::string& out, const Roofs& roofs, double ly) {
     for (const Roof& r : *group) {
       Line(out, kLegendLeft, ly - 4, kLegendLeft + 24, ly - 4, r.color, 2);
       const char* unit = group == &roofs.compute ? "FLOP/s" : "B/s";
-      Text(out, kLegendLeft + 30, ly, Escape(absl::StrCat(r.label, " ", FormatRate(r.value, unit))));
+      Text(out, kLegendLeft + 30, ly,
+           Escape(absl::StrCat(r.label, " ", FormatRate(r.value, unit))));
       ly += kLineHeight;
     }
   }
@@ -374,7 +388,8 @@ double AppendKernelLegend(std::string& out, const std::vector<const KernelCounte
     absl::StrAppendFormat(&out,
                           "<rect class=\"swatch\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" "
                           "fill=\"%s\" fill-opacity=\"%s\"/>\n",
-                          kLegendLeft + 1, ly - 8, VerdictColor(k.verdict.bound), plotted[i] ? "1" : "0.2");
+                          kLegendLeft + 1, ly - 8, VerdictColor(k.verdict.bound),
+                          plotted[i] ? "1" : "0.2");
     Text(out, kLegendLeft + 14, ly,
          Escape(absl::StrCat(i + 1, ". ", CutWithEllipsis(Demangle(k.name), kLegendChars))));
     ly += kLineHeight;
@@ -413,7 +428,8 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
 
 absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile) {
   const std::vector<Ceilings> ceilings = analysis::ComputeAllCeilings(profile);
-  return RenderRooflineSvg(profile, ceilings, analysis::AnalyzeCounters(profile, ceilings, nullptr));
+  return RenderRooflineSvg(profile, ceilings,
+                           analysis::AnalyzeCounters(profile, ceilings, nullptr));
 }
 
 absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile,

@@ -21,9 +21,9 @@ namespace cuscope::report {
 absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile);
 
 // The same from ceilings and counters already analysed (a report's ReportData).
-absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile,
-                                              const std::vector<analysis::Ceilings>& ceilings,
-                                              const std::vector<analysis::KernelCounters>& counters);
+absl::StatusOr<std::string> RenderRooflineSvg(
+    const model::Profile& profile, const std::vector<analysis::Ceilings>& ceilings,
+    const std::vector<analysis::KernelCounters>& counters);
 
 // Writes RenderRooflineSvg's text to `path` ("-" for stdout).
 absl::Status WriteRooflineSvg(const model::Profile& profile, const std::string& path);

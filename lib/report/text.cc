@@ -1,5 +1,3 @@
-#include "lib/report/number_format.h"
-#include "lib/report/verdict_text.h"
 #include "lib/report/text.h"
 
 #include <optional>
@@ -12,9 +10,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "lib/model/checked.h"
-#include "lib/model/metrics.h"
 #include "lib/model/demangle.h"
+#include "lib/model/metrics.h"
 #include "lib/report/format.h"
+#include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
 
@@ -52,9 +52,8 @@ std::vector<std::string> WithStats(std::vector<std::string> cells, const Duratio
 
 // The first cells of the kernel, API and memory tables: Time %, Total Time, count.
 std::vector<std::string> TimeCells(double time_percent, const DurationStats& s) {
-  return WithStats({FormatPercent(time_percent), FormatDuration(double(s.total_ns)),
-                    absl::StrCat(s.count)},
-                   s);
+  return WithStats(
+      {FormatPercent(time_percent), FormatDuration(double(s.total_ns)), absl::StrCat(s.count)}, s);
 }
 
 void WriteRunFields(const model::Profile& p, const analysis::Summary& s, std::ostream& out) {
@@ -76,18 +75,17 @@ void WriteRunFields(const model::Profile& p, const analysis::Summary& s, std::os
     const double kernel_percent =
         s.wall_ns > 0 ? 100.0 * double(d.kernel_ns) / double(s.wall_ns) : 0.0;
     Field(out, i == 0 ? "GPU busy" : "",
-          absl::StrFormat("GPU %d: %.1f%% (%s), kernels %.1f%% (%s)", d.device_id,
-                          d.busy_percent, FormatDuration(double(d.busy_ns)), kernel_percent,
+          absl::StrFormat("GPU %d: %.1f%% (%s), kernels %.1f%% (%s)", d.device_id, d.busy_percent,
+                          FormatDuration(double(d.busy_ns)), kernel_percent,
                           FormatDuration(double(d.kernel_ns))));
   }
   Field(out, "Records",
         absl::StrFormat("kernels %d, memcpys %d, memsets %d, API calls %d, syncs %d, ranges %d",
-                        s.kernel_count, s.memcpy_count, s.memset_count, s.api_count,
-                        s.sync_count, s.range_count));
+                        s.kernel_count, s.memcpy_count, s.memset_count, s.api_count, s.sync_count,
+                        s.range_count));
 }
 
-void WriteRunWarnings(const model::RunInfo& run, const analysis::Summary& s,
-                      std::ostream& out) {
+void WriteRunWarnings(const model::RunInfo& run, const analysis::Summary& s, std::ostream& out) {
   if (s.dropped_records > 0) {
     out << absl::StrFormat(
         "  WARNING: %d records were dropped by CUPTI (activity buffers exhausted); "
@@ -115,8 +113,8 @@ void WriteKernels(const analysis::Summary& s, const ReportOptions& options, std:
   const size_t shown = ShownRows(s.kernels.size(), options.top);
   bool any_measured = false;
   for (size_t i = 0; i < shown; ++i) any_measured |= s.kernels[i].measured_launches > 0;
-  std::vector<std::string> headers = {"Time %", "Total Time", "Instances", "Avg", "Med",
-                                      "Min",    "Max",        "StdDev"};
+  std::vector<std::string> headers = {"Time %", "Total Time", "Instances", "Avg",
+                                      "Med",    "Min",        "Max",       "StdDev"};
   if (any_measured) headers.push_back("Measured");
   headers.push_back("Name");
   TextTable table(headers);
@@ -125,8 +123,8 @@ void WriteKernels(const analysis::Summary& s, const ReportOptions& options, std:
     std::vector<std::string> cells = TimeCells(r.time_percent, r.stats);
     if (any_measured) {
       cells.push_back(r.measured_launches == 0 ? ""
-                      : r.all_measured       ? absl::StrCat(r.measured_launches, " (all)")
-                                             : absl::StrCat(r.measured_launches));
+                      : r.all_measured         ? absl::StrCat(r.measured_launches, " (all)")
+                                               : absl::StrCat(r.measured_launches));
     }
     cells.push_back(FitName(Demangle(r.name), options.max_name_width));
     table.AddRow(std::move(cells));
@@ -192,8 +190,8 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions,
                    "GPU Time", "Region"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::RegionSummaryRow& r = regions[i];
-    std::vector<std::string> cells = WithStats(
-        {FormatDuration(double(r.stats.total_ns)), absl::StrCat(r.stats.count)}, r.stats);
+    std::vector<std::string> cells =
+        WithStats({FormatDuration(double(r.stats.total_ns)), absl::StrCat(r.stats.count)}, r.stats);
     cells.push_back(absl::StrCat(r.kernel_count));
     cells.push_back(FormatDuration(double(r.gpu_time_ns)));
     cells.push_back(FitName(analysis::RegionLabel(r), name_width));
@@ -257,8 +255,8 @@ std::string OccupancyLine(const analysis::KernelCounters& k) {
     absl::StrAppend(&l, absl::StrFormat(" achieved %.1f%%", k.achieved_occupancy->percent));
   }
   if (k.theoretical.valid) {
-    absl::StrAppend(&l, absl::StrFormat(
-                            " theoretical %.1f%% (%d blocks, %d warps per SM; limited by %s)",
+    absl::StrAppend(
+        &l, absl::StrFormat(" theoretical %.1f%% (%d blocks, %d warps per SM; limited by %s)",
                             k.theoretical.percent, k.theoretical.blocks_per_sm,
                             k.theoretical.warps_per_sm, k.theoretical.limiter));
   }
@@ -273,16 +271,19 @@ std::string FlopsLine(const analysis::KernelCounters& k) {
     if (k.flops_of(p).flops > 0) with.push_back({k.flops_of(p).flops, p});
   }
   if (with.empty()) return "";
-  std::stable_sort(with.begin(), with.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(with.begin(), with.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> parts;
   for (const auto& [flops, p] : with) {
     const analysis::PrecisionFlops& f = k.flops_of(p);
     std::string part = absl::StrCat(analysis::PrecisionName(p), " ", FormatRate(flops, "FLOP"));
-    if (f.pct_of_peak > 0) absl::StrAppend(&part, absl::StrFormat(" (%s of roof)", FormatPercentOfPeak(f.pct_of_peak)));
+    if (f.pct_of_peak > 0)
+      absl::StrAppend(&part, absl::StrFormat(" (%s of roof)", FormatPercentOfPeak(f.pct_of_peak)));
     parts.push_back(std::move(part));
   }
   std::string line = absl::StrCat("FLOPs: ", absl::StrJoin(parts, ", "));
-  if (k.sm_clock_hz > 0) absl::StrAppend(&line, absl::StrFormat("; SM clock %.3f GHz", k.sm_clock_hz / 1e9));
+  if (k.sm_clock_hz > 0)
+    absl::StrAppend(&line, absl::StrFormat("; SM clock %.3f GHz", k.sm_clock_hz / 1e9));
   return line;
 }
 
@@ -340,9 +341,8 @@ void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters,
                        const ReportOptions& options, std::ostream& out) {
   out << "\nKernel counters\n";
   const size_t shown = ShownRows(counters.size(), options.top);
-  TextTable table({"Time %", "Measured", "Strategy", "Duration", "FLOP/s", "DRAM GB/s",
-                   "L2 GB/s", "L1 GB/s", "AI DRAM", "Compute %", "DRAM %", "L2 %", "L1 %",
-                   "Verdict", "Name"},
+  TextTable table({"Time %", "Measured", "Strategy", "Duration", "FLOP/s", "DRAM GB/s", "L2 GB/s",
+                   "L1 GB/s", "AI DRAM", "Compute %", "DRAM %", "L2 %", "L1 %", "Verdict", "Name"},
                   /*detail_indent=*/6);
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelCounters& k = counters[i];

@@ -43,8 +43,8 @@ void Dim(TraceEvent& e, std::string_view key, const model::Dim3& d) {
 }
 
 // Starts a complete event: clears the arguments.
-void Complete(TraceEvent& e, const char* category, std::string_view name, int64_t pid,
-              int64_t tid, uint64_t start_ns, uint64_t end_ns) {
+void Complete(TraceEvent& e, const char* category, std::string_view name, int64_t pid, int64_t tid,
+              uint64_t start_ns, uint64_t end_ns) {
   e.phase = TracePhase::kComplete;
   e.category = category;
   e.name = name;
@@ -55,8 +55,8 @@ void Complete(TraceEvent& e, const char* category, std::string_view name, int64_
   e.args.clear();
 }
 
-void Flow(TraceSink& sink, TraceEvent& e, TracePhase phase, uint32_t id, int64_t pid,
-          int64_t tid, uint64_t ts_ns) {
+void Flow(TraceSink& sink, TraceEvent& e, TracePhase phase, uint32_t id, int64_t pid, int64_t tid,
+          uint64_t ts_ns) {
   e.phase = phase;
   e.flow_id = id;
   e.pid = pid;
@@ -94,7 +94,9 @@ void SortIndex(TraceSink& sink, TraceEvent& e, const char* what, int64_t pid, in
 
 TraceView::TraceView(const model::Profile& profile,
                      const std::vector<analysis::KernelCounters>& counters)
-    : p_(profile), counters_(counters), run_pid_(static_cast<uint32_t>(profile.run.pid)),
+    : p_(profile),
+      counters_(counters),
+      run_pid_(static_cast<uint32_t>(profile.run.pid)),
       apis_(profile) {
   ComputeHeader();
   CollectTracks();
@@ -253,7 +255,8 @@ void TraceView::CollectCounters() {
   set_metrics_.resize(p_.counters.size());
   for (uint32_t i = 0; i < p_.counters.size(); ++i) {
     const model::CounterSet& set = p_.counters[i];
-    for (const auto& [metric, value] : set.values) set_metrics_[i].emplace_back(p_.str(metric), value);
+    for (const auto& [metric, value] : set.values)
+      set_metrics_[i].emplace_back(p_.str(metric), value);
     for (uint32_t id : set.correlation_ids) {
       if (id != 0) counter_set_of_.emplace(id, i);
     }
@@ -426,8 +429,8 @@ void TraceView::ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const {
     const std::string* name = &p_.str(a.name);
     if (name->empty()) name = &unnamed_apis_.at(a.callback_id);
     const int64_t pid = HostPid(a.process_id);
-    Complete(e, a.domain == model::ApiDomain::kDriver ? "cuda_driver" : "cuda_runtime", *name,
-             pid, a.thread_id, a.start_ns, a.end_ns);
+    Complete(e, a.domain == model::ApiDomain::kDriver ? "cuda_driver" : "cuda_runtime", *name, pid,
+             a.thread_id, a.start_ns, a.end_ns);
     Uint(e, "External id", a.correlation_id);
     Uint(e, "cbid", a.callback_id);
     Uint(e, "correlation", a.correlation_id);

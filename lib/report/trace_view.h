@@ -71,10 +71,10 @@ class TraceSink {
 
 // The header's fields besides the device list (profile.devices).
 struct TraceHeader {
-  std::optional<int> rank;                // distributedInfo, when the run has a rank
-  std::optional<int64_t> world_size;      // from run.extra WORLD_SIZE / world_size
-  int64_t base_unix_ns = 0;               // baseTimeNanoseconds: the origin's Unix time
-  uint64_t origin_ns = 0;                 // clockOriginNanoseconds; timestamps are relative
+  std::optional<int> rank;            // distributedInfo, when the run has a rank
+  std::optional<int64_t> world_size;  // from run.extra WORLD_SIZE / world_size
+  int64_t base_unix_ns = 0;           // baseTimeNanoseconds: the origin's Unix time
+  uint64_t origin_ns = 0;             // clockOriginNanoseconds; timestamps are relative
 };
 
 inline constexpr int64_t kTraceOverheadPid = -1;
@@ -122,26 +122,26 @@ class TraceView {
   TraceHeader header_;
   uint32_t run_pid_ = 0;
   analysis::ApiByCorrelation apis_;
-  std::vector<uint8_t> api_launched_;             // per API call: it launched a GPU op
-  std::vector<uint32_t> devices_;                 // sorted
-  std::vector<uint64_t> streams_;                 // (device << 32 | stream), sorted
-  std::vector<uint64_t> host_threads_;            // (pid << 32 | tid), sorted
+  std::vector<uint8_t> api_launched_;   // per API call: it launched a GPU op
+  std::vector<uint32_t> devices_;       // sorted
+  std::vector<uint64_t> streams_;       // (device << 32 | stream), sorted
+  std::vector<uint64_t> host_threads_;  // (pid << 32 | tid), sorted
   bool any_overhead_ = false;
   // Kernel names, demangled once per string id (an out-of-table id once per record).
-  std::vector<int32_t> kernel_name_index_;        // string id -> kernel_names_
+  std::vector<int32_t> kernel_name_index_;  // string id -> kernel_names_
   std::deque<std::string> kernel_names_;
   absl::flat_hash_map<size_t, size_t> odd_kernel_names_;  // kernel index -> kernel_names_
-  std::map<uint32_t, std::string> unnamed_apis_;  // callback id -> "<cbid N>"
+  std::map<uint32_t, std::string> unnamed_apis_;          // callback id -> "<cbid N>"
   std::map<std::tuple<int, int, int>, std::string> memcpy_names_;
   std::map<int, std::string> memset_names_;
-  std::vector<DeviceShape> shapes_;               // by device id
+  std::vector<DeviceShape> shapes_;  // by device id
   std::map<SpanKey, Span> annotation_spans_;
   // Hardware counters: the set that measured each launch, each set's metrics, and
   // the signature's verdict and reason line by set index (-1: none).
   absl::flat_hash_map<uint32_t, uint32_t> counter_set_of_;  // correlation id -> set index
   std::vector<TraceMetrics> set_metrics_;
   std::vector<int32_t> counters_of_set_;
-  std::vector<std::string> reasons_;              // per counters_ entry
+  std::vector<std::string> reasons_;  // per counters_ entry
 };
 
 }  // namespace cuscope::report

@@ -19,7 +19,8 @@ std::string TensorLabel(const analysis::Verdict& v) {
   if (!v.tensor_precision) return "tensor pipe";
   std::string name = analysis::PrecisionName(*v.tensor_precision);
   const std::string suffix = " tensor";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
     name.resize(name.size() - suffix.size());
   }
   return absl::StrCat("tensor pipe (", name, ")");
@@ -27,16 +28,26 @@ std::string TensorLabel(const analysis::Verdict& v) {
 
 std::string UnitLabel(Unit u, const analysis::Verdict& v) {
   switch (u) {
-    case Unit::kCompute: return analysis::PrecisionName(v.precision);
-    case Unit::kDram: return "DRAM";
-    case Unit::kL2: return "L2";
-    case Unit::kL1: return "L1";
-    case Unit::kTensorPipe: return TensorLabel(v);
-    case Unit::kFmaPipe: return "FMA pipe";
-    case Unit::kFp64Pipe: return "FP64 pipe";
-    case Unit::kIssue: return "issue";
-    case Unit::kSm: return "SM";
-    case Unit::kMemory: return "memory";
+    case Unit::kCompute:
+      return analysis::PrecisionName(v.precision);
+    case Unit::kDram:
+      return "DRAM";
+    case Unit::kL2:
+      return "L2";
+    case Unit::kL1:
+      return "L1";
+    case Unit::kTensorPipe:
+      return TensorLabel(v);
+    case Unit::kFmaPipe:
+      return "FMA pipe";
+    case Unit::kFp64Pipe:
+      return "FP64 pipe";
+    case Unit::kIssue:
+      return "issue";
+    case Unit::kSm:
+      return "SM";
+    case Unit::kMemory:
+      return "memory";
   }
   return "?";
 }
@@ -92,7 +103,8 @@ std::string Evidence(const analysis::Verdict& v) {
   std::vector<std::string> parts;
   const analysis::VerdictEvidence& e = v.evidence;
   if (e.top_stall) {
-    parts.push_back(absl::StrFormat("top stall %s %.0f%%", e.top_stall->first, e.top_stall->second));
+    parts.push_back(
+        absl::StrFormat("top stall %s %.0f%%", e.top_stall->first, e.top_stall->second));
   }
   if (e.shared_conflicts_per_inst && *e.shared_conflicts_per_inst >= 0.05) {
     parts.push_back(absl::StrFormat("shared bank conflicts %s/inst",
@@ -101,7 +113,8 @@ std::string Evidence(const analysis::Verdict& v) {
   if (v.bound == Bound::kLatency && e.achieved_occupancy_pct) {
     std::string occ = absl::StrFormat("occupancy %.0f%%", *e.achieved_occupancy_pct);
     if (e.theoretical_occupancy_pct) {
-      absl::StrAppend(&occ, absl::StrFormat(" of %.0f%% theoretical", *e.theoretical_occupancy_pct));
+      absl::StrAppend(&occ,
+                      absl::StrFormat(" of %.0f%% theoretical", *e.theoretical_occupancy_pct));
     }
     parts.push_back(occ);
   }
@@ -163,8 +176,10 @@ std::string VerdictReason(const analysis::Verdict& v) {
                  ? "no utilisation measured (neither FLOP/byte counts with ceilings nor "
                    "% of peak metrics): verdict unknown"
                  : "no counters: verdict unknown";
-    case Bound::kLatency: return LatencyReason(v);
-    default: break;
+    case Bound::kLatency:
+      return LatencyReason(v);
+    default:
+      break;
   }
   return BoundReason(v);
 }

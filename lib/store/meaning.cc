@@ -86,8 +86,8 @@ std::string CheckRunInfo(const model::RunInfo& run) {
   if (run.start_ns > kMaxTime) return bad("start_ns", run.start_ns, kTime);
   if (run.end_ns > kMaxTime) return bad("end_ns", run.end_ns, kTime);
   if (run.end_ns != 0 && run.end_ns < run.start_ns) {
-    return bad("end_ns", run.end_ns, absl::StrCat("0 (running) or at least start_ns (",
-                                                  run.start_ns, ")"));
+    return bad("end_ns", run.end_ns,
+               absl::StrCat("0 (running) or at least start_ns (", run.start_ns, ")"));
   }
   if (run.start_unix_ns < 0) return bad("start_unix_ns", run.start_unix_ns, "a time >= 0");
   if (run.end_unix_ns != 0 && run.end_unix_ns < run.start_unix_ns) {
@@ -123,11 +123,11 @@ void MeaningChecker::Time(const char* column, uint64_t v) {
   if (is_start) start_ = v;
   if (v == 0) return;
   if (v < window_.lo || v > window_.hi) {
-    const std::string found = v > kMaxTime ? absl::StrCat(static_cast<int64_t>(v))
-                                           : absl::StrCat(v);
+    const std::string found =
+        v > kMaxTime ? absl::StrCat(static_cast<int64_t>(v)) : absl::StrCat(v);
     return Fail(column, found,
-                absl::StrCat("0 or a time inside the run's window [", window_.lo, ", ",
-                             window_.hi, "] (start_ns..end_ns of meta, give or take 10 min)"));
+                absl::StrCat("0 or a time inside the run's window [", window_.lo, ", ", window_.hi,
+                             "] (start_ns..end_ns of meta, give or take 10 min)"));
   }
   if (!is_start && start_ != 0 && v < start_) {
     Fail(column, absl::StrCat(v), absl::StrCat("0 or at least start_ns (", start_, ")"));

@@ -145,7 +145,8 @@ class Loader {
       if (!inserted) {
         return Damaged(absl::StrFormat(
             "devices row %d: column id holds %d, expected an id no other row has (row %d "
-            "has it)", i + 1, devices[i].id, it->second));
+            "has it)",
+            i + 1, devices[i].id, it->second));
       }
     }
     return absl::OkStatus();
@@ -175,8 +176,7 @@ class Loader {
       case SQLITE_READONLY:
         if (rc == SQLITE_READONLY_ROLLBACK) needs_rollback_ = true;
         return absl::FailedPreconditionError(absl::StrFormat(
-            "%s has an unfinished transaction (its writer stopped mid-batch): %s", path_,
-            message));
+            "%s has an unfinished transaction (its writer stopped mid-batch): %s", path_, message));
       case SQLITE_BUSY:
       case SQLITE_LOCKED:
         return absl::UnavailableError(absl::StrFormat("%s is locked: %s", path_, message));
@@ -184,13 +184,12 @@ class Loader {
       case SQLITE_PERM:
       case SQLITE_IOERR: {
         int e = sqlite3_system_errno(db_);
-        return absl::Status(e != 0 ? absl::ErrnoToStatusCode(e) : absl::StatusCode::kUnavailable,
-                            absl::StrFormat("cannot read %s: %s%s", path_, message,
-                                            ErrnoSuffix(db_)));
+        return absl::Status(
+            e != 0 ? absl::ErrnoToStatusCode(e) : absl::StatusCode::kUnavailable,
+            absl::StrFormat("cannot read %s: %s%s", path_, message, ErrnoSuffix(db_)));
       }
       case SQLITE_NOMEM:
-        return absl::ResourceExhaustedError(
-            absl::StrFormat("reading %s: %s", path_, message));
+        return absl::ResourceExhaustedError(absl::StrFormat("reading %s: %s", path_, message));
       default:
         // A table or column the SELECT names is missing: the schema was altered.
         return Damaged(message);
@@ -245,11 +244,11 @@ class Loader {
       return Damaged("meta has no valid 'schema_version'");
     }
     if (file_version != kSchemaVersion) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "%s has profile schema version %d, but this cuscope reads version %d%s", path_,
-          file_version, kSchemaVersion,
-          file_version > kSchemaVersion ? " (it was written by a newer cuscope)"
-                                        : " (it was written by an older cuscope)"));
+      return absl::FailedPreconditionError(
+          absl::StrFormat("%s has profile schema version %d, but this cuscope reads version %d%s",
+                          path_, file_version, kSchemaVersion,
+                          file_version > kSchemaVersion ? " (it was written by a newer cuscope)"
+                                                        : " (it was written by an older cuscope)"));
     }
 
     MetaReader reader(meta);
@@ -274,8 +273,10 @@ class Loader {
     while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
       int64_t id = sqlite3_column_int64(stmt->get(), 0);
       if (id != expected) {
-        return Damaged(absl::StrFormat("strings: expected id %d, found %d (ids must be dense "
-                                       "from 0)", expected, id));
+        return Damaged(
+            absl::StrFormat("strings: expected id %d, found %d (ids must be dense "
+                            "from 0)",
+                            expected, id));
       }
       if (sqlite3_column_type(stmt->get(), 1) != SQLITE_TEXT) {
         return Damaged(absl::StrFormat("strings: id %d is not text", id));
@@ -332,15 +333,15 @@ class Loader {
 // Read-only: loading never creates, modifies or rolls back a file.
 absl::StatusOr<Db> OpenReadOnly(const std::string& path) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK) {
     int e = raw != nullptr ? sqlite3_system_errno(raw) : 0;
-    return absl::Status(e != 0 ? absl::ErrnoToStatusCode(e) : absl::StatusCode::kUnavailable,
-                        absl::StrFormat("cannot open %s: %s%s", path,
-                                        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory",
-                                        ErrnoSuffix(raw)));
+    return absl::Status(
+        e != 0 ? absl::ErrnoToStatusCode(e) : absl::StatusCode::kUnavailable,
+        absl::StrFormat("cannot open %s: %s%s", path,
+                        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory",
+                        ErrnoSuffix(raw)));
   }
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
@@ -376,8 +377,8 @@ absl::StatusOr<Profile> LoadAfterRollback(const std::string& path) {
   // read-only profile (0444) gives read-only copies that a non-root user cannot.
   for (const std::filesystem::path& p : {copy, std::filesystem::path(copy.string() + "-journal")}) {
     if (!ec) {
-      std::filesystem::permissions(p, std::filesystem::perms::owner_read |
-                                          std::filesystem::perms::owner_write, ec);
+      std::filesystem::permissions(
+          p, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ec);
     }
   }
   if (ec) {
@@ -385,13 +386,13 @@ absl::StatusOr<Profile> LoadAfterRollback(const std::string& path) {
         absl::StrFormat("cannot recover %s: copying it failed: %s", path, ec.message()));
   }
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(copy.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(copy.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK) {
-    return absl::UnavailableError(absl::StrFormat(
-        "cannot recover %s: %s", path,
-        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory"));
+    return absl::UnavailableError(
+        absl::StrFormat("cannot recover %s: %s", path,
+                        raw != nullptr ? model::OneLine(sqlite3_errmsg(raw)) : "out of memory"));
   }
   sqlite3_extended_result_codes(db.get(), 1);
   return Loader(db.get(), path).Load();

@@ -46,7 +46,7 @@ void RowReader::Fail(const char* column, int index, absl::string_view expected) 
       text == nullptr
           ? "NULL"
           : model::QuoteForMessage(std::string_view(reinterpret_cast<const char*>(text),
-                                                     sqlite3_column_bytes(stmt_, index)));
+                                                    sqlite3_column_bytes(stmt_, index)));
   error_ = absl::StrFormat("%s row %d: column %s holds %s, expected %s", table_, row_, column,
                            value, expected);
 }

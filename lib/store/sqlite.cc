@@ -45,8 +45,7 @@ absl::StatusOr<Stmt> Prepare(sqlite3* db, const std::string& sql) {
                               SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
   Stmt stmt(raw);
   if (rc != SQLITE_OK) {
-    return absl::Status(WriteErrorCode(db, rc),
-                        absl::StrCat(sqlite3_errmsg(db), " in: ", sql));
+    return absl::Status(WriteErrorCode(db, rc), absl::StrCat(sqlite3_errmsg(db), " in: ", sql));
   }
   return stmt;
 }

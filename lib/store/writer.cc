@@ -132,8 +132,7 @@ absl::Status CreateSchema(sqlite3* db, const std::string& path) {
     absl::Status status =
         absl::Status(WriteErrorCode(db, rc),
                      absl::StrCat("cannot create profile ", path, ": ",
-                                  error != nullptr ? error : sqlite3_errmsg(db),
-                                  ErrnoSuffix(db)));
+                                  error != nullptr ? error : sqlite3_errmsg(db), ErrnoSuffix(db)));
     sqlite3_free(error);
     return status;
   }
@@ -149,8 +148,8 @@ struct TableLabel {
 // Inserts records[first, first + rows) with `insert`, an INSERT of `rows` rows.
 // `label(i)` names records[i] in the message of a bad string id.
 template <typename Rec, typename Label>
-int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t first,
-               size_t rows, size_t string_count, std::string& bad, const Label& label) {
+int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t first, size_t rows,
+               size_t string_count, std::string& bad, const Label& label) {
   Binder binder(insert, string_count);
   for (size_t i = first; i < first + rows; ++i) {
     if (i != first) binder.NextRow();
@@ -158,9 +157,9 @@ int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t fir
   }
   if (binder.bad_column() != nullptr) {
     sqlite3_clear_bindings(insert);  // drop the pointers to the batch's strings
-    bad = absl::StrFormat("%s.%s is %d but the batch has %d strings",
-                          label(first + binder.bad_row()), binder.bad_column(), binder.bad_id(),
-                          string_count);
+    bad =
+        absl::StrFormat("%s.%s is %d but the batch has %d strings", label(first + binder.bad_row()),
+                        binder.bad_column(), binder.bad_id(), string_count);
     return SQLITE_MISMATCH;
   }
   return StepDone(insert);
@@ -243,8 +242,7 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
       {&commit, "COMMIT"},
       {&rollback, "ROLLBACK"},
       {&insert_meta, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"},
-      {&clear_run_meta,
-       "DELETE FROM meta WHERE key NOT IN ('schema_version', 'format')"},
+      {&clear_run_meta, "DELETE FROM meta WHERE key NOT IN ('schema_version', 'format')"},
       {&insert_string, "INSERT INTO strings (id, text) VALUES (?, ?)"},
       {&upsert_device, UpsertDeviceSql()},
       {&kernels.one, InsertSql<model::KernelRecord>()},
@@ -273,16 +271,15 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
   for (const auto& s : statements) {
     absl::StatusOr<Stmt> stmt = Prepare(db, s.sql);
     if (!stmt.ok()) {
-      return absl::Status(stmt.status().code(), absl::StrCat("cannot create profile ", path,
-                                                             ": ", stmt.status().message()));
+      return absl::Status(stmt.status().code(), absl::StrCat("cannot create profile ", path, ": ",
+                                                             stmt.status().message()));
     }
     *s.stmt = *std::move(stmt);
   }
   return absl::OkStatus();
 }
 
-ProfileWriter::ProfileWriter(sqlite3* db, std::string path)
-    : db_(db), path_(std::move(path)) {}
+ProfileWriter::ProfileWriter(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 
 ProfileWriter::~ProfileWriter() { Close().IgnoreError(); }
 
@@ -292,9 +289,9 @@ absl::StatusOr<std::unique_ptr<ProfileWriter>> ProfileWriter::Create(const std::
   // NOMUTEX: a writer is used by one thread at a time, so SQLite's per-call mutex
   // would only cost time (a few percent of an Append).
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (raw == nullptr) return absl::ResourceExhaustedError("sqlite3_open_v2: out of memory");
   std::unique_ptr<ProfileWriter> writer(new ProfileWriter(raw, path));
   if (rc != SQLITE_OK) return WriteError(raw, rc, path, "cannot create profile");
@@ -316,34 +313,35 @@ absl::Status ProfileWriter::WriteRunInfo(const RunInfo& run) {
     meta.rows.emplace_back(absl::StrCat(kExtraPrefix, key), value);
   }
 
-  return InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
-                       stmts_->rollback.get(), "cannot write run info to", [&] {
-    // Replace: keys of an earlier call that this RunInfo lacks (extra.*) must go.
-    int rc = StepDone(stmts_->clear_run_meta.get());
-    sqlite3_stmt* insert = stmts_->insert_meta.get();
-    for (size_t i = 0; rc == SQLITE_OK && i < meta.rows.size(); ++i) {
-      const auto& [key, value] = meta.rows[i];
-      sqlite3_bind_text64(insert, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
-      sqlite3_bind_text64(insert, 2, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
-      rc = StepDone(insert);
-    }
-    return rc;
-  });
+  return InTransaction(
+      db_, path_, stmts_->begin.get(), stmts_->commit.get(), stmts_->rollback.get(),
+      "cannot write run info to", [&] {
+        // Replace: keys of an earlier call that this RunInfo lacks (extra.*) must go.
+        int rc = StepDone(stmts_->clear_run_meta.get());
+        sqlite3_stmt* insert = stmts_->insert_meta.get();
+        for (size_t i = 0; rc == SQLITE_OK && i < meta.rows.size(); ++i) {
+          const auto& [key, value] = meta.rows[i];
+          sqlite3_bind_text64(insert, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
+          sqlite3_bind_text64(insert, 2, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+          rc = StepDone(insert);
+        }
+        return rc;
+      });
 }
 
 absl::Status ProfileWriter::WriteDevices(const std::vector<DeviceInfo>& devices) {
   if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
   return InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
                        stmts_->rollback.get(), "cannot write devices to", [&] {
-    int rc = SQLITE_OK;
-    sqlite3_stmt* upsert = stmts_->upsert_device.get();
-    for (size_t i = 0; rc == SQLITE_OK && i < devices.size(); ++i) {
-      Binder binder(upsert, 0);
-      Table<DeviceInfo>::Visit(devices[i], binder);
-      rc = StepDone(upsert);
-    }
-    return rc;
-  });
+                         int rc = SQLITE_OK;
+                         sqlite3_stmt* upsert = stmts_->upsert_device.get();
+                         for (size_t i = 0; rc == SQLITE_OK && i < devices.size(); ++i) {
+                           Binder binder(upsert, 0);
+                           Table<DeviceInfo>::Visit(devices[i], binder);
+                           rc = StepDone(upsert);
+                         }
+                         return rc;
+                       });
 }
 
 absl::Status ProfileWriter::Append(const Profile& batch) {
@@ -358,34 +356,35 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
   if (string_count == strings_written_ && batch.record_count() == 0) return absl::OkStatus();
 
   std::string bad;
-  absl::Status status = InTransaction(db_, path_, stmts_->begin.get(), stmts_->commit.get(),
-                                      stmts_->rollback.get(), "cannot append to", [&] {
-    int rc = SQLITE_OK;
-    sqlite3_stmt* insert_string = stmts_->insert_string.get();
-    for (size_t id = strings_written_; rc == SQLITE_OK && id < string_count; ++id) {
-      const std::string& text = batch.strings.Get(static_cast<StringId>(id));
-      sqlite3_bind_int64(insert_string, 1, static_cast<sqlite3_int64>(id));
-      sqlite3_bind_text64(insert_string, 2, text.data(), text.size(), SQLITE_STATIC,
-                          SQLITE_UTF8);
-      rc = StepDone(insert_string);
-    }
-    const Statements& s = *stmts_;
-    if (rc == SQLITE_OK) rc = InsertAll(s.kernels, batch.kernels, string_count, bad);
-    if (rc == SQLITE_OK) rc = InsertAll(s.memcpys, batch.memcpys, string_count, bad);
-    if (rc == SQLITE_OK) rc = InsertAll(s.memsets, batch.memsets, string_count, bad);
-    if (rc == SQLITE_OK) rc = InsertAll(s.api_calls, batch.api_calls, string_count, bad);
-    if (rc == SQLITE_OK) rc = InsertAll(s.syncs, batch.syncs, string_count, bad);
-    if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
-    if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
-    if (rc == SQLITE_OK) {
-      rc = InsertCounters(s.counter_sets, s.counter_launches, s.counter_values, batch.counters,
-                          s.counter_sets_written + 1, string_count, bad);
-    }
-    if (rc == SQLITE_OK) {
-      rc = InsertAll(s.device_metrics, batch.device_metrics, string_count, bad);
-    }
-    return rc;
-  });
+  absl::Status status = InTransaction(
+      db_, path_, stmts_->begin.get(), stmts_->commit.get(), stmts_->rollback.get(),
+      "cannot append to", [&] {
+        int rc = SQLITE_OK;
+        sqlite3_stmt* insert_string = stmts_->insert_string.get();
+        for (size_t id = strings_written_; rc == SQLITE_OK && id < string_count; ++id) {
+          const std::string& text = batch.strings.Get(static_cast<StringId>(id));
+          sqlite3_bind_int64(insert_string, 1, static_cast<sqlite3_int64>(id));
+          sqlite3_bind_text64(insert_string, 2, text.data(), text.size(), SQLITE_STATIC,
+                              SQLITE_UTF8);
+          rc = StepDone(insert_string);
+        }
+        const Statements& s = *stmts_;
+        if (rc == SQLITE_OK) rc = InsertAll(s.kernels, batch.kernels, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.memcpys, batch.memcpys, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.memsets, batch.memsets, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.api_calls, batch.api_calls, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.syncs, batch.syncs, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
+        if (rc == SQLITE_OK) {
+          rc = InsertCounters(s.counter_sets, s.counter_launches, s.counter_values, batch.counters,
+                              s.counter_sets_written + 1, string_count, bad);
+        }
+        if (rc == SQLITE_OK) {
+          rc = InsertAll(s.device_metrics, batch.device_metrics, string_count, bad);
+        }
+        return rc;
+      });
   if (!status.ok()) {
     if (bad.empty()) return status;
     return absl::InvalidArgumentError(
@@ -400,8 +399,8 @@ absl::Status ProfileWriter::Close() {
   if (db_ == nullptr) return absl::OkStatus();
   stmts_.reset();  // statements must be finalized before the connection closes
   int rc = sqlite3_close(db_);
-  absl::Status status = rc == SQLITE_OK ? absl::OkStatus()
-                                        : WriteError(db_, rc, path_, "cannot close profile");
+  absl::Status status =
+      rc == SQLITE_OK ? absl::OkStatus() : WriteError(db_, rc, path_, "cannot close profile");
   if (rc != SQLITE_OK) sqlite3_close_v2(db_);  // closes once nothing is pending
   db_ = nullptr;
   return status;

@@ -20,9 +20,10 @@ namespace {
 // Every record takes one slot (CUPTI's records vary in size; only the fake's
 // cuptiActivityGetNextRecord walks them).
 constexpr size_t Max(size_t a, size_t b) { return a > b ? a : b; }
-constexpr size_t kSlot =
-    (Max(sizeof(CUpti_ActivityKernel10), Max(sizeof(CUpti_ActivityMemcpy6),
-                                              sizeof(CUpti_ActivityAPI))) + 7) / 8 * 8;
+constexpr size_t kSlot = (Max(sizeof(CUpti_ActivityKernel10),
+                              Max(sizeof(CUpti_ActivityMemcpy6), sizeof(CUpti_ActivityAPI))) +
+                          7) /
+                         8 * 8;
 
 // Longer than a short string: the names are not what these tests are about.
 constexpr const char* kKernelNames[] = {"_Z21fake_gemm_kernel_f32PfS_S_i",
@@ -71,8 +72,10 @@ uint64_t NowNs() {
 
 bool Enabled(const State& s, Kind kind) {
   switch (kind) {
-    case Kind::kKernel: return s.kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) > 0;
-    case Kind::kMemcpy: return s.kinds.count(CUPTI_ACTIVITY_KIND_MEMCPY) > 0;
+    case Kind::kKernel:
+      return s.kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) > 0;
+    case Kind::kMemcpy:
+      return s.kinds.count(CUPTI_ACTIVITY_KIND_MEMCPY) > 0;
     case Kind::kRuntimeApi:
       return s.kinds.count(CUPTI_ACTIVITY_KIND_RUNTIME) > 0 || s.runtime_cbids.count(kLaunchCbid);
   }
@@ -267,15 +270,19 @@ CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
 
 CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
   std::lock_guard<std::mutex> lock(S().mu);
-  if (enable) S().runtime_cbids.insert(cbid);
-  else S().runtime_cbids.erase(cbid);
+  if (enable)
+    S().runtime_cbids.insert(cbid);
+  else
+    S().runtime_cbids.erase(cbid);
   return CUPTI_SUCCESS;
 }
 
 CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
   std::lock_guard<std::mutex> lock(S().mu);
-  if (enable) S().driver_cbids.insert(cbid);
-  else S().driver_cbids.erase(cbid);
+  if (enable)
+    S().driver_cbids.insert(cbid);
+  else
+    S().driver_cbids.erase(cbid);
   return CUPTI_SUCCESS;
 }
 
@@ -300,8 +307,8 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag) {
 CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_bytes,
                                                 CUpti_Activity** record) {
   if (buffer == nullptr || record == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
-  uint8_t* next = *record == nullptr ? buffer
-                                     : reinterpret_cast<uint8_t*>(*record) + fake_cupti::kSlot;
+  uint8_t* next =
+      *record == nullptr ? buffer : reinterpret_cast<uint8_t*>(*record) + fake_cupti::kSlot;
   if (next + fake_cupti::kSlot > buffer + valid_bytes) return CUPTI_ERROR_MAX_LIMIT_REACHED;
   *record = reinterpret_cast<CUpti_Activity*>(next);
   return CUPTI_SUCCESS;
@@ -324,7 +331,8 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
              cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020) {
     *name = "cudaMemcpy_v3020";
-  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) {
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+             cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) {
     *name = "cuLaunchKernel";
   }
   return *name != nullptr ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;

@@ -8,8 +8,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::optional<cuscope::model::Profile> profile = cuscope::fuzz::LoadBytes(data, size);
   if (!profile) return 0;
   std::ostringstream out;
-  cuscope::report::WriteText(cuscope::report::BuildReport(*profile), cuscope::fuzz::AllRows(),
-                             out);
+  cuscope::report::WriteText(cuscope::report::BuildReport(*profile), cuscope::fuzz::AllRows(), out);
   cuscope::fuzz::CheckText(out.str());
   return 0;
 }

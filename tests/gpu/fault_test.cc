@@ -67,8 +67,8 @@ struct Child {
 Child Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
   static int counter = 0;
   Child c;
-  const std::string stem = TempPath("fault_" + std::to_string(getpid()) + "_" +
-                                    std::to_string(counter++));
+  const std::string stem =
+      TempPath("fault_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
   c.out_path = stem + ".out";
   c.err_path = stem + ".err";
   c.pid = fork();
@@ -111,7 +111,7 @@ Result Wait(const Child& c, int timeout_s) {
 }
 
 Result RunFor(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-           int timeout_s = 120) {
+              int timeout_s = 120) {
   return Wait(Spawn(argv, env), timeout_s);
 }
 
@@ -175,15 +175,15 @@ TEST_F(FaultTest, SegfaultKeepsWhatWasFlushedAndEndsBySigsegv) {
   for (const char* how_text : {"injected", "cuscope run"}) {
     const std::string how = how_text;
     SCOPED_TRACE(how);
-    std::string path = TempPath("fault_segv_" + std::string(how == "injected" ? "inject" : "run") +
-                                ".sqlite");
+    std::string path =
+        TempPath("fault_segv_" + std::string(how == "injected" ? "inject" : "run") + ".sqlite");
     std::vector<std::string> demo = {Demo(), "loop", "1500", "segv"};
     Result r;
     if (how == "injected") {
       r = RunFor(demo, InjectEnv(path));
     } else {
-      std::vector<std::string> cmd = {Cuscope(), "run", "--output=" + path,
-                                      "--flush_period_ms=100", "--report=none", "--"};
+      std::vector<std::string> cmd = {
+          Cuscope(), "run", "--output=" + path, "--flush_period_ms=100", "--report=none", "--"};
       cmd.insert(cmd.end(), demo.begin(), demo.end());
       r = RunFor(cmd, {});
     }
@@ -268,9 +268,9 @@ TEST_F(FaultTest, VanishedOutputDirectoryIsOneLineAndTheProgramRunsOn) {
 // 64 threads, each on its own stream: every launch, scope and NVTX range is recorded.
 TEST_F(FaultTest, SixtyFourThreadsLoseNothing) {
   std::string path = TempPath("fault_threads.sqlite");
-  Result r = RunFor({Cuscope(), "run", "--output=" + path, "--report=none", "--", Demo(),
-                  "threads", "64", "100", "4"},
-                 {});
+  Result r = RunFor({Cuscope(), "run", "--output=" + path, "--report=none", "--", Demo(), "threads",
+                     "64", "100", "4"},
+                    {});
   ASSERT_FALSE(r.timed_out) << r.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const long launches = Count(r.out, "LAUNCHES"), scopes = Count(r.out, "SCOPES"),
@@ -349,8 +349,8 @@ TEST_F(FaultTest, TinyBuffersCountEveryDroppedRecord) {
   ASSERT_TRUE(kept.ok()) << kept.status();
   const uint64_t total = Records(*all), dropped = kept->run.dropped_records;
   std::cerr << "tiny buffers: " << Records(*kept) << " kept + " << dropped << " dropped of "
-            << total << " records (" << kept->kernels.size() << " kernels of " << launches
-            << "); " << kept->run.buffers_refused << " buffer requests refused\n";
+            << total << " records (" << kept->kernels.size() << " kernels of " << launches << "); "
+            << kept->run.buffers_refused << " buffer requests refused\n";
   EXPECT_GE(Records(*kept) + dropped, total);
   EXPECT_LE(Records(*kept) + dropped, total + 1 + all->devices.size());
   if (dropped == 0) {

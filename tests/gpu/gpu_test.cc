@@ -9,10 +9,10 @@
 
 #include <chrono>
 #include <cmath>
-#include <iostream>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -21,11 +21,11 @@
 
 #include "absl/strings/numbers.h"
 #include "gtest/gtest.h"
-#include "lib/analysis/regions.h"
 #include "lib/analysis/kernel_counters.h"
-#include "lib/report/verdict_text.h"
+#include "lib/analysis/regions.h"
 #include "lib/model/metrics.h"
 #include "lib/report/chrome_trace.h"
+#include "lib/report/verdict_text.h"
 #include "lib/store/reader.h"
 #include "rapidjson/document.h"
 #include "tests/test_util.h"
@@ -214,8 +214,8 @@ TEST_F(GpuTest, InjectionRecordsTheWholeTimeline) {
 
 TEST_F(GpuTest, CuscopeRunPassesExitCodeAndWritesProfile) {
   std::string path = TempPath("run_demo.sqlite");
-  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--top=5",
-                         "--", Example("timeline_demo"), "5"},
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--top=5", "--",
+                         Example("timeline_demo"), "5"},
                         {});
   ASSERT_EQ(r.exit_code, 5) << r.err;
   EXPECT_NE(r.err.find("GPU kernels"), std::string::npos) << r.err;
@@ -280,8 +280,8 @@ TEST_F(GpuTest, UnwritableOutputIsOneLineAndTheProgramRunsOn) {
 TEST_F(GpuTest, PyTorchUnderCuscopeRun) {
   if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("torch_loop.sqlite");
-  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--",
-                         "python3", SourceDir() + "/examples/python/torch_loop.py", "20"},
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--", "python3",
+                         SourceDir() + "/examples/python/torch_loop.py", "20"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
@@ -329,13 +329,13 @@ TEST_F(GpuTest, RooflineCountersAreExactAndVerdictsRight) {
             << "\none_block: " << report::CountersReason(*tiny) << "\n";
   // Measured launches are marked; the kernel table's timing comes from the others.
   int measured = 0;
-  for (const auto& k : profile->kernels) measured += (k.flags & model::kKernelCountersMeasured) != 0;
+  for (const auto& k : profile->kernels)
+    measured += (k.flags & model::kKernelCountersMeasured) != 0;
   EXPECT_EQ(measured, 3);
   EXPECT_EQ(profile->kernels.size(), 1008u);
   // The chart is written.
-  Result rep = RunProgram({BuildDir() + "/bin/cuscope", "report", path, "--roofline",
-                           TempPath("roofline.svg")},
-                          {});
+  Result rep = RunProgram(
+      {BuildDir() + "/bin/cuscope", "report", path, "--roofline", TempPath("roofline.svg")}, {});
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_NE(rep.out.find("DRAM-bound"), std::string::npos) << rep.out;
 }
@@ -343,11 +343,11 @@ TEST_F(GpuTest, RooflineCountersAreExactAndVerdictsRight) {
 // Issue 3: every launch with the 6 metrics of measured.md, rotating passes.
 TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   std::string path = TempPath("counters_rotate.sqlite");
-  std::string six = std::string("gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,") +
-                    metrics::kFadd + "," + metrics::kFmul + "," + metrics::kFfma;
-  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
-                         "--metrics=" + six, "--per_signature=all", "--", Example("counters_demo"),
-                         "5", "3", "1000"},
+  std::string six =
+      std::string("gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,") +
+      metrics::kFadd + "," + metrics::kFmul + "," + metrics::kFfma;
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--metrics=" + six,
+                         "--per_signature=all", "--", Example("counters_demo"), "5", "3", "1000"},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
@@ -382,8 +382,8 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   EXPECT_TRUE(absl::SimpleAtoi(profile->run.extra["counters.samples_complete"], &complete));
   EXPECT_GE(complete * 2, 900u) << "launches in complete sets, of 1,008";
   std::cerr << "rotate: " << profile->counters.size() << " sets (saxpy " << saxpy_sets
-            << ", one_block " << tiny_sets << "); " << profile->run.extra["counters.launches_measured"]
-            << " launches measured\n";
+            << ", one_block " << tiny_sets << "); "
+            << profile->run.extra["counters.launches_measured"] << " launches measured\n";
 }
 
 TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
@@ -411,10 +411,11 @@ TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
 TEST_F(GpuTest, Bf16GemmIsComputeBoundOnTensorCores) {
   if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("bf16_gemm.sqlite");
-  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
-                         "--metrics=roofline", "--launch_skip=1", "--kernels=gemm|sm90|nvjet|cutlass",
-                         "--", "python3", SourceDir() + "/examples/python/bf16_gemm.py", "8192", "3"},
-                        {});
+  Result r =
+      RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--metrics=roofline",
+                  "--launch_skip=1", "--kernels=gemm|sm90|nvjet|cutlass", "--", "python3",
+                  SourceDir() + "/examples/python/bf16_gemm.py", "8192", "3"},
+                 {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
@@ -422,8 +423,8 @@ TEST_F(GpuTest, Bf16GemmIsComputeBoundOnTensorCores) {
   ASSERT_FALSE(all.empty()) << r.err;
   const auto& gemm = all[0];
   std::cerr << "bf16 GEMM " << gemm.name << ": " << report::CountersReason(gemm)
-            << "; tensor FLOPs "
-            << gemm.tensor_flops << " vs 2n^3 " << 2.0 * 8192.0 * 8192.0 * 8192.0 << "\n";
+            << "; tensor FLOPs " << gemm.tensor_flops << " vs 2n^3 "
+            << 2.0 * 8192.0 * 8192.0 * 8192.0 << "\n";
   EXPECT_EQ(gemm.verdict.bound, analysis::Bound::kCompute) << report::CountersReason(gemm);
   double expected = 2.0 * 8192.0 * 8192.0 * 8192.0 / (gemm.duration_ns * 1e-9);
   EXPECT_NEAR(gemm.tensor_flops_per_s, expected, 0.05 * expected);
@@ -482,8 +483,12 @@ TEST_F(GpuTest, PyTorchRegionsEagerAndCompiled) {
   std::map<std::string, std::map<std::string, analysis::RegionSummaryRow>> runs;
   for (std::string mode : {"eager", "compiled"}) {
     std::string path = TempPath("transformer_" + mode + ".sqlite");
-    std::vector<std::string> cmd = {BuildDir() + "/bin/cuscope", "run", "--output=" + path,
-                                    "--report=none", "--", "python3",
+    std::vector<std::string> cmd = {BuildDir() + "/bin/cuscope",
+                                    "run",
+                                    "--output=" + path,
+                                    "--report=none",
+                                    "--",
+                                    "python3",
                                     SourceDir() + "/examples/python/transformer_regions.py"};
     if (mode == "compiled") cmd.push_back("--compile");
     Result r = RunProgram(cmd, {});
@@ -500,7 +505,8 @@ TEST_F(GpuTest, PyTorchRegionsEagerAndCompiled) {
     EXPECT_EQ(runs["compiled"][path].stats.count, 5u) << path;
   }
   // Fusion: the compiled forward launches fewer kernels.
-  EXPECT_LT(runs["compiled"]["step/forward"].kernel_count, runs["eager"]["step/forward"].kernel_count);
+  EXPECT_LT(runs["compiled"]["step/forward"].kernel_count,
+            runs["eager"]["step/forward"].kernel_count);
   std::cerr << "forward kernels: eager " << runs["eager"]["step/forward"].kernel_count
             << ", compiled " << runs["compiled"]["step/forward"].kernel_count << "\n";
 }
@@ -570,22 +576,22 @@ TEST_F(GpuTest, RegionCountersOfThePyTorchForwardPass) {
   EXPECT_NE(forward->verdict.bound, analysis::Bound::kUnknown);
   std::cerr << "step/forward: " << flops << " FLOPs (" << flops / expected
             << " of the matmuls' 2mnk), " << forward->duration_ns << " ns, DRAM "
-            << forward->dram_bytes << " B; " << analysis::VerdictName(forward->verdict.bound) << ": "
-            << report::CountersReason(*forward) << "\n";
+            << forward->dram_bytes << " B; " << analysis::VerdictName(forward->verdict.bound)
+            << ": " << report::CountersReason(*forward) << "\n";
   Result rep = RunProgram({BuildDir() + "/bin/cuscope", "report", path, "--top=5"}, {});
   EXPECT_EQ(rep.exit_code, 0);
-  std::cerr << rep.out.substr(rep.out.find("Counters") == std::string::npos ? 0
-                                                                            : rep.out.find("Counters"))
+  std::cerr << rep.out.substr(
+                   rep.out.find("Counters") == std::string::npos ? 0 : rep.out.find("Counters"))
             << "\n";
 }
 
 // Issue 4: capture control.
 TEST_F(GpuTest, CaptureBetweenProfilerStartAndStop) {
   std::string path = TempPath("capture_api.sqlite");
-  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
-                         "--capture=profiler-api", "--report=none", "--",
-                         Example("profiler_api_demo")},
-                        {});
+  Result r =
+      RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--capture=profiler-api",
+                  "--report=none", "--", Example("profiler_api_demo")},
+                 {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
@@ -602,8 +608,8 @@ TEST_F(GpuTest, CaptureFirstInstancesOfARegion) {
                          "--report=none", "--", "python3", script},
                         {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + two_path,
-                  "--report=none", "--capture=range:^step$:2", "--", "python3", script},
+  r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + two_path, "--report=none",
+                  "--capture=range:^step$:2", "--", "python3", script},
                  {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto all = store::LoadProfile(all_path);
@@ -662,8 +668,8 @@ TEST_F(GpuTest, CountersOnlyInsideMatchingRegions) {
 TEST_F(GpuTest, TorchProfilerInsideATracedProgram) {
   if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
   std::string path = TempPath("with_torch_profiler.sqlite");
-  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path,
-                         "--report=none", "--flush_period_ms=50", "--", "python3",
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none",
+                         "--flush_period_ms=50", "--", "python3",
                          SourceDir() + "/examples/python/with_torch_profiler.py"},
                         {});
   std::cerr << r.err << r.out;

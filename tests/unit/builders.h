@@ -47,8 +47,8 @@ class ProfileBuilder {
     p_.kernels.push_back(k);
     return p_.kernels.back();
   }
-  model::ApiRecord& Api(const std::string& name, uint64_t start, uint64_t end,
-                        uint32_t correlation, uint32_t thread = 100) {
+  model::ApiRecord& Api(const std::string& name, uint64_t start, uint64_t end, uint32_t correlation,
+                        uint32_t thread = 100) {
     model::ApiRecord a;
     a.name = p_.strings.Intern(name);
     a.start_ns = start;
@@ -59,8 +59,8 @@ class ProfileBuilder {
     p_.api_calls.push_back(a);
     return p_.api_calls.back();
   }
-  model::MemcpyRecord& Memcpy(model::MemcpyKind kind, model::MemoryKind host_kind,
-                              uint64_t bytes, uint64_t start, uint64_t end) {
+  model::MemcpyRecord& Memcpy(model::MemcpyKind kind, model::MemoryKind host_kind, uint64_t bytes,
+                              uint64_t start, uint64_t end) {
     model::MemcpyRecord m;
     m.kind = kind;
     m.src_kind = kind == model::MemcpyKind::kHtoD ? host_kind : model::MemoryKind::kDevice;

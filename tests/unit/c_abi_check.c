@@ -57,8 +57,7 @@ int main(void) {
 
   check(cuscope_start("CUSCOPE_API=bogus") == CUSCOPE_ERROR_INVALID_SETTING,
         "cuscope_start(\"CUSCOPE_API=bogus\") == CUSCOPE_ERROR_INVALID_SETTING");
-  check(strstr(cuscope_last_error(), "CUSCOPE_API") != NULL,
-        "its error names CUSCOPE_API");
+  check(strstr(cuscope_last_error(), "CUSCOPE_API") != NULL, "its error names CUSCOPE_API");
   printf("     (%s)\n", cuscope_last_error());
   check(cuscope_start("garbage") == CUSCOPE_ERROR_INVALID_SETTING,
         "cuscope_start(\"garbage\") == CUSCOPE_ERROR_INVALID_SETTING");

@@ -66,8 +66,7 @@ TEST(Checked, DiffChangeKeepsItsSign) {
 }
 
 TEST(Checked, SignedDurationOfTheMostNegative) {
-  EXPECT_EQ(report::FormatSignedDuration(std::numeric_limits<int64_t>::min()),
-            "-9223372036.855 s");
+  EXPECT_EQ(report::FormatSignedDuration(std::numeric_limits<int64_t>::min()), "-9223372036.855 s");
   EXPECT_EQ(report::FormatSignedDuration(-kI64Max), "-9223372036.855 s");
 }
 

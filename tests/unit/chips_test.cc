@@ -1,11 +1,12 @@
 // Metric sets on every chip the Range Profiler supports, through the Profiler Host
 // API (no GPU needed): each chip name is accepted, every named set resolves and
 // builds a configuration, and the substitutes are the expected ones.
+#include "lib/collect/chips.h"
+
 #include <algorithm>
 #include <chrono>
 
 #include "gtest/gtest.h"
-#include "lib/collect/chips.h"
 #include "lib/collect/metric_catalog.h"
 #include "lib/collect/metric_resolve.h"
 #include "lib/model/metrics.h"
@@ -44,8 +45,8 @@ TEST_F(Chips, EveryNamedSetResolvesAndConfiguresOnEverySupportedChip) {
       absl::StatusOr<Resolution> r = ResolveFor(chip.name, {set});
       ASSERT_TRUE(r.ok()) << chip.name << " " << set;
       // Most of every set is measurable everywhere; what is not is named.
-      EXPECT_GE(r->metrics.size(), r->dropped.size() * 2) << chip.name << " " << set << ": "
-                                                          << r->DroppedLine();
+      EXPECT_GE(r->metrics.size(), r->dropped.size() * 2)
+          << chip.name << " " << set << ": " << r->DroppedLine();
     }
     // Every set is part of "full": its configuration builds, so each set's does.
     absl::StatusOr<Resolution> full = ResolveFor(chip.name, {"full"});
@@ -96,9 +97,9 @@ TEST_F(Chips, BlackwellCountsFp8WithFp4AndFp6AndHasNoSparsityPeaks) {
   ASSERT_TRUE(r.ok());
   const ResolvedMetric* fp8 = Find(*r, metrics::kTensorFp8);
   ASSERT_NE(fp8, nullptr);
-  EXPECT_EQ(fp8->collect, (std::vector<std::string>{
-                              "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
-                              "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"}));
+  EXPECT_EQ(fp8->collect,
+            (std::vector<std::string>{"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
+                                      "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"}));
   EXPECT_FALSE(Find(*r, metrics::kTensorBf16)->substituted());
   EXPECT_TRUE(Dropped(*r, metrics::kTensorFp8DensePeak));
   EXPECT_TRUE(Dropped(*r, Stall("gmma")));
@@ -123,7 +124,8 @@ TEST_F(Chips, BlackwellDesktopCountsFp8PerAccumulatorAndTegraHasNoDram) {
 TEST_F(Chips, SumsOfCountsOnEveryChipThatSplitsThem) {
   // Hopper's "all fp16 tensor ops" is two counters (by accumulator) on Ampere.
   absl::StatusOr<Resolution> r = ResolveFor(
-      "GA100", {"sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16.sum.peak_sustained"});
+      "GA100",
+      {"sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16.sum.peak_sustained"});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->metrics.size(), 2u) << r->DroppedLine();
   EXPECT_EQ(r->metrics[0].collect.size(), 2u);
@@ -161,11 +163,11 @@ TEST_F(Chips, OfflineCheckAcceptsANameOfAnyChipAndRefusesATypo) {
 TEST(ResolveMetrics, SubstitutesSumsAndDrops) {
   std::vector<std::string> chip = {"A.B.sm__ops_path_tensor_src_fp16_dst_fp16",
                                    "sm__ops_path_tensor_src_fp16_dst_fp32", "dram__bytes"};
-  Resolution r = ResolveMetrics(
-      "X1", {"dram__bytes.sum", "sm__ops_path_tensor_src_fp16.sum",
-             "sm__ops_path_tensor_src_fp16.avg.pct_of_peak_sustained_elapsed", "nope.sum",
-             "smsp__warps_issue_stalled_gmma.avg"},
-      chip);
+  Resolution r = ResolveMetrics("X1",
+                                {"dram__bytes.sum", "sm__ops_path_tensor_src_fp16.sum",
+                                 "sm__ops_path_tensor_src_fp16.avg.pct_of_peak_sustained_elapsed",
+                                 "nope.sum", "smsp__warps_issue_stalled_gmma.avg"},
+                                chip);
   ASSERT_EQ(r.metrics.size(), 2u);
   EXPECT_FALSE(r.metrics[0].substituted());
   EXPECT_EQ(r.metrics[1].collect.size(), 2u);
@@ -173,9 +175,9 @@ TEST(ResolveMetrics, SubstitutesSumsAndDrops) {
   EXPECT_EQ(r.dropped[0].name, "sm__ops_path_tensor_src_fp16.avg.pct_of_peak_sustained_elapsed");
   EXPECT_EQ(r.dropped[1].note, nullptr);
   EXPECT_NE(r.dropped[2].note, nullptr);
-  EXPECT_EQ(r.CollectedNames(),
-            (std::vector<std::string>{"dram__bytes.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum",
-                                      "sm__ops_path_tensor_src_fp16_dst_fp32.sum"}));
+  EXPECT_EQ(r.CollectedNames(), (std::vector<std::string>{
+                                    "dram__bytes.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum",
+                                    "sm__ops_path_tensor_src_fp16_dst_fp32.sum"}));
   EXPECT_EQ(r.Fold({5, 1, 2}), (std::vector<double>{5, 3}));
   EXPECT_EQ(r.DroppedLine().rfind("X1 cannot measure: sm__ops_path_tensor_src_fp16.avg", 0), 0u);
 }

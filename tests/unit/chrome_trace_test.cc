@@ -17,8 +17,8 @@
 namespace cuscope::report {
 namespace {
 
-using ::testing::HasSubstr;
 using cuscope::testing::ProfileBuilder;
+using ::testing::HasSubstr;
 using Value = rapidjson::Value;
 
 constexpr uint32_t kThread = 100;
@@ -381,9 +381,9 @@ TEST(ChromeTraceTest, GpuUserAnnotationsSpanLaunchedKernelsPerStream) {
   ASSERT_EQ(by_stream.count(7), 1u);
   ASSERT_EQ(by_stream.count(8), 1u);
   EXPECT_EQ((*by_stream[7])["pid"].GetInt(), 0);
-  EXPECT_DOUBLE_EQ((*by_stream[7])["ts"].GetDouble(), 2.0);   // gemm
+  EXPECT_DOUBLE_EQ((*by_stream[7])["ts"].GetDouble(), 2.0);  // gemm
   EXPECT_DOUBLE_EQ((*by_stream[7])["dur"].GetDouble(), 1.5);
-  EXPECT_DOUBLE_EQ((*by_stream[8])["ts"].GetDouble(), 3.6);   // relu
+  EXPECT_DOUBLE_EQ((*by_stream[8])["ts"].GetDouble(), 3.6);  // relu
   EXPECT_DOUBLE_EQ((*by_stream[8])["dur"].GetDouble(), 0.1);
   // relu was launched in "inner", gemm was not (launched at 1200, before inner).
   const Value& inner = One(t.doc, "gpu_user_annotation", "inner");

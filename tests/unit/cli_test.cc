@@ -23,8 +23,8 @@
 #include "gtest/gtest.h"
 #include "lib/config/setting.h"
 #include "lib/store/reader.h"
-#include "tests/test_util.h"
 #include "rapidjson/document.h"
+#include "tests/test_util.h"
 
 namespace {
 
@@ -91,9 +91,11 @@ TEST(Cli, EachCommandsHelpListsItsOwnFlags) {
     const char* command;
     std::vector<std::string> has, lacks;
   } cases[] = {
-      {"report", {"--format=FORMAT", "--top=N", "-o, --output=FILE", "--roofline=FILE"},
+      {"report",
+       {"--format=FORMAT", "--top=N", "-o, --output=FILE", "--roofline=FILE"},
        {"--chrome", "CUSCOPE_", "--enable"}},
-      {"diff", {"--format=FORMAT", "--top=N", "-o, --output=FILE"},
+      {"diff",
+       {"--format=FORMAT", "--top=N", "-o, --output=FILE"},
        {"--roofline", "--chrome", "CUSCOPE_"}},
       {"export", {"--chrome", "-o, --output=FILE"}, {"--format", "--top", "CUSCOPE_"}},
   };
@@ -101,8 +103,10 @@ TEST(Cli, EachCommandsHelpListsItsOwnFlags) {
     Result r = RunCmd({kBin, c.command, "--help"});
     EXPECT_EQ(r.code, 0) << c.command;
     EXPECT_EQ(r.out.rfind(std::string("usage: cuscope ") + c.command, 0), 0u) << r.out;
-    for (const auto& s : c.has) EXPECT_NE(r.out.find(s), std::string::npos) << c.command << " " << s;
-    for (const auto& s : c.lacks) EXPECT_EQ(r.out.find(s), std::string::npos) << c.command << " " << s;
+    for (const auto& s : c.has)
+      EXPECT_NE(r.out.find(s), std::string::npos) << c.command << " " << s;
+    for (const auto& s : c.lacks)
+      EXPECT_EQ(r.out.find(s), std::string::npos) << c.command << " " << s;
   }
 }
 
@@ -125,10 +129,10 @@ TEST(Cli, FlagsBelongToTheirCommand) {
 TEST(Cli, FlagSpellings) {
   const std::string expected = RunCmd({kBin, "report", kProfile, "--top=0", "--format=csv"}).out;
   ASSERT_FALSE(expected.empty());
-  for (const std::vector<std::string>& flags :
-       std::vector<std::vector<std::string>>{{"--top", "0", "--format", "csv"},
-                                             {"-top=0", "-format", "CSV"},
-                                             {"--format=json", "--top=5", "--top=0", "--format=csv"}}) {
+  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{
+           {"--top", "0", "--format", "csv"},
+           {"-top=0", "-format", "CSV"},
+           {"--format=json", "--top=5", "--top=0", "--format=csv"}}) {
     std::vector<std::string> argv = {kBin, "report"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back(kProfile);
@@ -188,9 +192,10 @@ TEST(Cli, RunAcceptsEverySettingAsAFlag) {
     // Any text but blanks is a path, and blank is the default: the output's folder is
     // checked before the program runs (RunChecksTheOutputPathFirst).
     if (std::string(s.env) == "CUSCOPE_OUTPUT") continue;
-    std::string bad = std::string(s.env) == "CUSCOPE_KERNELS" || std::string(s.env) == "CUSCOPE_REGIONS"
-                          ? "(x"
-                          : "bad value!";
+    std::string bad =
+        std::string(s.env) == "CUSCOPE_KERNELS" || std::string(s.env) == "CUSCOPE_REGIONS"
+            ? "(x"
+            : "bad value!";
     r = RunCmd({kBin, "run", std::string("--") + s.flag + "=" + bad, "--", "true"});
     EXPECT_EQ(r.code, 2) << s.env;
     std::string line = r.err.substr(0, r.err.find('\n'));
@@ -251,8 +256,8 @@ TEST(Cli, RunPassesTheExitCodeThroughWithoutAGpu) {
   EXPECT_NE(r.err.find("cannot run /no/such/program"), std::string::npos) << r.err;
   // The environment the program sees.
   r = RunCmd({kBin, "run", "--api=all", "--output=x.sqlite", "--", "sh", "-c",
-           "echo $CUDA_INJECTION64_PATH; echo $CUSCOPE_API; echo $CUSCOPE_OUTPUT; "
-           "test \"$CUSCOPE_OWNER_PID\" = \"$$\" && echo owner"});
+              "echo $CUDA_INJECTION64_PATH; echo $CUSCOPE_API; echo $CUSCOPE_OUTPUT; "
+              "test \"$CUSCOPE_OWNER_PID\" = \"$$\" && echo owner"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("libcuscope.so\nall\nx.sqlite\nowner\n"), std::string::npos) << r.out;
 }
@@ -364,7 +369,8 @@ TEST(Cli, AFailedWriteIsOneLineAndExitsOne) {
            {kBin, "report", kProfile, "-o", "/dev/full"}}) {
     Result r = RunCmd(argv);
     EXPECT_EQ(r.code, 1) << argv[1];
-    EXPECT_EQ(r.err, "cuscope: " + argv[1] + ": writing /dev/full failed: No space left on device\n");
+    EXPECT_EQ(r.err,
+              "cuscope: " + argv[1] + ": writing /dev/full failed: No space left on device\n");
   }
   Result r = RunCmd({kBin, "diff", kProfile, kProfile, "-o", "/no/such/dir/d.txt"});
   EXPECT_EQ(r.code, 1);
@@ -402,14 +408,14 @@ TEST(Cli, OutputThatIsTheProfileIsRefused) {
   const std::string original = ReadFile(kProfile);
   std::string dir = copy.substr(0, copy.rfind('/'));
   std::string other_spelling = dir + "/./" + copy.substr(copy.rfind('/') + 1);
-  for (const std::vector<std::string>& tail : std::vector<std::vector<std::string>>{
-           {"report", copy, "-o", copy},
-           {"report", copy, "--output", other_spelling},
-           {"report", copy, "--roofline", link},
-           {"report", copy, "--format=json", "-o=" + link},
-           {"export", copy, "--chrome", "-o", copy},
-           {"export", copy, "--chrome", "--output=" + link},
-           {"diff", kProfile, copy, "-o", link}}) {
+  for (const std::vector<std::string>& tail :
+       std::vector<std::vector<std::string>>{{"report", copy, "-o", copy},
+                                             {"report", copy, "--output", other_spelling},
+                                             {"report", copy, "--roofline", link},
+                                             {"report", copy, "--format=json", "-o=" + link},
+                                             {"export", copy, "--chrome", "-o", copy},
+                                             {"export", copy, "--chrome", "--output=" + link},
+                                             {"diff", kProfile, copy, "-o", link}}) {
     std::ofstream(copy, std::ios::binary) << original;
     unlink(link.c_str());
     ASSERT_EQ(symlink(copy.c_str(), link.c_str()), 0);
@@ -455,8 +461,8 @@ TEST(Cli, RunChecksTheOutputPathFirst) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the program ran for " << out;
   }
-  Result r = RunCmd({kBin, "run", "--", "touch", marker},
-                    {{"CUSCOPE_OUTPUT", "/nonexistent/%p.sqlite"}});
+  Result r =
+      RunCmd({kBin, "run", "--", "touch", marker}, {{"CUSCOPE_OUTPUT", "/nonexistent/%p.sqlite"}});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/nonexistent"), std::string::npos) << r.err;
   for (const std::string& out : {TempPath("run-%p.sqlite"), std::string("/tmp/%p/x.sqlite")}) {
@@ -505,10 +511,11 @@ TEST(Library, ExportsOnlyTheEntryPointsAndTheCApi) {
       symbols.insert(name);
     }
   }
-  std::set<std::string> expected = {
-      "InitializeInjection", "InitializeInjectionNvtx2", "cuscope_start",
-      "cuscope_stop",        "cuscope_flush",            "cuscope_is_active",
-      "cuscope_output_path", "cuscope_last_error",       "cuscope_version"};
+  std::set<std::string> expected = {"InitializeInjection", "InitializeInjectionNvtx2",
+                                    "cuscope_start",       "cuscope_stop",
+                                    "cuscope_flush",       "cuscope_is_active",
+                                    "cuscope_output_path", "cuscope_last_error",
+                                    "cuscope_version"};
   for (const auto& s : symbols) {
     bool allowed = expected.count(s) > 0 || s.rfind("cuscope_", 0) == 0;
     EXPECT_TRUE(allowed) << "unexpected exported symbol " << s;
@@ -540,8 +547,9 @@ TEST(Library, InjectionWithoutAGpuIsOneLineAndReturns) {
   // An invalid setting: one line naming it, nothing else happens.
   r = RunCmd({"python3", script, kLib}, {{"CUSCOPE_MAX_BUFFERS", "1"}});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("CUSCOPE_MAX_BUFFERS=\"1\" is not valid; accepted: an integer from 2 to 65536"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("CUSCOPE_MAX_BUFFERS=\"1\" is not valid; accepted: an integer from 2 to 65536"),
+      std::string::npos)
       << r.err;
 }
 

@@ -4,13 +4,13 @@
 // thread flushes as the session's background thread does (PeriodicFlush), and 64
 // application threads push and pop scopes, all at once. Run in the normal build and
 // under ThreadSanitizer (scripts/tsan.sh).
+#include <cupti.h>
+
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include <cupti.h>
 
 #include "gtest/gtest.h"
 #include "lib/collect/activity.h"
@@ -78,9 +78,10 @@ class CollectorThreadsTest : public ::testing::Test {
     CollectOptions options;
     options.trace.buffer_bytes = buffer_bytes;
     options.trace.max_buffers = max_buffers;
-    ASSERT_TRUE(tracer_->Start(options, [this](const model::Profile& batch, bool) {
-      received_.Count(batch);
-    }).ok());
+    ASSERT_TRUE(
+        tracer_
+            ->Start(options, [this](const model::Profile& batch, bool) { received_.Count(batch); })
+            .ok());
     scopes::SetRecording(true, scopes::Clock::kCupti);
   }
 

@@ -1,5 +1,4 @@
 #include "lib/config/config.h"
-#include "lib/config/from_env.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/config/docs_table.h"
+#include "lib/config/from_env.h"
 #include "lib/config/setting.h"
 #include "lib/config/start_text.h"
 #include "lib/config/values.h"
@@ -101,8 +101,7 @@ TEST(Config, BadValuesNameTheVariableAndWhatIsAccepted) {
     ASSERT_FALSE(r.ok()) << c.env << "=" << c.value;
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
     std::string msg(r.status().message());
-    EXPECT_NE(msg.find(std::string(c.env) + "=\"" + c.value + "\" is not valid"),
-              std::string::npos)
+    EXPECT_NE(msg.find(std::string(c.env) + "=\"" + c.value + "\" is not valid"), std::string::npos)
         << msg;
     EXPECT_NE(msg.find(c.accepted), std::string::npos) << msg;
     EXPECT_FALSE(ValidateSetting(c.env, c.value).ok());
@@ -153,7 +152,8 @@ TEST(Config, RegionCountersNeedRegionsAndMetrics) {
 TEST(Config, WhenRegionsAreFollowed) {
   EXPECT_FALSE(FromMap({})->needs_capture_control());
   EXPECT_FALSE(FromMap({{"CUSCOPE_REGIONS", "x"}})->tracks_regions());  // no counters
-  EXPECT_TRUE(FromMap({{"CUSCOPE_METRICS", "roofline"}, {"CUSCOPE_REGIONS", "x"}})->tracks_regions());
+  EXPECT_TRUE(
+      FromMap({{"CUSCOPE_METRICS", "roofline"}, {"CUSCOPE_REGIONS", "x"}})->tracks_regions());
   EXPECT_TRUE(FromMap({{"CUSCOPE_CAPTURE", "range:^step$"}})->tracks_regions());
   auto api = FromMap({{"CUSCOPE_CAPTURE", "profiler-api"}});
   EXPECT_FALSE(api->tracks_regions());
@@ -269,7 +269,8 @@ TEST(Config, DocsTableIsTheRows) {
   ASSERT_NE(to, std::string::npos) << path << " has no \"" << end << "\"";
   from += begin.size();
   std::string table = MarkdownTable();
-  if (const char* update = std::getenv("CUSCOPE_UPDATE_DOCS"); update && std::string(update) == "1") {
+  if (const char* update = std::getenv("CUSCOPE_UPDATE_DOCS");
+      update && std::string(update) == "1") {
     doc.replace(from, to - from, table);
     to = from + table.size();
     std::ofstream(path) << doc;
@@ -359,10 +360,13 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
       continue;
     }
     ++checked;
-    for (const std::string& v : ok) EXPECT_TRUE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
-    for (const std::string& v : bad) EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
+    for (const std::string& v : ok)
+      EXPECT_TRUE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
+    for (const std::string& v : bad)
+      EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
   }
-  EXPECT_EQ(checked, 8);  // top, buffer size, max buffers, flush, skip, count, per signature, window
+  EXPECT_EQ(checked,
+            8);  // top, buffer size, max buffers, flush, skip, count, per signature, window
 }
 
 TEST(Config, FormatBytes) {
@@ -376,8 +380,9 @@ TEST(Config, FormatBytes) {
 
 // cuscope_start's text: ';' inside a value (a regular expression, a path) stays there.
 TEST(StartText, SplitsOnlyBeforeASetting) {
-  auto r = ParseStartText("CUSCOPE_KERNELS=gemm;fused|a;b ; CUSCOPE_API=all\n"
-                          "CUSCOPE_OUTPUT=/tmp/x;y/run.sqlite;\n\nCUSCOPE_OWNER_PID=12;");
+  auto r = ParseStartText(
+      "CUSCOPE_KERNELS=gemm;fused|a;b ; CUSCOPE_API=all\n"
+      "CUSCOPE_OUTPUT=/tmp/x;y/run.sqlite;\n\nCUSCOPE_OWNER_PID=12;");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*r, (NamedValues{{"CUSCOPE_KERNELS", "gemm;fused|a;b"},
                              {"CUSCOPE_API", "all"},

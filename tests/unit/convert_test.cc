@@ -26,8 +26,12 @@ TEST(Convert, KernelFieldsAndDemangledName) {
   k.contextId = 2;
   k.streamId = 13;
   k.correlationId = 77;
-  k.gridX = 4; k.gridY = 5; k.gridZ = 6;
-  k.blockX = 128; k.blockY = 2; k.blockZ = 1;
+  k.gridX = 4;
+  k.gridY = 5;
+  k.gridZ = 6;
+  k.blockX = 128;
+  k.blockY = 2;
+  k.blockZ = 1;
   k.registersPerThread = 40;
   k.staticSharedMemory = 1024;
   k.dynamicSharedMemory = 2048;

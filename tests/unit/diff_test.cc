@@ -55,7 +55,8 @@ std::string Text(const analysis::Comparison& c, int top, size_t max_name_width) 
 
 TEST(WriteComparisonTextTest, TotalsAndRankedRows) {
   const std::string text = Text(MakeComparison(), 10, 80);
-  EXPECT_THAT(text, HasSubstr("cuscope diff\n  Base        base.sqlite\n  New         new.sqlite\n"));
+  EXPECT_THAT(text,
+              HasSubstr("cuscope diff\n  Base        base.sqlite\n  New         new.sqlite\n"));
   EXPECT_THAT(text, HasSubstr("  Wall time   5.000 ms -> 4.000 ms\n"));
   EXPECT_THAT(text, HasSubstr("  Kernel time 2.500 us -> 1.130 us (-1.370 us)\n"));
   EXPECT_THAT(text, HasSubstr("  Kernels     3 -> 4\n"));

@@ -57,7 +57,9 @@ TEST(CutWithEllipsisTest, FitsOrCutsWithDots) {
 }
 
 TEST(CutWithEllipsisTest, NeverInsideAUtf8Sequence) {
-  const std::string s = "abc\xC3\xA9" "defg";  // "abcédefg": é is 2 bytes at 3..4
+  const std::string s =
+      "abc\xC3\xA9"
+      "defg";  // "abcédefg": é is 2 bytes at 3..4
   // A cut at 4 would split é: it moves back to 3.
   EXPECT_EQ(CutWithEllipsis(s, 7), "abc...");
   // A cut at 5 falls after é.
@@ -82,8 +84,7 @@ TEST(FitNameTest, ParameterListCollapsesFirst) {
 }
 
 TEST(FitNameTest, CollapsedThenCutWhenStillTooLong) {
-  EXPECT_EQ(FitName("void very_long_kernel_name<int>(float const*, int)", 16),
-            "void very_lon...");
+  EXPECT_EQ(FitName("void very_long_kernel_name<int>(float const*, int)", 16), "void very_lon...");
 }
 
 TEST(FitNameTest, PlainCutWithoutParameterList) {

@@ -74,8 +74,10 @@ TEST(MetricsCommand, ASetOnAnotherChipShowsSubstitutesAndWhatItCannotMeasure) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(Has(r.out, "Metric sets on GA100 (Ampere")) << r.out;
-  EXPECT_TRUE(Has(r.out, "on GA100: sm__ops_path_tensor_src_fp16_dst_fp16.sum + "
-                         "sm__ops_path_tensor_src_fp16_dst_fp32.sum (")) << r.out;
+  EXPECT_TRUE(Has(r.out,
+                  "on GA100: sm__ops_path_tensor_src_fp16_dst_fp16.sum + "
+                  "sm__ops_path_tensor_src_fp16_dst_fp32.sum ("))
+      << r.out;
   EXPECT_TRUE(Has(r.out, "  sm__ops_path_tensor_src_fp8.sum\n      not on GA100")) << r.out;
   EXPECT_TRUE(Has(r.out, "# of bytes accessed in DRAM")) << r.out;  // CUPTI's description
   EXPECT_FALSE(Has(r.out, "stalled")) << "only the set asked for";
@@ -97,7 +99,8 @@ TEST(MetricsCommand, Json) {
   EXPECT_GE(roofline["passes"].GetUint64(), 1u);
   bool fp4_fp6_fp8 = false;
   for (const auto& m : roofline["metrics"].GetArray()) {
-    fp4_fp6_fp8 = fp4_fp6_fp8 ||
+    fp4_fp6_fp8 =
+        fp4_fp6_fp8 ||
         std::string(m["collected_as"][0].GetString()).find("fp4_fp6_fp8") != std::string::npos;
   }
   EXPECT_TRUE(fp4_fp6_fp8) << r.out;
@@ -153,7 +156,8 @@ double ChildCpuSeconds(const std::vector<std::string>& argv) {
 
 TEST(MetricsCommand, TheListAndTheOfflineCheckTakeUnderHalfASecond) {
   double list = ChildCpuSeconds({kBin, "metrics"});
-  double check = ChildCpuSeconds({kBin, "run", "--metrics=roofline,stalls,dram__bytes.sum", "--", "true"});
+  double check =
+      ChildCpuSeconds({kBin, "run", "--metrics=roofline,stalls,dram__bytes.sum", "--", "true"});
   double typo = ChildCpuSeconds({kBin, "run", "--metrics=rooflin", "--", "true"});
   std::printf("cpu seconds: metrics %.3f, offline check %.3f, refused typo %.3f\n", list, check,
               typo);

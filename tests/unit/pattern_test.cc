@@ -42,7 +42,7 @@ TEST(Pattern, RefusesWhatRe2DoesNotAcceptWithItsReason) {
 TEST(Pattern, DeepNestingIsAShortError) {
   std::string ok = std::string(1000, '(') + "a" + std::string(1000, ')');
   EXPECT_TRUE(Pattern::Compile(ok).ok());
-  EXPECT_TRUE(Pattern::Compile(std::string(2000, '\\') + "(a)").ok());  // escaped, not nested
+  EXPECT_TRUE(Pattern::Compile(std::string(2000, '\\') + "(a)").ok());      // escaped, not nested
   EXPECT_TRUE(Pattern::Compile("[" + std::string(1500, '(') + "]x").ok());  // a class
   EXPECT_TRUE(Pattern::Compile(std::string(1500, '\\') + std::string(1500, '(')).ok() == false);
   std::string deep = std::string(20000, '(') + "a" + std::string(20000, ')');
@@ -89,7 +89,8 @@ TEST(CachedPattern, KeepsTheAnswerPerName) {
   std::string long_name(20000, 'x');
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 1000; ++i) EXPECT_FALSE(p.Search(long_name));
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(ms, 1000.0);
 }
 

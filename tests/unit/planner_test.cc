@@ -180,9 +180,9 @@ TEST(Planner, PerSignatureBudgets) {
   p.SetComplete(Sig("A"));
   EXPECT_TRUE(p.WantSample(Sig("A"), true, stack));
   p.SetComplete(Sig("A"));
-  EXPECT_FALSE(p.WantSample(Sig("A"), true, stack));     // two samples: done
+  EXPECT_FALSE(p.WantSample(Sig("A"), true, stack));  // two samples: done
   EXPECT_FALSE(p.WantSample(Sig("A"), true, stack));
-  EXPECT_TRUE(p.WantSample(Sig("A", 2), true, stack));   // another grid: its own budget
+  EXPECT_TRUE(p.WantSample(Sig("A", 2), true, stack));  // another grid: its own budget
   EXPECT_TRUE(p.WantSample(Sig("B"), true, stack));
   EXPECT_EQ(p.stats().sets_complete, 2u);
 }

@@ -65,7 +65,8 @@ TEST_F(RecordedCounters, ExactFlopsAndVerdicts) {
 
 TEST_F(RecordedCounters, MeasuredLaunchesAreMarkedAndLeftOutOfTiming) {
   int measured = 0;
-  for (const auto& k : profile_.kernels) measured += (k.flags & model::kKernelCountersMeasured) != 0;
+  for (const auto& k : profile_.kernels)
+    measured += (k.flags & model::kKernelCountersMeasured) != 0;
   EXPECT_EQ(measured, 3);
   EXPECT_EQ(profile_.kernels.size(), 1008u);
 }

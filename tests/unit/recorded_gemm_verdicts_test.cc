@@ -23,12 +23,10 @@ struct Gemm {
   const char* name_part;
   Precision precision;
 };
-const Gemm kGemms[] = {{"nvjet_sm90_hsh_", Precision::kTensorFp16},
-                       {"nvjet_sm90_tst_", Precision::kTensorBf16},
-                       {"tf32f32", Precision::kTensorTf32},
-                       {"nvjet_sm90_qqtst_", Precision::kTensorFp8},
-                       {"i161616gemm_s8", Precision::kTensorInt8},
-                       {"f64f64_f64f64", Precision::kTensorFp64}};
+const Gemm kGemms[] = {
+    {"nvjet_sm90_hsh_", Precision::kTensorFp16}, {"nvjet_sm90_tst_", Precision::kTensorBf16},
+    {"tf32f32", Precision::kTensorTf32},         {"nvjet_sm90_qqtst_", Precision::kTensorFp8},
+    {"i161616gemm_s8", Precision::kTensorInt8},  {"f64f64_f64f64", Precision::kTensorFp64}};
 
 class RecordedGemms : public ::testing::Test {
  protected:
@@ -165,7 +163,8 @@ std::vector<NcuKernel> LoadNcu(const std::string& file) {
       for (size_t i = 0; i < header.size(); ++i) {
         if (header[i] == "Kernel Name") name = i;
         if (header[i] == "sm__throughput.avg.pct_of_peak_sustained_elapsed") sm = i;
-        if (header[i] == "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed") mem = i;
+        if (header[i] == "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+          mem = i;
       }
       continue;
     }
@@ -193,10 +192,14 @@ std::string OurRule(double sm, double mem) {
   const SolClass c = ClassifySol(sm, mem, &high);
   if (high) return "High Throughput";
   switch (c) {
-    case SolClass::kLatency: return "Latency Issue";
-    case SolClass::kCompute: return "High Compute Throughput";
-    case SolClass::kMemory: return "High Memory Throughput";
-    default: break;
+    case SolClass::kLatency:
+      return "Latency Issue";
+    case SolClass::kCompute:
+      return "High Compute Throughput";
+    case SolClass::kMemory:
+      return "High Memory Throughput";
+    default:
+      break;
   }
   return "Balanced Throughput";
 }

@@ -21,8 +21,8 @@ const RegionSummaryRow* Find(const std::vector<RegionSummaryRow>& rows, const st
 }
 
 // A kernel launched by an API call on `thread` at `api_start`.
-void Launch(ProfileBuilder& b, const std::string& kernel, uint32_t correlation,
-            uint64_t api_start, uint32_t thread, uint64_t kernel_start, uint64_t kernel_end) {
+void Launch(ProfileBuilder& b, const std::string& kernel, uint32_t correlation, uint64_t api_start,
+            uint32_t thread, uint64_t kernel_start, uint64_t kernel_end) {
   b.Api("cudaLaunchKernel", api_start, api_start + 5, correlation, thread);
   b.Kernel(kernel, kernel_start, kernel_end, 7, correlation);
 }
@@ -181,9 +181,9 @@ TEST(RegionsTest, MarksAndInvalidRangesExcluded) {
   b.Range("real", 1000, 2000);
   model::RangeRecord& mark = b.Range("mark", 1500, 1500);
   mark.source = model::RangeSource::kNvtxMark;
-  b.Range("zero", 1600, 1600);       // start == end: a mark
-  b.Range("unended", 1700, 0);       // end before start
-  b.Range("unstarted", 0, 1800);     // start unset
+  b.Range("zero", 1600, 1600);    // start == end: a mark
+  b.Range("unended", 1700, 0);    // end before start
+  b.Range("unstarted", 0, 1800);  // start unset
   std::vector<RegionSummaryRow> rows = SummarizeRegions(b.profile());
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].path, "real");
@@ -274,12 +274,12 @@ TEST(AttributeKernelsToRangesTest, ManyRangesAndKernels) {
 
 TEST(ApiByCorrelationTest, DenseIdsRuntimePreferredInvalidSkipped) {
   ProfileBuilder b;
-  b.Api("cudaLaunchKernel", 100, 110, 1);                                // index 0
+  b.Api("cudaLaunchKernel", 100, 110, 1);                                   // index 0
   b.Api("cuLaunchKernel", 200, 205, 2).domain = model::ApiDomain::kDriver;  // index 1
-  b.Api("cudaLaunchKernel", 198, 210, 2);                                // index 2
+  b.Api("cudaLaunchKernel", 198, 210, 2);                                   // index 2
   b.Api("cuLaunchKernel", 212, 215, 2).domain = model::ApiDomain::kDriver;  // index 3
-  b.Api("cudaLaunchKernel", 300, 290, 3);                                // index 4, end < start
-  b.Api("cudaGetDevice", 400, 410, 0);                                   // index 5, no id
+  b.Api("cudaLaunchKernel", 300, 290, 3);                                   // index 4, end < start
+  b.Api("cudaGetDevice", 400, 410, 0);                                      // index 5, no id
   ApiByCorrelation apis(b.profile());
   EXPECT_EQ(apis.Find(1), 0u);
   EXPECT_EQ(apis.Find(2), 2u);

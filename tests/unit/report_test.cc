@@ -14,9 +14,9 @@
 namespace cuscope::report {
 namespace {
 
+using cuscope::testing::ProfileBuilder;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using cuscope::testing::ProfileBuilder;
 
 // 12 kernels kernel_0..kernel_11 with totals 1..12 us (not overlapping), each
 // launched by an API call inside the range "step" (and "step/fwd" for the first
@@ -30,8 +30,8 @@ ProfileBuilder ReportProfile() {
   for (int i = 0; i < 12; ++i) {
     const uint32_t correlation = 100 + i;
     b.Api("cudaLaunchKernel", 1000 + i * 20000, 1005 + i * 20000, correlation);
-    b.Kernel("kernel_" + std::to_string(i), 2000 + i * 20000, 2000 + i * 20000 + 1000 * (i + 1),
-             7, correlation);
+    b.Kernel("kernel_" + std::to_string(i), 2000 + i * 20000, 2000 + i * 20000 + 1000 * (i + 1), 7,
+             correlation);
   }
   b.Memcpy(model::MemcpyKind::kHtoD, model::MemoryKind::kPageable, 1000000, 300000, 400000);
   b.Memset(4096, 410000, 410500);
@@ -191,8 +191,8 @@ TEST(WriteTextTest, TablesWithTopCutAndMoreLine) {
 
 TEST(WriteTextTest, HumanReadableDurationsAndSizes) {
   ProfileBuilder b;
-  b.Kernel("ns_kernel", 1000, 1512);                  // 512 ns
-  b.Kernel("ms_kernel", 10000, 10000 + 2500000);      // 2.5 ms
+  b.Kernel("ns_kernel", 1000, 1512);                       // 512 ns
+  b.Kernel("ms_kernel", 10000, 10000 + 2500000);           // 2.5 ms
   b.Kernel("s_kernel", 5000000, 5000000 + 3250000000ull);  // 3.25 s
   b.Memcpy(model::MemcpyKind::kDtoH, model::MemoryKind::kPinned, 2000000, 10, 1010);
   std::string text = Text(BuildReport(b.profile()));

@@ -21,19 +21,21 @@ namespace cuscope::report {
 namespace {
 
 namespace m = ::cuscope::metrics;
+using cuscope::testing::ProfileBuilder;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using cuscope::testing::ProfileBuilder;
 using Values = std::vector<std::pair<std::string, double>>;
 
 constexpr char kTemplated[] = "void scale<float, (int)2>(float*, int)";
 constexpr char kAmpersand[] = "a&b_kernel";
 
 void AddDeviceMetrics(model::Profile& p) {
-  const Values peaks = {{m::kSmClock, 1.755e9}, {m::kDramClock, 1.6e9},  {m::kL2Clock, 1.755e9},
-                        {m::kL1Clock, 1.755e9}, {m::kFfmaPeak, 16896},   {m::kDfmaPeak, 8448},
-                        {m::kHfmaPeak, 16896},  {m::kTensorBf16Peak, 1081344}, {m::kDramPeak, 2560},
-                        {m::kL2Peak, 5120},     {m::kL1Peak, 16896}};
+  const Values peaks = {{m::kSmClock, 1.755e9}, {m::kDramClock, 1.6e9},
+                        {m::kL2Clock, 1.755e9}, {m::kL1Clock, 1.755e9},
+                        {m::kFfmaPeak, 16896},  {m::kDfmaPeak, 8448},
+                        {m::kHfmaPeak, 16896},  {m::kTensorBf16Peak, 1081344},
+                        {m::kDramPeak, 2560},   {m::kL2Peak, 5120},
+                        {m::kL1Peak, 16896}};
   for (const auto& [name, v] : peaks) {
     model::DeviceMetric d;
     d.metric = p.strings.Intern(name);
@@ -75,12 +77,19 @@ model::Profile CounterProfile() {
   }
   b.Kernel("no_counters", 900000, 901000, 7, 30);
   AddSet(p, kTemplated, {128, 1, 1}, {256, 1, 1},
-         {{m::kDuration, 218453}, {m::kFfma, kN}, {m::kDramBytes, 12 * kN},
-          {m::kL2Bytes, 12 * kN}, {m::kL1Bytes, 12 * kN}},
+         {{m::kDuration, 218453},
+          {m::kFfma, kN},
+          {m::kDramBytes, 12 * kN},
+          {m::kL2Bytes, 12 * kN},
+          {m::kL1Bytes, 12 * kN}},
          {10});
   AddSet(p, kAmpersand, {64, 64, 1}, {32, 32, 1},
-         {{m::kDuration, 3.6e6}, {m::kFfma, 8589934592.0}, {m::kDramBytes, 44236800},
-          {m::kL2Bytes, 1.2e10}, {m::kL1Bytes, 4e10}, {m::kL1WavefrontsPct, 97}},
+         {{m::kDuration, 3.6e6},
+          {m::kFfma, 8589934592.0},
+          {m::kDramBytes, 44236800},
+          {m::kL2Bytes, 1.2e10},
+          {m::kL1Bytes, 4e10},
+          {m::kL1WavefrontsPct, 97}},
          {20});
   return b.Take();
 }
@@ -115,14 +124,17 @@ TEST(RooflineReportTest, TextHasCeilingsTableVerdictsAndNotes) {
   ASSERT_EQ(d.counters.size(), 2u);
   const std::string text = Text(d);
   EXPECT_THAT(text, HasSubstr("Hardware counters\n"));
-  EXPECT_THAT(text, HasSubstr("Ceilings GPU 0: FP32 59.3 TFLOP/s, FP64 29.7 TFLOP/s, "
-                              "FP16 118.6 TFLOP/s, FP16 tensor 948.9 TFLOP/s, BF16 tensor 948.9 TFLOP/s, TF32 tensor 474.4 TFLOP/s, INT8 tensor 1.9 PFLOP/s, DRAM 4.1 TB/s, "
-                              "L2 9.0 TB/s, L1 29.7 TB/s (SM clock 1.755 GHz)"));
+  EXPECT_THAT(text,
+              HasSubstr("Ceilings GPU 0: FP32 59.3 TFLOP/s, FP64 29.7 TFLOP/s, "
+                        "FP16 118.6 TFLOP/s, FP16 tensor 948.9 TFLOP/s, BF16 tensor 948.9 TFLOP/s, "
+                        "TF32 tensor 474.4 TFLOP/s, INT8 tensor 1.9 PFLOP/s, DRAM 4.1 TB/s, "
+                        "L2 9.0 TB/s, L1 29.7 TB/s (SM clock 1.755 GHz)"));
   EXPECT_THAT(text, HasSubstr("Kernel counters\n"));
   EXPECT_THAT(text, HasSubstr("DRAM-bound"));
   EXPECT_THAT(text, HasSubstr("L1-bound"));
-  EXPECT_THAT(text, HasSubstr(
-                        "DRAM at 90% of peak, FP32 at 1%: DRAM-bound; AI 0.17 FLOP/B (DRAM), ridge 14"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("DRAM at 90% of peak, FP32 at 1%: DRAM-bound; AI 0.17 FLOP/B (DRAM), ridge 14"));
   EXPECT_THAT(text, HasSubstr("1/2"));  // launches measured / launches
   EXPECT_THAT(text, HasSubstr("rotate"));
   EXPECT_THAT(text, HasSubstr("Counter notes:\n    status: partial: 2 of 3 kernels measured"));
@@ -174,7 +186,8 @@ TEST(RooflineReportTest, NotesAloneAreReported) {
   const model::Profile p = b.Take();
   const ReportData d = BuildReport(p);
   EXPECT_THAT(Text(d), HasSubstr("status: not permitted: ERR_NVGPUCTRPERM"));
-  EXPECT_THAT(Csv(d), HasSubstr("# counter_notes\nnote\nstatus: not permitted: ERR_NVGPUCTRPERM\n"));
+  EXPECT_THAT(Csv(d),
+              HasSubstr("# counter_notes\nnote\nstatus: not permitted: ERR_NVGPUCTRPERM\n"));
 }
 
 TEST(RooflineReportTest, JsonHasCeilingsAndCountersTable) {
@@ -308,9 +321,9 @@ TEST(RooflineSvgTest, WellFormedWithOnePointPerSignature) {
   EXPECT_THAT(svg, HasSubstr("GPU 0: NVIDIA H200"));
   EXPECT_THAT(svg, HasSubstr("Arithmetic intensity (FLOP/byte)"));
   EXPECT_THAT(svg, HasSubstr("Performance (FLOP/s)"));
-  for (const char* roof : {"FP64 29.7 TFLOP/s", "FP32 59.3 TFLOP/s", "FP16 118.6 TFLOP/s",
-                           "FP16 tensor/BF16 tensor 948.9 TFLOP/s", "DRAM 4.1 TB/s", "L2 9.0 TB/s",
-                           "L1 29.7 TB/s"}) {
+  for (const char* roof :
+       {"FP64 29.7 TFLOP/s", "FP32 59.3 TFLOP/s", "FP16 118.6 TFLOP/s",
+        "FP16 tensor/BF16 tensor 948.9 TFLOP/s", "DRAM 4.1 TB/s", "L2 9.0 TB/s", "L1 29.7 TB/s"}) {
     EXPECT_THAT(svg, HasSubstr(roof));
   }
   // Decade ticks 1e-2 .. 1e3 FLOP/B and 1e9 .. 1e15 FLOP/s.

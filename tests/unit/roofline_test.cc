@@ -1,5 +1,3 @@
-#include "lib/analysis/kernel_counters.h"
-
 #include <cmath>
 #include <string>
 #include <utility>
@@ -7,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/model/metrics.h"
 #include "lib/report/number_format.h"
 #include "lib/report/verdict_text.h"
@@ -16,9 +15,9 @@ namespace cuscope::analysis {
 namespace {
 
 namespace m = ::cuscope::metrics;
-using ::testing::HasSubstr;
 using cuscope::testing::ProfileBuilder;
 using report::FormatRatio;
+using ::testing::HasSubstr;
 
 // The reason line the reports print for a signature.
 std::string Reason(const KernelCounters& k) { return report::CountersReason(k); }
@@ -45,10 +44,12 @@ constexpr double kPeakL1 = 2.965248e13;
 using Values = std::vector<std::pair<std::string, double>>;
 
 Values H200Peaks() {
-  return {{m::kSmClock, kSmClock},   {m::kDramClock, 1.6e9},     {m::kL2Clock, kSmClock},
-          {m::kL1Clock, kSmClock},   {m::kFfmaPeak, 16896},      {m::kDfmaPeak, 8448},
-          {m::kHfmaPeak, 16896},     {m::kTensorBf16Peak, 1081344}, {m::kDramPeak, 2560},
-          {m::kL2Peak, 5120},        {m::kL1Peak, 16896}};
+  return {{m::kSmClock, kSmClock}, {m::kDramClock, 1.6e9},
+          {m::kL2Clock, kSmClock}, {m::kL1Clock, kSmClock},
+          {m::kFfmaPeak, 16896},   {m::kDfmaPeak, 8448},
+          {m::kHfmaPeak, 16896},   {m::kTensorBf16Peak, 1081344},
+          {m::kDramPeak, 2560},    {m::kL2Peak, 5120},
+          {m::kL1Peak, 16896}};
 }
 
 void AddDeviceMetrics(model::Profile& p, const Values& values, uint32_t device = 0) {
@@ -107,7 +108,9 @@ TEST(CeilingsTest, MedianOverCounterSetsWhenNoDeviceMetrics) {
   // Three sets measured the SM clock at 1.7, 1.8 and 1.755 GHz: the median is 1.755.
   for (double clock : {1.7e9, 1.8e9, 1.755e9}) {
     AddSet(p, "k", {1, 1, 1}, {32, 1, 1},
-           {{m::kSmClock, clock}, {m::kFfmaPeak, 16896}, {m::kDramPeak, 2560},
+           {{m::kSmClock, clock},
+            {m::kFfmaPeak, 16896},
+            {m::kDramPeak, 2560},
             {m::kDramClock, 1.6e9}});
   }
   // A set of another device does not count.
@@ -161,11 +164,20 @@ TEST(FlopCountingTest, PerPrecisionConventions) {
   AddDeviceMetrics(p, H200Peaks());
   AddSet(p, "mix", {4, 1, 1}, {128, 1, 1},
          {{m::kDuration, 1000},
-          {m::kFadd, 10}, {m::kFmul, 20}, {m::kFfma, 30},      // 10 + 20 + 2*30 = 90
-          {m::kDadd, 1}, {m::kDmul, 2}, {m::kDfma, 3},         // 1 + 2 + 2*3 = 9
-          {m::kHadd, 5}, {m::kHmul, 6}, {m::kHfma, 7},         // 2*5 + 2*6 + 4*7 = 50
-          {m::kTensorBf16Gmma, 1000}, {m::kTensorBf16Mma, 24}, // 1024 (ops are FLOPs)
-          {m::kDramBytes, 0}, {m::kL2Bytes, 100}, {m::kL1Bytes, 400}});
+          {m::kFadd, 10},
+          {m::kFmul, 20},
+          {m::kFfma, 30},  // 10 + 20 + 2*30 = 90
+          {m::kDadd, 1},
+          {m::kDmul, 2},
+          {m::kDfma, 3},  // 1 + 2 + 2*3 = 9
+          {m::kHadd, 5},
+          {m::kHmul, 6},
+          {m::kHfma, 7},  // 2*5 + 2*6 + 4*7 = 50
+          {m::kTensorBf16Gmma, 1000},
+          {m::kTensorBf16Mma, 24},  // 1024 (ops are FLOPs)
+          {m::kDramBytes, 0},
+          {m::kL2Bytes, 100},
+          {m::kL1Bytes, 400}});
   const std::vector<KernelCounters> all = AnalyzeCounters(p);
   ASSERT_EQ(all.size(), 1u);
   const KernelCounters& k = all[0];
@@ -195,8 +207,13 @@ TEST(VerdictTest, SaxpyIsDramBound) {
   model::Profile& p = b.profile();
   AddDeviceMetrics(p, H200Peaks());
   AddSet(p, "saxpy", {262144, 1, 1}, {256, 1, 1},
-         {{m::kDuration, 218453}, {m::kFfma, kN}, {m::kFadd, 0}, {m::kFmul, 0},
-          {m::kDramBytes, 12 * kN}, {m::kL2Bytes, 12 * kN}, {m::kL1Bytes, 12 * kN}},
+         {{m::kDuration, 218453},
+          {m::kFfma, kN},
+          {m::kFadd, 0},
+          {m::kFmul, 0},
+          {m::kDramBytes, 12 * kN},
+          {m::kL2Bytes, 12 * kN},
+          {m::kL1Bytes, 12 * kN}},
          {7});
   const std::vector<KernelCounters> all = AnalyzeCounters(p);
   ASSERT_EQ(all.size(), 1u);
@@ -206,8 +223,8 @@ TEST(VerdictTest, SaxpyIsDramBound) {
   EXPECT_NEAR(k.dram_bytes_per_s, 3.6864e12, 1e7);  // 218453 ns is 1/3 ns short
   EXPECT_NEAR(k.pct_dram.value(), 90.0, 1e-3);
   EXPECT_NEAR(k.pct_fp32, 1.036, 1e-3);
-  EXPECT_NEAR(k.pct_l2.value(), 41.03, 1e-2);   // 3.6864e12 / 8.9856e12
-  EXPECT_NEAR(k.pct_l1.value(), 12.43, 1e-2);   // 3.6864e12 / 2.965248e13
+  EXPECT_NEAR(k.pct_l2.value(), 41.03, 1e-2);  // 3.6864e12 / 8.9856e12
+  EXPECT_NEAR(k.pct_l1.value(), 12.43, 1e-2);  // 3.6864e12 / 2.965248e13
   EXPECT_NEAR(k.ai_dram, 1.0 / 6, 1e-12);
   EXPECT_NEAR(k.ridge_dram, 14.479, 1e-3);  // 5.930496e13 / 4.096e12
   EXPECT_NEAR(k.ridge_l2, 6.6, 1e-9);       // 5.930496e13 / 8.9856e12
@@ -225,9 +242,9 @@ TEST(VerdictTest, MeasuredPercentOfPeakIsPreferred) {
   model::Profile& p = b.profile();
   AddDeviceMetrics(p, H200Peaks());
   // Bytes say 10% of the DRAM peak; the measured pct metric says 90%.
-  AddSet(p, "k", {1000, 1, 1}, {256, 1, 1},
-         {{m::kDuration, 1e6}, {m::kFfma, 1e6}, {m::kDramBytes, 4.096e11 * 1e-3},
-          {m::kDramPct, 90}});
+  AddSet(
+      p, "k", {1000, 1, 1}, {256, 1, 1},
+      {{m::kDuration, 1e6}, {m::kFfma, 1e6}, {m::kDramBytes, 4.096e11 * 1e-3}, {m::kDramPct, 90}});
   const KernelCounters k = AnalyzeCounters(p).at(0);
   EXPECT_NEAR(k.dram_bytes_per_s, 4.096e11, 1);
   EXPECT_DOUBLE_EQ(k.pct_dram.value(), 90);
@@ -244,8 +261,13 @@ TEST(VerdictTest, NaiveSgemmIsL1Bound) {
   model::Profile& p = b.profile();
   AddDeviceMetrics(p, H200Peaks());
   AddSet(p, "sgemm_naive", {64, 64, 1}, {32, 32, 1},
-         {{m::kDuration, 3.6e6}, {m::kFfma, kN * kN * kN}, {m::kDramBytes, 44236800},
-          {m::kL2Bytes, 1.2e10}, {m::kL1Bytes, 4e10}, {m::kL1Pct, 40}, {m::kL1WavefrontsPct, 97}});
+         {{m::kDuration, 3.6e6},
+          {m::kFfma, kN * kN * kN},
+          {m::kDramBytes, 44236800},
+          {m::kL2Bytes, 1.2e10},
+          {m::kL1Bytes, 4e10},
+          {m::kL1Pct, 40},
+          {m::kL1WavefrontsPct, 97}});
   const KernelCounters k = AnalyzeCounters(p).at(0);
   EXPECT_DOUBLE_EQ(k.fp32_flops, 2 * kN * kN * kN);
   EXPECT_DOUBLE_EQ(k.fp32_flops, 17179869184.0);
@@ -254,8 +276,9 @@ TEST(VerdictTest, NaiveSgemmIsL1Bound) {
   EXPECT_DOUBLE_EQ(k.pct_l1.value(), 97);  // max(bytes pct 40, wavefronts 97)
   EXPECT_NEAR(k.ai_dram, 388.36, 1e-2);
   EXPECT_EQ(k.verdict.bound, Bound::kL1);
-  EXPECT_EQ(Reason(k),
-            "L1 at 97% of peak, FP32 at 8%, DRAM at 0.3%: L1-bound; AI 388 FLOP/B (DRAM), ridge 14");
+  EXPECT_EQ(
+      Reason(k),
+      "L1 at 97% of peak, FP32 at 8%, DRAM at 0.3%: L1-bound; AI 388 FLOP/B (DRAM), ridge 14");
 }
 
 // One block of 32 threads, everything idle: latency-bound, and the grid (1 block)
@@ -269,8 +292,12 @@ TEST(VerdictTest, OneBlockKernelIsLatencyBoundSmallGrid) {
   rec.block = {32, 1, 1};
   rec.registers_per_thread = 32;
   AddSet(p, "tiny", {1, 1, 1}, {32, 1, 1},
-         {{m::kDuration, 5000}, {m::kFfma, 1000}, {m::kDramBytes, 4096}, {m::kL2Bytes, 8192},
-          {m::kL1Bytes, 8192}, {m::kL1WavefrontsPct, 2}},
+         {{m::kDuration, 5000},
+          {m::kFfma, 1000},
+          {m::kDramBytes, 4096},
+          {m::kL2Bytes, 8192},
+          {m::kL1Bytes, 8192},
+          {m::kL1WavefrontsPct, 2}},
          {42});
   const KernelCounters k = AnalyzeCounters(p).at(0);
   EXPECT_LT(k.pct_compute.value(), 10);
@@ -310,8 +337,13 @@ TEST(VerdictTest, Bf16GemmIsComputeBound) {
   model::Profile& p = b.profile();
   AddDeviceMetrics(p, H200Peaks());
   AddSet(p, "gemm_bf16", {132, 1, 1}, {384, 1, 1},
-         {{m::kDuration, 1655351}, {m::kTensorBf16Gmma, kFlops}, {m::kTensorBf16Mma, 0},
-          {m::kFfma, 1e6}, {m::kDramBytes, 402653184}, {m::kL2Bytes, 5e9}, {m::kL1Pct, 20}});
+         {{m::kDuration, 1655351},
+          {m::kTensorBf16Gmma, kFlops},
+          {m::kTensorBf16Mma, 0},
+          {m::kFfma, 1e6},
+          {m::kDramBytes, 402653184},
+          {m::kL2Bytes, 5e9},
+          {m::kL1Pct, 20}});
   const KernelCounters k = AnalyzeCounters(p).at(0);
   EXPECT_DOUBLE_EQ(k.tensor_flops, kFlops);
   EXPECT_DOUBLE_EQ(k.tensor_flops_per_s, kFlops / 1655351e-9);
@@ -332,10 +364,9 @@ TEST(AggregationTest, SetsOfOneSignatureAreAveraged) {
   AddDeviceMetrics(p, H200Peaks());
   AddSet(p, "agg", {64, 1, 1}, {128, 1, 1}, {{m::kDuration, 1000}, {m::kFfma, 100}}, {1});
   AddSet(p, "agg", {64, 1, 1}, {128, 1, 1}, {{m::kDuration, 2000}, {m::kFfma, 300}}, {2});
-  model::CounterSet& third =
-      AddSet(p, "agg", {64, 1, 1}, {128, 1, 1},
-             {{m::kDuration, 3000}, {m::kFfma, 500}, {m::kDramBytes, 64}}, {3, 4},
-             model::CounterStrategy::kKernelReplay);
+  model::CounterSet& third = AddSet(p, "agg", {64, 1, 1}, {128, 1, 1},
+                                    {{m::kDuration, 3000}, {m::kFfma, 500}, {m::kDramBytes, 64}},
+                                    {3, 4}, model::CounterStrategy::kKernelReplay);
   third.passes = 3;
   // The same name with another grid is another signature.
   AddSet(p, "agg", {128, 1, 1}, {128, 1, 1}, {{m::kDuration, 10}}, {5});
@@ -388,13 +419,27 @@ TEST(SectionsTest, OccupancyStallsMemorySol) {
   const std::string stall = m::kStallPrefix;
   b.Kernel("k", 1000, 2000, 7, 9).registers_per_thread = 64;
   AddSet(p, "k", {128, 1, 1}, {256, 1, 1},
-         {{m::kDuration, 1000}, {m::kWarpsActivePct, 45}, {m::kWarpsActivePerCycle, 28.8},
-          {m::kWarpsActive, 8}, {stall + "long_scoreboard.avg", 4}, {stall + "barrier.avg", 1},
-          {stall + "wait.avg", 2}, {m::kSharedLdBankConflicts, 300}, {m::kSharedLdInst, 100},
-          {m::kSharedStBankConflicts, 0}, {m::kSharedStInst, 50}, {m::kGlobalLdSectors, 3200},
-          {m::kGlobalLdRequests, 100}, {m::kGlobalStSectors, 400}, {m::kGlobalStRequests, 100},
-          {m::kSmThroughputPct, 30}, {m::kMemThroughputPct, 75}, {m::kDramThroughputPct, 75},
-          {m::kL2ThroughputPct, 50}, {m::kL1ThroughputPct, 40}, {m::kTensorPipePct, 0},
+         {{m::kDuration, 1000},
+          {m::kWarpsActivePct, 45},
+          {m::kWarpsActivePerCycle, 28.8},
+          {m::kWarpsActive, 8},
+          {stall + "long_scoreboard.avg", 4},
+          {stall + "barrier.avg", 1},
+          {stall + "wait.avg", 2},
+          {m::kSharedLdBankConflicts, 300},
+          {m::kSharedLdInst, 100},
+          {m::kSharedStBankConflicts, 0},
+          {m::kSharedStInst, 50},
+          {m::kGlobalLdSectors, 3200},
+          {m::kGlobalLdRequests, 100},
+          {m::kGlobalStSectors, 400},
+          {m::kGlobalStRequests, 100},
+          {m::kSmThroughputPct, 30},
+          {m::kMemThroughputPct, 75},
+          {m::kDramThroughputPct, 75},
+          {m::kL2ThroughputPct, 50},
+          {m::kL1ThroughputPct, 40},
+          {m::kTensorPipePct, 0},
           {m::kFmaPipePct, 12}},
          {9});
   const KernelCounters k = AnalyzeCounters(p).at(0);
@@ -578,9 +623,9 @@ TEST(AnalyzeCountersTest, RegionKernelTimeFromTracedInstances) {
   }
   // 1e9 FP32 FLOPs in a span of 50 us: 20 TFLOP/s over the span; its kernels run
   // 10 us per instance: 100 TFLOP/s while they run.
-  model::CounterSet& s = AddSet(p, "step/forward", {0, 0, 0}, {0, 0, 0},
-                                {{m::kDuration, 50000}, {m::kFfma, 5e8}}, {},
-                                model::CounterStrategy::kUserRange);
+  model::CounterSet& s =
+      AddSet(p, "step/forward", {0, 0, 0}, {0, 0, 0}, {{m::kDuration, 50000}, {m::kFfma, 5e8}}, {},
+             model::CounterStrategy::kUserRange);
   s.passes = 3;
   const std::vector<KernelCounters> all = AnalyzeCounters(p);
   const KernelCounters* r = Find(all, "step/forward");

@@ -2,12 +2,11 @@
 // cuscope::Scope is an empty class that calls nothing. This test is not linked with
 // libcuscope: were any call to cuscope_range_push/pop left, it would not link.
 #define CUSCOPE_DISABLE
-#include "cuscope/scope.h"
-
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "cuscope/scope.h"
 #include "gtest/gtest.h"
 
 #define STR2(x) #x

@@ -176,8 +176,7 @@ TEST_F(ScopesTest, ManyThreadsConcurrently) {
   for (auto& [tid, list] : outers) {
     ASSERT_EQ(list.size(), size_t{kOuter});
     ASSERT_EQ(inners[tid].size(), size_t{kOuter} * kInner);
-    std::sort(list.begin(), list.end(),
-              [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
+    std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
     for (size_t i = 1; i < list.size(); ++i) {
       EXPECT_LE(list[i - 1]->end_ns, list[i]->start_ns) << "outer scopes overlap";
     }
@@ -364,8 +363,7 @@ TEST_F(ScopesTest, DrainInternsNamesAndDomain) {
   Drain(&p);
   ASSERT_EQ(p.ranges.size(), 7u);
   EXPECT_EQ(p.strings.size(), strings);
-  EXPECT_EQ(p.ranges[6].name, p.ranges[0].name == existing ? p.ranges[1].name
-                                                           : p.ranges[0].name);
+  EXPECT_EQ(p.ranges[6].name, p.ranges[0].name == existing ? p.ranges[1].name : p.ranges[0].name);
   // Nothing pending: Drain adds nothing, not even the domain.
   model::Profile empty;
   Drain(&empty);

@@ -33,8 +33,8 @@ class SessionThreadsTest : public ::testing::Test {
     path_ = ::testing::TempDir() + "session_threads_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".cuscope";
     std::remove(path_.c_str());
-    env_ = {{"CUSCOPE_OUTPUT", path_}, {"CUSCOPE_REPORT", "none"},
-            {"CUSCOPE_FLUSH_PERIOD_MS", "1"}};
+    env_ = {
+        {"CUSCOPE_OUTPUT", path_}, {"CUSCOPE_REPORT", "none"}, {"CUSCOPE_FLUSH_PERIOD_MS", "1"}};
   }
 
   void StartSession() {

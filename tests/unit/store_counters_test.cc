@@ -33,11 +33,11 @@
 namespace cuscope::model {
 namespace {
 
-using ::testing::HasSubstr;
 using store::kSchemaVersion;
 using store::LoadProfile;
 using store::ProfileWriter;
 using store::SaveProfile;
+using ::testing::HasSubstr;
 
 // A counter set with the given values, interned in `p`.
 CounterSet MakeSet(Profile& p, const std::string& name, CounterStrategy strategy,
@@ -93,8 +93,9 @@ TEST_F(StoreTest, CountersRoundTrip) {
   EXPECT_EQ(QueryInt(path, "SELECT max(id) FROM counter_sets"), 5);
   EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM counter_launches"), 7);
   EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM counter_values"), 10);
-  EXPECT_EQ(QueryInt(path, "SELECT group_concat(correlation_id) = '20,21,22' FROM "
-                           "counter_launches WHERE set_id = 2"),
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT group_concat(correlation_id) = '20,21,22' FROM "
+                     "counter_launches WHERE set_id = 2"),
             1);
   EXPECT_EQ(QueryText(path, "SELECT typeof(value) FROM counter_values LIMIT 1"), "real");
 }
@@ -137,8 +138,8 @@ TEST_F(StoreTest, NegativeInfiniteOrHugeCounterValuesAreDataLoss) {
   const double kInf = std::numeric_limits<double>::infinity();
   for (double bad : {-1.0, -0.1, kInf, -kInf, 1e308, std::numeric_limits<double>::max()}) {
     Profile p;
-    p.counters.push_back(MakeSet(p, "k", CounterStrategy::kRotate, {1},
-                                 {{"one", 1}, {"bad", bad}}));
+    p.counters.push_back(
+        MakeSet(p, "k", CounterStrategy::kRotate, {1}, {{"one", 1}, {"bad", bad}}));
     const std::string path = Path("bad-value.sqlite");
     ASSERT_TRUE(SaveProfile(p, path).ok());
     absl::StatusOr<Profile> loaded = LoadProfile(path);
@@ -166,8 +167,7 @@ TEST_F(StoreTest, DeviceMetricsRoundTrip) {
   for (uint32_t device : {1u, 0u}) {
     for (const auto& [metric, value] :
          std::vector<std::pair<std::string, double>>{{"dram__bytes.sum.peak_sustained", 2560},
-                                                     {"sm__cycles_elapsed.avg.per_second",
-                                                      1.755e9},
+                                                     {"sm__cycles_elapsed.avg.per_second", 1.755e9},
                                                      {"zero", 0},
                                                      {"fraction", 0.3},
                                                      {"big", 1e15}}) {
@@ -224,9 +224,8 @@ TEST_F(StoreTest, CountersAppendedAcrossBatches) {
       bad.counters.back().values.emplace_back(99999, 2.0);
       absl::Status status = (*writer)->Append(bad);
       EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-      EXPECT_THAT(status.message(),
-                  HasSubstr(absl::StrCat("counters[", bad.counters.size() - 1,
-                                         "].values[1].metric_id is 99999")));
+      EXPECT_THAT(status.message(), HasSubstr(absl::StrCat("counters[", bad.counters.size() - 1,
+                                                           "].values[1].metric_id is 99999")));
     }
     for (StringId id = static_cast<StringId>(expected.strings.size());
          id < collector.strings.size(); ++id) {
@@ -234,8 +233,7 @@ TEST_F(StoreTest, CountersAppendedAcrossBatches) {
     }
     expected.counters.insert(expected.counters.end(), collector.counters.begin(),
                              collector.counters.end());
-    expected.device_metrics.insert(expected.device_metrics.end(),
-                                   collector.device_metrics.begin(),
+    expected.device_metrics.insert(expected.device_metrics.end(), collector.device_metrics.begin(),
                                    collector.device_metrics.end());
     expected.kernels.insert(expected.kernels.end(), collector.kernels.begin(),
                             collector.kernels.end());
@@ -334,10 +332,10 @@ TEST_F(StoreTest, DocumentedCounterQueryWorks) {
   p.counters.push_back(MakeSet(p, "gemm", CounterStrategy::kKernelReplay, {3},
                                {{"gpu__time_duration.sum", 600}, {"dram__bytes.sum", 3e6}}));
   // A region of the same name is not a kernel measurement.
-  p.counters.push_back(MakeSet(p, "gemm", CounterStrategy::kUserRange, {},
-                               {{"dram__bytes.sum", 1e12}}));
-  p.counters.push_back(MakeSet(p, "gemm_other", CounterStrategy::kRotate, {5},
-                               {{"lts__t_bytes.sum", 7}}));
+  p.counters.push_back(
+      MakeSet(p, "gemm", CounterStrategy::kUserRange, {}, {{"dram__bytes.sum", 1e12}}));
+  p.counters.push_back(
+      MakeSet(p, "gemm_other", CounterStrategy::kRotate, {5}, {{"lts__t_bytes.sum", 7}}));
   const std::string path = Path("doc_query.sqlite");
   ASSERT_TRUE(SaveProfile(p, path).ok());
   const std::string query = kTopKernelsWithDramBytes;
@@ -362,10 +360,11 @@ TEST_F(StoreTest, DocumentedCounterQueryWorks) {
 TEST_F(StoreTest, Version1FileIsFailedPrecondition) {
   const std::string path = Path("v1.sqlite");
   ASSERT_TRUE(SaveProfile(FullProfile(), path).ok());
-  Exec(path, "DROP VIEW counters_named; DROP VIEW device_metrics_named;"
-             "DROP TABLE counter_values; DROP TABLE counter_launches; DROP TABLE counter_sets;"
-             "DROP TABLE device_metrics; DELETE FROM enum_names WHERE enum = 'counter_strategy';"
-             "UPDATE meta SET value = '1' WHERE key = 'schema_version';");
+  Exec(path,
+       "DROP VIEW counters_named; DROP VIEW device_metrics_named;"
+       "DROP TABLE counter_values; DROP TABLE counter_launches; DROP TABLE counter_sets;"
+       "DROP TABLE device_metrics; DELETE FROM enum_names WHERE enum = 'counter_strategy';"
+       "UPDATE meta SET value = '1' WHERE key = 'schema_version';");
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(loaded.status().message(), HasSubstr(path));

@@ -34,11 +34,11 @@
 namespace cuscope::model {
 namespace {
 
-using ::testing::HasSubstr;
 using store::kSchemaVersion;
 using store::LoadProfile;
 using store::ProfileWriter;
 using store::SaveProfile;
+using ::testing::HasSubstr;
 
 TEST_F(StoreTest, MissingFileIsNotFound) {
   const std::string path = Path("missing.sqlite");
@@ -63,8 +63,9 @@ TEST_F(StoreTest, DirectoryIsNotAProfile) {
 
 TEST_F(StoreTest, TextFileIsNotAProfile) {
   const std::string path = Path("notes.txt");
-  WriteFile(path, "These are not the droids you are looking for.\n"
-                  "Some more text, long enough to fill the 100 bytes of a SQLite header.\n");
+  WriteFile(path,
+            "These are not the droids you are looking for.\n"
+            "Some more text, long enough to fill the 100 bytes of a SQLite header.\n");
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(loaded.status().message(), HasSubstr(path + " is not a cuscope profile"));
@@ -81,8 +82,9 @@ TEST_F(StoreTest, EmptyFileIsNotAProfile) {
 
 TEST_F(StoreTest, OtherApplicationsDatabaseIsNotAProfile) {
   const std::string path = Path("other.db");
-  Exec(path, "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);"
-             "INSERT INTO users (name) VALUES ('alice');");
+  Exec(path,
+       "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);"
+       "INSERT INTO users (name) VALUES ('alice');");
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(loaded.status().message(), HasSubstr(path + " is not a cuscope profile"));
@@ -90,8 +92,9 @@ TEST_F(StoreTest, OtherApplicationsDatabaseIsNotAProfile) {
 
 TEST_F(StoreTest, OtherApplicationsMetaTableIsNotAProfile) {
   const std::string path = Path("other_meta.db");
-  Exec(path, "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
-             "INSERT INTO meta VALUES ('version', '3');");
+  Exec(path,
+       "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+       "INSERT INTO meta VALUES ('version', '3');");
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(loaded.status().message(), HasSubstr(path + " is not a cuscope profile"));
@@ -125,8 +128,8 @@ TEST_F(StoreTest, CreateInMissingDirectoryIsNotFound) {
 }
 
 TEST_F(StoreTest, CreateInUnwritablePlaceFails) {
-  for (const std::string path : {"/proc/x/y.sqlite", "/proc/self/cuscope.sqlite",
-                                 "/proc/version/x.sqlite"}) {
+  for (const std::string path :
+       {"/proc/x/y.sqlite", "/proc/self/cuscope.sqlite", "/proc/version/x.sqlite"}) {
     auto writer = ProfileWriter::Create(path);
     EXPECT_FALSE(writer.ok()) << path;
     EXPECT_THAT(writer.status().message(), HasSubstr(path));
@@ -183,8 +186,7 @@ TEST_F(StoreTest, DamagedRowsAreDataLoss) {
       {"UPDATE device_metrics SET device_id = 4294967296", "device_id"},
       {"DELETE FROM counter_sets WHERE id = 1", "set_id"},
       {"DROP TABLE counter_values", "counter_values"},
-      {"DROP VIEW device_metrics_named; ALTER TABLE device_metrics DROP COLUMN value",
-       "value"},
+      {"DROP VIEW device_metrics_named; ALTER TABLE device_metrics DROP COLUMN value", "value"},
   };
   int i = 0;
   for (const auto& c : cases) {

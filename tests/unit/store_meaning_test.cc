@@ -23,9 +23,9 @@
 namespace cuscope::model {
 namespace {
 
+using store::LoadProfile;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using store::LoadProfile;
 
 class StoreMeaningTest : public StoreTest {
  protected:
@@ -142,14 +142,17 @@ TEST_F(StoreMeaningTest, CounterSetIdsOutOfOrderAreDataLoss) {
 
 // Defect 7: invalid UTF-8 in names passed into JSON, which then failed to parse.
 TEST_F(StoreMeaningTest, InvalidUtf8IsReplaced) {
-  const std::string path =
-      Damaged("UPDATE strings SET text = CAST(x'41FF42C0AF43' AS TEXT) WHERE text = "
-              "'cuLaunchKernel';"
-              "UPDATE devices SET name = CAST(x'EDA080' AS TEXT) WHERE rowid = 1;"
-              "UPDATE meta SET value = CAST(x'E282' AS TEXT) WHERE key = 'hostname'");
+  const std::string path = Damaged(
+      "UPDATE strings SET text = CAST(x'41FF42C0AF43' AS TEXT) WHERE text = "
+      "'cuLaunchKernel';"
+      "UPDATE devices SET name = CAST(x'EDA080' AS TEXT) WHERE rowid = 1;"
+      "UPDATE meta SET value = CAST(x'E282' AS TEXT) WHERE key = 'hostname'");
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->str(loaded->api_calls[0].name), "A\xEF\xBF\xBD" "B\xEF\xBF\xBD\xEF\xBF\xBD" "C");
+  EXPECT_EQ(loaded->str(loaded->api_calls[0].name),
+            "A\xEF\xBF\xBD"
+            "B\xEF\xBF\xBD\xEF\xBF\xBD"
+            "C");
   EXPECT_EQ(loaded->devices[0].name, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(loaded->run.hostname, "\xEF\xBF\xBD\xEF\xBF\xBD");
 }
@@ -163,8 +166,9 @@ TEST_F(StoreMeaningTest, ValuesInErrorsAreQuotedAndCut) {
                  "(1000001 bytes)");
   ExpectDataLoss(Damaged("UPDATE kernels SET grid_x = 'a' || char(13) || printf('%.999999c', 'b')"),
                  "column grid_x holds 'a\\rbbb");
-  const std::string other = Damaged("UPDATE meta SET value = 'x' || char(10) || "
-                                    "printf('%.999999c', 'y') WHERE key = 'format'");
+  const std::string other = Damaged(
+      "UPDATE meta SET value = 'x' || char(10) || "
+      "printf('%.999999c', 'y') WHERE key = 'format'");
   absl::StatusOr<Profile> loaded = LoadProfile(other);
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(loaded.status().message(), HasSubstr("its format is 'x\\nyyy"));

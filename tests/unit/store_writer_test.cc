@@ -34,11 +34,11 @@
 namespace cuscope::model {
 namespace {
 
-using ::testing::HasSubstr;
 using store::kSchemaVersion;
 using store::LoadProfile;
 using store::ProfileWriter;
 using store::SaveProfile;
+using ::testing::HasSubstr;
 
 TEST_F(StoreTest, FullProfileRoundTrips) {
   const Profile profile = FullProfile();
@@ -73,8 +73,7 @@ TEST_F(StoreTest, BuilderProfileRoundTrips) {
 TEST_F(StoreTest, LargeBatchesRoundTrip) {
   testing::ProfileBuilder b;
   for (int i = 0; i < 1000; ++i) {
-    b.Kernel(absl::StrCat("kernel_", i % 37), kAbove32 + 10 * i, kAbove32 + 10 * i + 5,
-             i % 5);
+    b.Kernel(absl::StrCat("kernel_", i % 37), kAbove32 + 10 * i, kAbove32 + 10 * i + 5, i % 5);
     if (i % 3 == 0) b.Api("cudaLaunchKernel", 10 * i, 10 * i + 2, 1000 + i, i % 7);
     if (i % 7 == 0) b.Range(absl::StrCat("r", i), 10 * i, 10 * i + 70, i % 3);
   }
@@ -440,37 +439,42 @@ TEST_F(StoreTest, ViewsAndEnumNamesWork) {
                            "counters_named", "device_metrics_named"}) {
     EXPECT_GT(QueryInt(path, absl::StrCat("SELECT count(*) FROM ", view)), 0) << view;
   }
-  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM kernels_named WHERE name LIKE 'void gemm%' "
-                           "AND duration_ns = 100"),
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT count(*) FROM kernels_named WHERE name LIKE 'void gemm%' "
+                     "AND duration_ns = 100"),
             1);
-  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM memcpy_named WHERE kind_name = 'PtoP' AND "
-                           "src_kind_name = 'managed_static' AND dst_kind_name = 'pinned'"),
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT count(*) FROM memcpy_named WHERE kind_name = 'PtoP' AND "
+                     "src_kind_name = 'managed_static' AND dst_kind_name = 'pinned'"),
             1);
-  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM api_calls_named WHERE domain_name = 'driver' "
-                           "AND name = 'cuLaunchKernel'"),
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT count(*) FROM api_calls_named WHERE domain_name = 'driver' "
+                     "AND name = 'cuLaunchKernel'"),
             1);
-  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM syncs_named "
-                           "WHERE type_name = 'cudaDeviceSynchronize'"),
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT count(*) FROM syncs_named "
+                     "WHERE type_name = 'cudaDeviceSynchronize'"),
             1);
   EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM ranges_named WHERE source_name = 'scope'"), 1);
   EXPECT_EQ(QueryInt(path, "SELECT launches FROM kernel_summary LIMIT 1"), 1);
-  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM counters_named WHERE name LIKE 'void gemm%' "
-                           "AND metric = 'dram__bytes.sum' AND value = 1e15 "
-                           "AND strategy_name = 'region' AND set_id = 1 AND grid_y = 65535"),
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT count(*) FROM counters_named WHERE name LIKE 'void gemm%' "
+                     "AND metric = 'dram__bytes.sum' AND value = 1e15 "
+                     "AND strategy_name = 'region' AND set_id = 1 AND grid_y = 65535"),
             1);
   EXPECT_EQ(QueryText(path, "SELECT metric FROM counters_named LIMIT 1 OFFSET 2"), "zero");
-  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM device_metrics_named "
-                           "WHERE metric = 'dram__bytes.sum.peak_sustained' AND value = 2560"),
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT count(*) FROM device_metrics_named "
+                     "WHERE metric = 'dram__bytes.sum.peak_sustained' AND value = 2560"),
             1);
-  for (CounterStrategy s : {CounterStrategy::kRotate, CounterStrategy::kKernelReplay,
-                            CounterStrategy::kUserRange}) {
+  for (CounterStrategy s :
+       {CounterStrategy::kRotate, CounterStrategy::kKernelReplay, CounterStrategy::kUserRange}) {
     EXPECT_EQ(QueryText(path, absl::StrCat("SELECT name FROM enum_names WHERE enum = "
                                            "'counter_strategy' AND value = ",
                                            static_cast<int>(s))),
               CounterStrategyName(s));
   }
-  EXPECT_EQ(QueryInt(path, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            kSchemaVersion);
+  EXPECT_EQ(QueryInt(path, "SELECT value FROM meta WHERE key = 'schema_version'"), kSchemaVersion);
   EXPECT_EQ(QueryInt(path, "PRAGMA application_id"), 0x43555350);
 }
 
@@ -478,9 +482,9 @@ TEST_F(StoreTest, ViewsAndEnumNamesWork) {
 template <typename E>
 void ExpectEnumRowsInFile(const std::string& path) {
   const char* name = EnumNames<E>::kEnum;
-  EXPECT_EQ(QueryInt(path, absl::StrCat("SELECT count(*) FROM enum_names WHERE enum = '",
-                                        name, "'")),
-            MaxEnumValue<E>() + 1)
+  EXPECT_EQ(
+      QueryInt(path, absl::StrCat("SELECT count(*) FROM enum_names WHERE enum = '", name, "'")),
+      MaxEnumValue<E>() + 1)
       << name;
   for (const EnumNameRow<E>& row : EnumNames<E>::kRows) {
     EXPECT_EQ(QueryText(path, absl::StrCat("SELECT name FROM enum_names WHERE enum = '", name,

@@ -87,10 +87,10 @@ TEST(UnionLengthTest, MergesOverlapsAndTouchingIntervals) {
 
 TEST(SummarizeTest, KernelsRankedByTotalWithTimePercent) {
   ProfileBuilder b;
-  b.Kernel("small", 1000, 1050);    // 50
-  b.Kernel("medium", 2000, 2100);   // 100
-  b.Kernel("medium", 3000, 3300);   // 300
-  b.Kernel("large", 4000, 4600);    // 600
+  b.Kernel("small", 1000, 1050);   // 50
+  b.Kernel("medium", 2000, 2100);  // 100
+  b.Kernel("medium", 3000, 3300);  // 300
+  b.Kernel("large", 4000, 4600);   // 600
   Summary s = Summarize(b.profile());
   ASSERT_EQ(s.kernels.size(), 3u);
   EXPECT_EQ(s.kernels[0].name, "large");
@@ -124,9 +124,9 @@ TEST(SummarizeTest, EqualTotalsRankedByName) {
 
 TEST(SummarizeTest, MeasuredLaunchesExcludedWhenUnmeasuredOnesExist) {
   ProfileBuilder b;
-  b.Kernel("gemm", 1000, 1100);                                       // 100
-  b.Kernel("gemm", 2000, 2120);                                       // 120
-  b.Kernel("gemm", 3000, 8000).flags = model::kKernelCountersMeasured;  // 5000, slowed
+  b.Kernel("gemm", 1000, 1100);                                            // 100
+  b.Kernel("gemm", 2000, 2120);                                            // 120
+  b.Kernel("gemm", 3000, 8000).flags = model::kKernelCountersMeasured;     // 5000, slowed
   b.Kernel("probe", 10000, 11000).flags = model::kKernelCountersMeasured;  // 1000
   b.Kernel("probe", 12000, 14000).flags = model::kKernelCountersMeasured;  // 2000
   Summary s = Summarize(b.profile());
@@ -223,7 +223,7 @@ TEST(SummarizeTest, MemoryGroupedByKindAndHostMemoryWithBandwidth) {
 TEST(SummarizeTest, DeviceBusyIsUnionOfIntervals) {
   ProfileBuilder b;
   b.Kernel("a", 100, 200);
-  b.Kernel("b", 150, 250).stream_id = 8;  // overlaps a on another stream
+  b.Kernel("b", 150, 250).stream_id = 8;                           // overlaps a on another stream
   b.Memcpy(MemcpyKind::kHtoD, MemoryKind::kPinned, 64, 240, 300);  // overlaps b
   b.Memset(64, 400, 450);
   b.Kernel("c", 500, 600).device_id = 1;

@@ -17,8 +17,8 @@
 namespace cuscope::report {
 namespace {
 
-using ::testing::ElementsAre;
 using cuscope::testing::ProfileBuilder;
+using ::testing::ElementsAre;
 
 // An event with its own copies of the strings; arguments rendered as text.
 struct Event {
@@ -33,15 +33,22 @@ struct Event {
 
 std::string ArgText(const TraceArg& a) {
   switch (a.kind) {
-    case TraceArg::Kind::kInt: return absl::StrCat(a.i);
-    case TraceArg::Kind::kUint: return absl::StrCat(a.u);
-    case TraceArg::Kind::kDouble: return absl::StrCat(a.d);
-    case TraceArg::Kind::kBool: return a.b ? "true" : "false";
-    case TraceArg::Kind::kString: return std::string(a.s);
-    case TraceArg::Kind::kDim: return absl::StrCat(a.dim.x, "x", a.dim.y, "x", a.dim.z);
+    case TraceArg::Kind::kInt:
+      return absl::StrCat(a.i);
+    case TraceArg::Kind::kUint:
+      return absl::StrCat(a.u);
+    case TraceArg::Kind::kDouble:
+      return absl::StrCat(a.d);
+    case TraceArg::Kind::kBool:
+      return a.b ? "true" : "false";
+    case TraceArg::Kind::kString:
+      return std::string(a.s);
+    case TraceArg::Kind::kDim:
+      return absl::StrCat(a.dim.x, "x", a.dim.y, "x", a.dim.z);
     case TraceArg::Kind::kMetrics: {
       std::string out;
-      for (const auto& [name, v] : *a.metrics) absl::StrAppend(&out, std::string(name), "=", v, ";");
+      for (const auto& [name, v] : *a.metrics)
+        absl::StrAppend(&out, std::string(name), "=", v, ";");
       return out;
     }
   }
@@ -51,8 +58,10 @@ std::string ArgText(const TraceArg& a) {
 class Collect : public TraceSink {
  public:
   void Event(const TraceEvent& e) override {
-    struct Event c{e.phase, e.category, std::string(e.name), e.pid, e.tid, e.start_ns,
-                   e.end_ns, e.flow_id, {}, {}};
+    struct Event c {
+      e.phase, e.category, std::string(e.name), e.pid, e.tid, e.start_ns, e.end_ns, e.flow_id, {},
+      {}
+    };
     for (const TraceArg& a : e.args) {
       c.keys.emplace_back(a.key);
       c.args[std::string(a.key)] = ArgText(a);
@@ -98,16 +107,12 @@ TEST(TraceViewTest, MetadataNamesProcessesAndThreadsFirst) {
     meta.push_back(absl::StrCat(all[i].category, " ", all[i].pid, "/", all[i].tid, " ",
                                 all[i].args.begin()->second));
   }
-  EXPECT_THAT(meta, ElementsAre("process_name 4242/0 ./app --flag",
-                                "process_sort_index 4242/0 0",
-                                "thread_name 4242/100 thread 100",
-                                "thread_sort_index 4242/100 100",
-                                "process_name 0/0 GPU 0 NVIDIA H200",
-                                "process_sort_index 0/0 16777216",
-                                "thread_name 0/7 stream 7",
-                                "thread_sort_index 0/7 7",
-                                "process_name -1/0 CUPTI overhead",
-                                "process_sort_index -1/0 33554432"));
+  EXPECT_THAT(meta,
+              ElementsAre("process_name 4242/0 ./app --flag", "process_sort_index 4242/0 0",
+                          "thread_name 4242/100 thread 100", "thread_sort_index 4242/100 100",
+                          "process_name 0/0 GPU 0 NVIDIA H200", "process_sort_index 0/0 16777216",
+                          "thread_name 0/7 stream 7", "thread_sort_index 0/7 7",
+                          "process_name -1/0 CUPTI overhead", "process_sort_index -1/0 33554432"));
 }
 
 TEST(TraceViewTest, KernelArgsAndFlowFromItsLaunch) {
@@ -211,8 +216,8 @@ TEST(TraceViewTest, MeasuredKernelCarriesItsSetAndTheGivenVerdict) {
   // Without the analysis the view adds no verdict: it never redoes it.
   Event k = *OfCategory(Events(p), "kernel").at(0);
   EXPECT_EQ(k.args.at("counters measured"), "true");
-  EXPECT_EQ(k.args.at("counters"), absl::StrCat(metrics::kDuration, "=100;", metrics::kDramPct,
-                                                "=80;"));
+  EXPECT_EQ(k.args.at("counters"),
+            absl::StrCat(metrics::kDuration, "=100;", metrics::kDramPct, "=80;"));
   EXPECT_EQ(k.args.at("counter strategy"), model::CounterStrategyName(set.strategy));
   EXPECT_EQ(k.args.count("verdict"), 0u);
   const std::vector<analysis::KernelCounters> counters = analysis::AnalyzeCounters(p);

@@ -31,7 +31,10 @@ TEST(Utf8, ValidAndInvalid) {
 
 TEST(Utf8, ReplacesEachBadByte) {
   EXPECT_EQ(model::ReplaceInvalidUtf8("ok ✓"), "ok ✓");
-  EXPECT_EQ(model::ReplaceInvalidUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(model::ReplaceInvalidUtf8("a\xFF"
+                                      "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(model::ReplaceInvalidUtf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_TRUE(model::IsValidUtf8(model::ReplaceInvalidUtf8("\xC0\xAF\xF5\xED\xA0\x80z")));
 }

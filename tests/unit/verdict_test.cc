@@ -14,10 +14,10 @@ TEST(ClassifySolTest, NcuRule) {
   EXPECT_FALSE(high);
   EXPECT_EQ(ClassifySol(86.3, 59.1, &high), SolClass::kCompute);  // FP32 SGEMM
   EXPECT_TRUE(high);
-  EXPECT_EQ(ClassifySol(32.3, 94.0, &high), SolClass::kMemory);   // INT8 wmma GEMM
+  EXPECT_EQ(ClassifySol(32.3, 94.0, &high), SolClass::kMemory);    // INT8 wmma GEMM
   EXPECT_EQ(ClassifySol(93.3, 94.5, &high), SolClass::kBalanced);  // BF16 GEMM 8192
   EXPECT_TRUE(high);
-  EXPECT_EQ(ClassifySol(65, 58, &high), SolClass::kBalanced);      // within 10 points
+  EXPECT_EQ(ClassifySol(65, 58, &high), SolClass::kBalanced);  // within 10 points
   EXPECT_FALSE(high);
   EXPECT_EQ(ClassifySol(70, 59, nullptr), SolClass::kCompute);
   EXPECT_EQ(ClassifySol(50, 61, nullptr), SolClass::kMemory);
@@ -66,7 +66,8 @@ TEST(ComputeVerdictTest, ComputeWithinBalancedPointsOfMemoryNamesTheVerdict) {
   in.units[1].percent = 80 + kBalancedPoints;
   EXPECT_EQ(ComputeVerdict(in).bound, Bound::kL1);
   // Under the threshold compute never takes the place of the top.
-  in.units = {{Unit::kTensorPipe, kBoundThresholdPercent - 1}, {Unit::kL1, kBoundThresholdPercent + 1}};
+  in.units = {{Unit::kTensorPipe, kBoundThresholdPercent - 1},
+              {Unit::kL1, kBoundThresholdPercent + 1}};
   EXPECT_EQ(ComputeVerdict(in).bound, Bound::kL1);
 }
 

@@ -21,9 +21,10 @@ TEST(VerdictReasonTest, BoundNamesLimiterThenComputeDramAndCloseLevels) {
   v.units = {{Unit::kL1, 97}, {Unit::kL2, 30}, {Unit::kCompute, 8.047}, {Unit::kDram, 0.3}};
   v.ai_dram = 388.36;
   v.ridge_dram = 14.479;
-  EXPECT_EQ(VerdictReason(v),
-            "L1 at 97% of peak, FP32 at 8%, DRAM at 0.3%: L1-bound; AI 388 FLOP/B (DRAM), ridge 14");
-  v.ridge_dram = 0;  // unknown ridge
+  EXPECT_EQ(
+      VerdictReason(v),
+      "L1 at 97% of peak, FP32 at 8%, DRAM at 0.3%: L1-bound; AI 388 FLOP/B (DRAM), ridge 14");
+  v.ridge_dram = 0;   // unknown ridge
   v.ai_dram.reset();  // no DRAM bytes or no FLOPs
   EXPECT_EQ(VerdictReason(v), "L1 at 97% of peak, FP32 at 8%, DRAM at 0.3%: L1-bound");
   EXPECT_EQ(VerdictLabel(v), "L1-bound");
@@ -45,7 +46,8 @@ TEST(VerdictReasonTest, LatencyListsRankedUnitsAndSmallGrid) {
   Verdict v;
   v.bound = Bound::kLatency;
   v.units = {{Unit::kL1, 2}, {Unit::kCompute, 0.04}};
-  EXPECT_EQ(VerdictReason(v), "every unit under 60% of peak (L1 at 2%, FP32 at 0.0%): latency-bound");
+  EXPECT_EQ(VerdictReason(v),
+            "every unit under 60% of peak (L1 at 2%, FP32 at 0.0%): latency-bound");
   v.small_grid = true;
   v.grid_blocks = 1;
   v.wave_blocks = 4224;
