@@ -1,6 +1,7 @@
 #include "lib/collect/visible_chip.h"
 
 #include <cupti.h>
+#include <cupti_profiler_target.h>
 #include <cupti_target.h>
 #include <dlfcn.h>
 
@@ -24,6 +25,16 @@ absl::StatusOr<std::string> VisibleChip() {
   if (r != 0 || n == 0) {
     return absl::NotFoundError(r != 0 ? absl::StrCat("no GPU visible (cuInit: CUDA error ", r, ")")
                                       : "no GPU visible");
+  }
+  // CUPTI's profiler interface must be initialized before it answers device queries
+  // (as in CUPTI's samples); without it cuptiDeviceGetChipName crashed on the H200.
+  CUpti_Profiler_Initialize_Params init_params = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  CUptiResult ir = cuptiProfilerInitialize(&init_params);
+  if (ir != CUPTI_SUCCESS) {
+    const char* s = nullptr;
+    cuptiGetResultString(ir, &s);
+    return absl::UnavailableError(
+        absl::StrCat("cuptiProfilerInitialize failed: ", s != nullptr ? s : "unknown error"));
   }
   CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   p.deviceIndex = 0;
