@@ -236,7 +236,8 @@ std::vector<UnitUse> VerdictUnits(const KernelCounters& k) {
                                                 {Unit::kFmaPipe, m::kLegacyFmaPipePct},
                                                 {Unit::kFp64Pipe, m::kFp64PipePct},
                                                 {Unit::kIssue, m::kIssuePct}};
-  for (const auto& [unit, metric] : pipes) {
+  for (const auto& [pipe_unit, metric] : pipes) {
+    const Unit unit = pipe_unit;  // a lambda may not capture a structured binding (C++17)
     const bool seen =
         std::any_of(units.begin(), units.end(), [&](const UnitUse& u) { return u.unit == unit; });
     if (k.has(metric) && !seen) units.push_back({unit, k.value(metric)});
