@@ -9,15 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lib/collect/cupti_result.h"
 
 namespace cuscope::collect {
 namespace {
-
-std::string ResultString(CUptiResult r) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
-  return s ? s : absl::StrCat("CUPTI error ", static_cast<int>(r));
-}
 
 CUpti_Profiler_Host_Object* NewHostObject(const std::string& chip, CUptiResult* result) {
   CUpti_Profiler_Host_Initialize_Params p = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
@@ -54,7 +49,7 @@ absl::StatusOr<std::unique_ptr<MetricHost>> MetricHost::Create(const std::string
   CUpti_Profiler_Host_Object* object = NewHostObject(chip, &r);
   if (object == nullptr) {
     return absl::UnavailableError(absl::StrCat("CUPTI's profiler host API does not support chip \"",
-                                               chip, "\": ", ResultString(r)));
+                                               chip, "\": ", CuptiResultString(r)));
   }
   return std::unique_ptr<MetricHost>(new MetricHost(chip, object));
 }
@@ -104,7 +99,7 @@ absl::Status MetricHost::Validate(const std::string& metric) {
   // A fresh object per check: adding a bad name must not poison the main one.
   CUptiResult r;
   CUpti_Profiler_Host_Object* object = NewHostObject(chip_, &r);
-  if (object == nullptr) return absl::UnavailableError(ResultString(r));
+  if (object == nullptr) return absl::UnavailableError(CuptiResultString(r));
   const char* names[] = {metric.c_str()};
   CUpti_Profiler_Host_ConfigAddMetrics_Params p = {
       CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
@@ -124,7 +119,7 @@ absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
     const std::vector<std::string>& metrics) {
   CUptiResult r;
   CUpti_Profiler_Host_Object* object = NewHostObject(chip_, &r);
-  if (object == nullptr) return absl::UnavailableError(ResultString(r));
+  if (object == nullptr) return absl::UnavailableError(CuptiResultString(r));
   std::vector<const char*> names;
   for (const auto& m : metrics) names.push_back(m.c_str());
   Config config;
@@ -144,7 +139,7 @@ absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
       if (!st.ok()) return st;
     }
     return absl::InternalError(
-        absl::StrCat("building the counter configuration failed: ", ResultString(r)));
+        absl::StrCat("building the counter configuration failed: ", CuptiResultString(r)));
   }
   CUpti_Profiler_Host_GetConfigImageSize_Params size = {
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
@@ -170,7 +165,7 @@ absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
   DeleteHostObject(object);
   if (r != CUPTI_SUCCESS) {
     return absl::InternalError(
-        absl::StrCat("building the counter configuration failed: ", ResultString(r)));
+        absl::StrCat("building the counter configuration failed: ", CuptiResultString(r)));
   }
   return config;
 }
@@ -192,7 +187,7 @@ absl::Status MetricHost::Evaluate(const std::vector<uint8_t>& counter_data, size
   p.pMetricValues = values->data();
   CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&p);
   if (r != CUPTI_SUCCESS) {
-    return absl::InternalError(absl::StrCat("evaluating counters failed: ", ResultString(r)));
+    return absl::InternalError(absl::StrCat("evaluating counters failed: ", CuptiResultString(r)));
   }
   return absl::OkStatus();
 }

@@ -6,18 +6,9 @@
 #include <cupti_target.h>
 
 #include "absl/strings/str_cat.h"
+#include "lib/collect/cupti_result.h"
 
 namespace cuscope::collect {
-namespace {
-
-std::string ResultString(CUptiResult r) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
-  return s ? s : absl::StrCat("CUPTI error ", static_cast<int>(r));
-}
-
-}  // namespace
-
 std::string ExplainCupti(const char* what, CUptiResult r) {
   if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
     return absl::StrCat(
@@ -30,9 +21,9 @@ std::string ExplainCupti(const char* what, CUptiResult r) {
                         ": another profiler (ncu, nsys, DCGM, PM sampling) holds them");
   }
   if (r == CUPTI_ERROR_NOT_SUPPORTED || r == CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED) {
-    return absl::StrCat("not supported on this device at ", what, ": ", ResultString(r));
+    return absl::StrCat("not supported on this device at ", what, ": ", CuptiResultString(r));
   }
-  return absl::StrCat(what, " failed: ", ResultString(r));
+  return absl::StrCat(what, " failed: ", CuptiResultString(r));
 }
 
 CUptiResult InitializeProfiler() {

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include "absl/strings/str_cat.h"
+#include "lib/collect/cupti_result.h"
 
 namespace cuscope::collect {
 
@@ -31,19 +32,15 @@ absl::StatusOr<std::string> VisibleChip() {
   CUpti_Profiler_Initialize_Params init_params = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CUptiResult ir = cuptiProfilerInitialize(&init_params);
   if (ir != CUPTI_SUCCESS) {
-    const char* s = nullptr;
-    cuptiGetResultString(ir, &s);
     return absl::UnavailableError(
-        absl::StrCat("cuptiProfilerInitialize failed: ", s != nullptr ? s : "unknown error"));
+        absl::StrCat("cuptiProfilerInitialize failed: ", CuptiResultString(ir)));
   }
   CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   p.deviceIndex = 0;
   CUptiResult cr = cuptiDeviceGetChipName(&p);
   if (cr != CUPTI_SUCCESS || p.pChipName == nullptr) {
-    const char* s = nullptr;
-    cuptiGetResultString(cr, &s);
     return absl::UnavailableError(
-        absl::StrCat("cuptiDeviceGetChipName failed: ", s != nullptr ? s : "unknown error"));
+        absl::StrCat("cuptiDeviceGetChipName failed: ", CuptiResultString(cr)));
   }
   return std::string(p.pChipName);
 }
