@@ -25,6 +25,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/store/reader.h"
+#include "tests/gpu/gpu_paths.h"
 #include "tests/test_util.h"
 
 namespace cuscope {
@@ -33,19 +34,8 @@ namespace {
 using testing_util::ReadFile;
 using testing_util::TempPath;
 
-std::string BuildDir() {
-  if (const char* d = std::getenv("CUSCOPE_BUILD_DIR")) return d;
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  std::string p(buf, n > 0 ? n : 0);
-  // <build>/tests/gpu/fault_test
-  for (int i = 0; i < 3; ++i) p = p.substr(0, p.rfind('/'));
-  return p;
-}
-bool Exists(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0;
-}
+using gpu_paths::BuildDir;
+using gpu_paths::Exists;
 std::string Cuscope() { return BuildDir() + "/bin/cuscope"; }
 std::string Demo() { return BuildDir() + "/examples/fault_demo"; }
 std::string Library() { return BuildDir() + "/lib/libcuscope.so"; }
@@ -58,61 +48,36 @@ std::map<std::string, std::string> InjectEnv(const std::string& output) {
           {"CUSCOPE_FLUSH_PERIOD_MS", "100"}};
 }
 
-// A program started in the background, stdout and stderr to files.
-struct Child {
-  pid_t pid = -1;
-  std::string out_path, err_path;
-};
-
-Child Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
-  static int counter = 0;
-  Child c;
-  const std::string stem =
-      TempPath("fault_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-  c.out_path = stem + ".out";
-  c.err_path = stem + ".err";
-  c.pid = fork();
-  if (c.pid == 0) {
-    dup2(open(c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
-    dup2(open(c.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  return c;
-}
+using Child = testing_util::SpawnedProgram;
+using testing_util::SpawnProgram;
 
 struct Result : testing_util::ProgramResult {
+  Result() = default;
+  Result(testing_util::ProgramResult r, bool t)
+      : testing_util::ProgramResult(std::move(r)), timed_out(t) {}
   bool timed_out = false;
 };
 
 // Waits for `c`, killing it (SIGKILL) past `timeout_s`: a hang fails the test, not the run.
 Result Wait(const Child& c, int timeout_s) {
-  Result r;
+  bool timed_out = false;
   int status = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (waitpid(c.pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
-      r.timed_out = true;
+      timed_out = true;
       kill(c.pid, SIGKILL);
       waitpid(c.pid, &status, 0);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = ReadFile(c.out_path);
-  r.err = ReadFile(c.err_path);
-  return r;
+  return Result(testing_util::Collect(c, status), timed_out);
 }
 
 Result RunFor(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
               int timeout_s = 120) {
-  return Wait(Spawn(argv, env), timeout_s);
+  return Wait(SpawnProgram(argv, env), timeout_s);
 }
 
 // The number after `key ` in the program's output, or -1.
@@ -243,7 +208,7 @@ TEST_F(FaultTest, VanishedOutputDirectoryIsOneLineAndTheProgramRunsOn) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::string path = dir + "/vanish.sqlite";
-  Child c = Spawn({Demo(), "loop", "2000"}, InjectEnv(path));
+  Child c = SpawnProgram({Demo(), "loop", "2000"}, InjectEnv(path));
   // Once the loop runs and the profile exists, wait for a few flushes, then remove.
   bool started = false;
   for (int i = 0; i < 3000 && !started; ++i) {

@@ -28,29 +28,15 @@
 #include "lib/report/verdict_text.h"
 #include "lib/store/reader.h"
 #include "rapidjson/document.h"
+#include "tests/gpu/gpu_paths.h"
 #include "tests/test_util.h"
 
 namespace cuscope {
 namespace {
 
-std::string BuildDir() {
-  if (const char* d = std::getenv("CUSCOPE_BUILD_DIR")) return d;
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  std::string p(buf, n > 0 ? n : 0);
-  // <build>/tests/gpu/gpu_test
-  for (int i = 0; i < 3; ++i) p = p.substr(0, p.rfind('/'));
-  return p;
-}
-std::string SourceDir() {
-  if (const char* d = std::getenv("CUSCOPE_SOURCE_DIR")) return d;
-  std::string b = BuildDir();
-  return b.substr(0, b.rfind('/'));
-}
-bool Exists(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0;
-}
+using gpu_paths::BuildDir;
+using gpu_paths::Exists;
+using gpu_paths::SourceDir;
 using testing_util::ReadFile;
 using testing_util::RunProgram;
 using testing_util::TempPath;
