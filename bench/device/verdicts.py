@@ -8,8 +8,10 @@
    `ncu --section SpeedOfLight --csv --page raw`.
 2. bench/device/gpt2_step.py (2 steps) under cuscope --metrics=roofline,sol once and
    under ncu once (its first 400 launches).
-Per kernel signature (name, grid, block; ncu's launches of a signature averaged):
-tensor ops / 2n^3, cuscope's SM % and memory % against ncu's (within 3 points),
+Per measured launch, matched by launch order (cuscope's measured launch k of the
+program against ncu's launch ID k, names checked): tensor ops / 2n^3, cuscope's SM %
+and memory % against ncu's (within 3 points), ncu with `--clock-control none` (the
+clocks the program runs at, which cuscope measures at; ncu's default locks them),
 the speed-of-light class (ncu's rule on ncu's numbers against cuscope's class), the
 verdict's stability over the 5 runs (kernels over 20 us), and the large GEMMs'
 verdicts. Prints markdown tables, then one PASS/FAIL line per criterion.
@@ -18,6 +20,7 @@ import csv
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -29,10 +32,16 @@ cuscope = os.path.join(build, "bin", "cuscope")
 ncu = "/usr/local/cuda/bin/ncu"
 GEMM = ["python3", os.path.join(here, "gemm_precisions.py"), "4096,8192", "2"]
 GPT2 = ["python3", os.path.join(here, "gpt2_step.py"), "2"]
+PARTS = sys.argv[3].split(",") if len(sys.argv) > 3 else ["gemm", "gpt2"]
+# ncu --clock-control: "none" only. ncu's default (base) locks the GPU's clocks, which
+# the GPU machine's rules forbid; cuscope measures at the clocks the program runs at.
+CLOCKS = ["none"]
 RUNS = 5
 POINTS = 3.0
 os.makedirs(out, exist_ok=True)
 env = dict(os.environ, PYTHONUNBUFFERED="1")
+# VERDICTS_OFFLINE=1: compare the profiles and ncu CSVs already in OUT_DIR (no GPU).
+OFFLINE = os.environ.get("VERDICTS_OFFLINE") == "1"
 results = []  # (criterion, ok, detail)
 
 
@@ -46,10 +55,11 @@ def run(cmd, log, timeout=300):
 
 def cuscope_rows(name, cmd):
     path = os.path.join(out, name + ".sqlite")
-    if os.path.exists(path):
+    if os.path.exists(path) and not OFFLINE:
         os.remove(path)
-    run([cuscope, "run", f"--output={path}", "--metrics=roofline,sol", "--report=none", "--"] + cmd,
-        name + ".log")
+    if not OFFLINE:
+        run([cuscope, "run", f"--output={path}", "--metrics=roofline,sol", "--report=none", "--"] + cmd,
+            name + ".log")
     p = subprocess.run([cuscope, "report", path, "--top", "0", "--format", "json"],
                        capture_output=True, text=True)
     if p.returncode != 0:
@@ -59,10 +69,14 @@ def cuscope_rows(name, cmd):
 
 
 def ncu_rows(name, cmd, extra=()):
+    """ncu's SpeedOfLight per launch ID: {id: (short name, sm %, memory %)}."""
     path = os.path.join(out, name + ".csv")
-    with open(path, "w") as f:
-        subprocess.run([ncu, "--section", "SpeedOfLight", "--csv", "--page", "raw", *extra] + cmd,
-                       stdout=f, stderr=subprocess.DEVNULL, env=env, timeout=300)
+    t0 = time.perf_counter()
+    if not OFFLINE:
+        with open(path, "w") as f:
+            subprocess.run([ncu, "--section", "SpeedOfLight", "--csv", "--page", "raw", *extra] +
+                           cmd, stdout=f, stderr=subprocess.DEVNULL, env=env, timeout=560)
+        print(f"<!-- ncu {' '.join(extra)}: {time.perf_counter() - t0:.0f} s -->")
     text = open(path).read()
     start = text.find('"ID"')
     rows = list(csv.reader(io.StringIO(text[start:]))) if start >= 0 else []
@@ -70,23 +84,43 @@ def ncu_rows(name, cmd, extra=()):
         return {}
     header = rows[0]
     ix = {h: i for i, h in enumerate(header)}
-    by_sig = {}
+    by_id = {}
     for r in rows[2:]:
         if len(r) != len(header):
             continue
         num = lambda k: float(r[ix[k]].replace(",", ""))
-        key = (Short(r[ix["Kernel Name"]]), Dim(r[ix["Grid Size"]]), Dim(r[ix["Block Size"]]))
-        by_sig.setdefault(key, []).append(
-            (num("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
-             num("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")))
-    return {k: (sum(a for a, _ in v) / len(v), sum(b for _, b in v) / len(v), len(v))
-            for k, v in by_sig.items()}
+        by_id[int(r[ix["ID"]])] = (
+            Short(r[ix["Kernel Name"]]), num("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+            num("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"))
+    return by_id
+
+
+def launch_ordinals(name):
+    """Signature -> launch ordinals (0-based, in correlation order: ncu's launch IDs) of
+    the launches cuscope measured for it."""
+    db = sqlite3.connect(os.path.join(out, name + ".sqlite"))
+    order = {cid: i for i, (cid,) in enumerate(
+        db.execute("SELECT correlation_id FROM kernels ORDER BY correlation_id"))}
+    sigs = {}
+    for sid, text, gx, gy, gz, bx, by, bz in db.execute(
+            "SELECT c.id, s.text, grid_x, grid_y, grid_z, block_x, block_y, block_z "
+            "FROM counter_sets c JOIN strings s ON s.id = c.name_id"):
+        key = (Short(text), (gx, gy, gz), (bx, by, bz))
+        for (cid,) in db.execute("SELECT correlation_id FROM counter_launches WHERE set_id = ?",
+                                 (sid,)):
+            if cid in order:
+                sigs.setdefault(key, []).append(order[cid])
+    return sigs
 
 
 def Short(name):
-    """ncu shortens template kernels' names: compare the first 40 characters, "void " off."""
+    """A kernel's name as both tools spell it: "void " off, the parameter list off (ncu
+    writes `(T1::Params)` where the demangler writes the type), ncu's `<unnamed>` for
+    `(anonymous namespace)` and no `at::` (ncu drops it)."""
+    name = name.replace("(anonymous namespace)", "<unnamed>").replace("at::", "")
     name = name[5:] if name.startswith("void ") else name
-    return name[:40]
+    cut = name.find("(")
+    return (name[:cut] if cut > 0 else name)[:160]
 
 
 def Dim(s):
@@ -124,31 +158,44 @@ def Tensor(row):
     return best
 
 
-def compare(label, rows, ncu_sigs):
-    print(f"\n## {label}: cuscope --metrics=roofline,sol against ncu SpeedOfLight\n")
-    print("| kernel | grid | cuscope SM % | ncu SM % | cuscope mem % | ncu mem % | cuscope class "
-          "| ncu class | verdict |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    n = close = agree = 0
-    for row in rows:
-        k = Key(row)
-        if k not in ncu_sigs:
-            continue
-        sm, mem = Sol(row)
-        if sm is None or mem is None:
-            continue
-        nsm, nmem, _ = ncu_sigs[k]
-        n += 1
-        ok_pts = abs(sm - nsm) <= POINTS and abs(mem - nmem) <= POINTS
-        ok_cls = row.get("sol_class") == NcuClass(nsm, nmem)
-        close += ok_pts
-        agree += ok_cls
-        print(f"| {row['name'][:60]} | {k[1]} | {sm:.1f} | {nsm:.1f} | {mem:.1f} | {nmem:.1f} | "
-              f"{row.get('sol_class')} | {NcuClass(nsm, nmem)}{'' if ok_cls else ' **X**'} | "
-              f"{row['verdict']} |")
-    results.append((f"{label}: SM % and memory % within {POINTS:.0f} points of ncu",
-                    n > 0 and close == n, f"{close}/{n} kernels"))
-    results.append((f"{label}: same SOL class as ncu", n > 0 and agree == n, f"{agree}/{n} kernels"))
+def compare(label, rows, ordinals, ncu_runs):
+    """Each cuscope row against ncu's values for the very launch cuscope measured."""
+    for clock, by_id in ncu_runs.items():
+        print(f"\n## {label}: cuscope --metrics=roofline,sol against ncu SpeedOfLight "
+              f"(--clock-control {clock}), launch by launch\n")
+        print("| kernel | grid | launch | cuscope SM % | ncu SM % | cuscope mem % | ncu mem % "
+              "| cuscope class | ncu class | verdict |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        n = close = agree = unmatched = 0
+        for row in rows:
+            k = Key(row)
+            sm, mem = Sol(row)
+            if sm is None or mem is None:
+                continue
+            ords = sorted(ordinals.get(k, []))
+            if not ords or ords[0] not in by_id:
+                continue  # not measured by cuscope, or past ncu's --launch-count
+            launch = ords[0]
+            if by_id[launch][0] != k[0]:
+                unmatched += 1
+                continue
+            _, nsm, nmem = by_id[launch]
+            n += 1
+            ok_pts = abs(sm - nsm) <= POINTS and abs(mem - nmem) <= POINTS
+            ok_cls = row.get("sol_class") == NcuClass(nsm, nmem)
+            close += ok_pts
+            agree += ok_cls
+            print(f"| {row['name'][:60]} | {k[1]} | {launch} | {sm:.1f} | {nsm:.1f}"
+                  f"{'' if abs(sm - nsm) <= POINTS else ' **X**'} | {mem:.1f} | {nmem:.1f}"
+                  f"{'' if abs(mem - nmem) <= POINTS else ' **X**'} | {row.get('sol_class')} | "
+                  f"{NcuClass(nsm, nmem)}{'' if ok_cls else ' **X**'} | {row['verdict']} |")
+        if unmatched:
+            print(f"\n{unmatched} measured launches inside ncu's range had another kernel at "
+                  "their launch ID (launch orders differ): left out")
+        results.append((f"{label} (ncu --clock-control {clock}): SM % and memory % within "
+                        f"{POINTS:.0f} points of ncu", n > 0 and close == n, f"{close}/{n} kernels"))
+        results.append((f"{label} (ncu --clock-control {clock}): same SOL class as ncu",
+                        n > 0 and agree == n, f"{agree}/{n} kernels"))
 
 
 def gemms(runs):
@@ -200,14 +247,18 @@ def stability(runs):
 def main():
     t0 = time.perf_counter()
     print("# Verdicts against ncu (bench/device/verdicts.py)")
-    runs = [cuscope_rows(f"gemm-{i}", GEMM) for i in range(RUNS)]
-    ncu_gemm = ncu_rows("gemm-ncu", GEMM)
-    gemms(runs)
-    compare("GEMMs", runs[0], ncu_gemm)
-    stability(runs)
-    gpt2 = cuscope_rows("gpt2", GPT2)
-    ncu_gpt2 = ncu_rows("gpt2-ncu", GPT2, ["--launch-count", "400"])
-    compare("GPT-2 step", gpt2, ncu_gpt2)
+    if "gemm" in PARTS:
+        runs = [cuscope_rows(f"gemm-{i}", GEMM) for i in range(RUNS)]
+        ncu = {c: ncu_rows(f"gemm-ncu-{c}", GEMM, ["--clock-control", c]) for c in CLOCKS}
+        gemms(runs)
+        compare("GEMMs", runs[0], launch_ordinals("gemm-0"), ncu)
+        stability(runs)
+    if "gpt2" in PARTS:
+        gpt2 = cuscope_rows("gpt2", GPT2)
+        count = os.environ.get("NCU_LAUNCHES", "900")
+        ncu = {c: ncu_rows(f"gpt2-ncu-{c}", GPT2, ["--clock-control", c, "--launch-count", count])
+               for c in CLOCKS}
+        compare("GPT-2 step", gpt2, launch_ordinals("gpt2"), ncu)
     print(f"\n## Result ({time.perf_counter() - t0:.0f} s)\n")
     for name, ok, detail in results:
         print(f"{'PASS' if ok else 'FAIL'}: {name} ({detail})")

@@ -20,12 +20,37 @@ Bound BoundOf(Unit u) {
   return Bound::kCompute;
 }
 
-// The busiest unit of one side (v.units is sorted), or null.
-const UnitUse* Busiest(const std::vector<UnitUse>& units, bool memory) {
-  for (const UnitUse& u : units) {
-    if (IsMemoryUnit(u.unit) == memory) return &u;
+// How far a memory unit is from the SM: DRAM traffic passes through L2 and L1, so
+// of equally busy levels the farthest one is the limiter.
+int Distance(Unit u) {
+  switch (u) {
+    case Unit::kDram:
+      return 3;
+    case Unit::kL2:
+      return 2;
+    case Unit::kL1:
+      return 1;
+    default:
+      return 0;
   }
-  return nullptr;
+}
+
+// The busiest unit of one side (v.units is sorted), or null. Memory levels within
+// kTiePoints of the busiest are a tie, given to the farthest level: a streaming
+// kernel reads DRAM 88.9% and L2 88.7% in one run and the reverse in the next, and
+// its verdict must not flip between them.
+const UnitUse* Busiest(const std::vector<UnitUse>& units, bool memory) {
+  const UnitUse* best = nullptr;
+  for (const UnitUse& u : units) {
+    if (IsMemoryUnit(u.unit) != memory) continue;
+    if (best == nullptr) {
+      best = &u;
+      if (!memory) return best;
+    } else if (best->percent - u.percent <= kTiePoints && Distance(u.unit) > Distance(best->unit)) {
+      best = &u;
+    }
+  }
+  return best;
 }
 
 // The limiter `u`; with SM % and memory %, their own side's figure instead when `u`

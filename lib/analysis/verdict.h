@@ -27,6 +27,9 @@ namespace cuscope::analysis {
 inline constexpr double kBoundThresholdPercent = 60.0;
 inline constexpr double kHighThroughputPercent = 80.0;
 inline constexpr double kBalancedPoints = 10.0;
+// Memory levels this close (points of their peaks) are equally busy: the one farthest
+// from the SM (DRAM, then L2, then L1) is named the limiter.
+inline constexpr double kTiePoints = 2.0;
 
 enum class SolClass : uint8_t { kLatency = 0, kCompute, kMemory, kBalanced, kUnknown };
 const char* SolClassName(SolClass c);  // "latency", "compute", "memory", "balanced", "unknown"

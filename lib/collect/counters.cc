@@ -316,6 +316,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   }
   device_metrics_done_.clear();
   windows_logged_ = 0;
+  null_context_launches_ = 0;
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   setconfig_each_pass_ = internal != nullptr && internal[0] == '1';
   if (region_mode) {
@@ -369,6 +370,9 @@ void CounterSampler::StopLocked() {
     // Failed contexts too: a later session must be able to enable the profiler again.
     c->profiler.Disable();
     c->failed = true;
+  }
+  if (null_context_launches_ > 0) {
+    notes_["counters.no_context_callbacks"] = absl::StrCat(null_context_launches_);
   }
   notes_["counters.launches_measured"] = absl::StrCat(stats.launches_measured);
   notes_["counters.samples_complete"] = absl::StrCat(stats.sets_complete);

@@ -157,6 +157,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   uint64_t start_ns_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t last_progress_ns_ ABSL_GUARDED_BY(mu_) = 0;
   int windows_logged_ ABSL_GUARDED_BY(mu_) = 0;
+  // Launch callbacks that carried no context (left to the nested driver callback).
+  uint64_t null_context_launches_ ABSL_GUARDED_BY(mu_) = 0;
   // CUSCOPE_INTERNAL_SETCONFIG=1: SetConfig(passIndex) before each window.
   bool setconfig_each_pass_ ABSL_GUARDED_BY(mu_) = false;
 

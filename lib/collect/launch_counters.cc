@@ -23,6 +23,14 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
   }
   model::Dim3 grid, block;
   if (!DescribeLaunch(domain, cbid, cb, &grid, &block)) return;
+  // A runtime launch on a thread whose context the runtime has not made current yet
+  // (PyTorch's autograd threads) reaches API_ENTER with no context: enabling the
+  // profiler on it fails with CUPTI_ERROR_INVALID_CONTEXT. The driver launch inside
+  // it, with the same correlation id, carries the context: leave the launch to it.
+  if (cb->context == nullptr) {
+    ++null_context_launches_;
+    return;
+  }
   // One launch raises its callback twice on the H200 (CUDA 13.0): without this, a
   // rotate run put every correlation id twice into its windows (a window of k
   // entries decoded k/2 ranges). Each call is handled once per site.

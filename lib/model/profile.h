@@ -91,6 +91,9 @@ struct RunInfo {
 enum KernelFlags : uint32_t {
   kKernelNone = 0,
   kKernelCountersMeasured = 1u << 0,  // serialized and slowed by counter collection
+  // Start and end placed from the launch's API call and the profiler's duration
+  // (kernel replay, where CUPTI records none): lib/store/measured_times.h.
+  kKernelTimePlaced = 1u << 1,
 };
 
 struct KernelRecord {

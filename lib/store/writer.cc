@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/store/measured_times.h"
 #include "lib/store/schema.h"
 #include "lib/store/sqlite.h"
 
@@ -398,9 +399,10 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
 absl::Status ProfileWriter::Close() {
   if (db_ == nullptr) return absl::OkStatus();
   stmts_.reset();  // statements must be finalized before the connection closes
+  absl::StatusOr<int64_t> placed = PlaceMeasuredKernels(db_, path_);
   int rc = sqlite3_close(db_);
   absl::Status status =
-      rc == SQLITE_OK ? absl::OkStatus() : WriteError(db_, rc, path_, "cannot close profile");
+      rc == SQLITE_OK ? placed.status() : WriteError(db_, rc, path_, "cannot close profile");
   if (rc != SQLITE_OK) sqlite3_close_v2(db_);  // closes once nothing is pending
   db_ = nullptr;
   return status;

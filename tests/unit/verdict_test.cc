@@ -97,6 +97,24 @@ TEST(ComputeVerdictTest, SolClassComesFirst) {
   EXPECT_EQ(ComputeVerdict(in).bound, Bound::kLatency);
 }
 
+TEST(ComputeVerdictTest, EquallyBusyMemoryLevelsGoToTheFarthest) {
+  // A streaming elementwise kernel on the H200: DRAM and L2 within 0.1 point, in
+  // either order from one run to the next; the verdict stays DRAM-bound.
+  VerdictInputs in;
+  in.sm_pct = 56.4;
+  in.memory_pct = 88.9;
+  in.units = {{Unit::kL2, 88.9}, {Unit::kDram, 88.8}, {Unit::kIssue, 49}, {Unit::kL1, 15}};
+  EXPECT_EQ(ComputeVerdict(in).bound, Bound::kDram);
+  in.units = {{Unit::kDram, 88.9}, {Unit::kL2, 88.8}, {Unit::kIssue, 49}, {Unit::kL1, 15}};
+  EXPECT_EQ(ComputeVerdict(in).bound, Bound::kDram);
+  // More than kTiePoints apart: the busier level.
+  in.units = {{Unit::kL2, 88.9}, {Unit::kDram, 80}, {Unit::kL1, 15}};
+  EXPECT_EQ(ComputeVerdict(in).bound, Bound::kL2);
+  // L1 and L2 tied: L2.
+  in.units = {{Unit::kL1, 90}, {Unit::kL2, 89}, {Unit::kDram, 10}};
+  EXPECT_EQ(ComputeVerdict(in).bound, Bound::kL2);
+}
+
 TEST(ComputeVerdictTest, UnmeasuredBusiestUnitNamesTheSide) {
   VerdictInputs in;
   in.sm_pct = 86.3;  // FP32 SGEMM: issue-bound, issue not measured
