@@ -36,6 +36,11 @@ bool CounterSampler::ReinitCounterData(Context& c) {
     Note("counters.status", ExplainCupti(failed_call, r));
     return false;
   }
+  if (notes_.count("counters.image") == 0) {
+    notes_["counters.image"] = absl::StrFormat(
+        "%.1f MiB for %d ranges (%d bytes per range)", c.profiler.counter_data().size() / 1048576.0,
+        c.max_ranges, c.profiler.counter_data().size() / std::max<size_t>(1, c.max_ranges));
+  }
   return true;
 }
 

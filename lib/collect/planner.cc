@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-
 #include "lib/model/demangle.h"
 #include "lib/model/metrics.h"
 
@@ -161,8 +160,8 @@ void Planner::SetComplete(const Signature& sig) {
 
 std::string Planner::Describe() const {
   const CounterStats& s = stats_;
-  std::string out = absl::StrFormat("%d launches measured, %d samples complete", s.launches_measured,
-                                    s.sets_complete);
+  std::string out = absl::StrFormat("%d launches measured, %d samples complete",
+                                    s.launches_measured, s.sets_complete);
   if (!region_mode_) {
     absl::StrAppend(&out, " (", samples_.size(), " signatures sampled");
     if (!signatures_.empty()) absl::StrAppend(&out, " of ", signatures_.size(), " seen");

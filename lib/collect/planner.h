@@ -94,9 +94,9 @@ struct ContextPlan {
   // Rotate (rotate_driver.h).
   LaunchHistory history{1};
   bool in_set = false;
-  size_t period = 0;       // of the set in progress
-  size_t multiple = 1;     // windows of the next set: multiple x period launches
-  bool off_period = false; // the last launch in a window was not the one the period predicted
+  size_t period = 0;          // of the set in progress
+  size_t multiple = 1;        // windows of the next set: multiple x period launches
+  bool off_period = false;    // the last launch in a window was not the one the period predicted
   uint64_t detect_after = 0;  // no new period search before this many launches
 };
 
@@ -178,11 +178,11 @@ class Planner {
   CounterStats stats_;
   uint64_t matching_seen_ = 0;
   absl::flat_hash_map<const char*, std::pair<std::string, bool>> names_;
-  absl::flat_hash_map<Signature, uint64_t> samples_;    // complete samples per signature
-  absl::flat_hash_map<Signature, uint32_t> ids_;         // rotate: Intern
+  absl::flat_hash_map<Signature, uint64_t> samples_;  // complete samples per signature
+  absl::flat_hash_map<Signature, uint32_t> ids_;      // rotate: Intern
   std::vector<Signature> signatures_;
-  std::string region_set_name_;                         // the region whose set is in progress
-  std::string region_set_path_;                         // its first instance's path: the set's name
+  std::string region_set_name_;  // the region whose set is in progress
+  std::string region_set_path_;  // its first instance's path: the set's name
   absl::flat_hash_map<std::string, uint64_t> region_samples_;  // complete sets per name
 };
 

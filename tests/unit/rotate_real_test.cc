@@ -104,8 +104,8 @@ TEST_P(Gpt2Steps, EverySignatureOfTheStepWithin3PSteps) {
   const CounterStats& st = sim.planner.stats();
   std::cerr << "P=" << passes << ": " << sim.planner.Describe() << "; coverage "
             << cov.signatures * 100 << "% of signatures, " << cov.time * 100
-            << "% of GPU time; mismatches before the step's period was found "
-            << mismatch_at_period << "\n";
+            << "% of GPU time; mismatches before the step's period was found " << mismatch_at_period
+            << "\n";
   EXPECT_TRUE(period_known) << "the step's period (581 launches) was never used";
   EXPECT_GE(cov.signatures, 0.95);
   EXPECT_GE(cov.time, 0.95);

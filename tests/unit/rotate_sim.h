@@ -92,9 +92,7 @@ struct RotateSim {
     RotateDriver(planner, calls).Graph(c);
   }
   void End() { RotateDriver(planner, calls).End(c); }
-  uint64_t dropped(DropReason r) const {
-    return planner.stats().dropped_by[static_cast<int>(r)];
-  }
+  uint64_t dropped(DropReason r) const { return planner.stats().dropped_by[static_cast<int>(r)]; }
 };
 
 inline CounterOptions RotateOptions(int window = 32) {
