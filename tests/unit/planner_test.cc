@@ -73,6 +73,22 @@ TEST(Planner, WindowsGrowAndTurnOverBetweenSignatures) {
   EXPECT_EQ(sim.dropped(DropReason::kEnd), 1u);
 }
 
+TEST(Planner, CountersDemoCompletes) {
+  // examples/counters_demo 5 3 1000 as tests/gpu/gpu_test.cc runs it with rotate
+  // (6 metrics, 2 passes): saxpy x5, sgemm x3, one_block x1000.
+  RotateSim sim(RotateOptions(/*window=*/2048), /*passes=*/2);
+  for (int i = 0; i < 5; ++i) sim.Run(Sig("saxpy", 262144));
+  for (int i = 0; i < 3; ++i) sim.Run(Sig("sgemm_naive", 64));
+  for (int i = 0; i < 1000; ++i) sim.Run(Sig("one_block"));
+  sim.End();
+  EXPECT_GE(sim.planner.Samples(Sig("saxpy", 262144)), 1u);
+  EXPECT_GE(sim.planner.Samples(Sig("sgemm_naive", 64)), 1u);  // launches 2 and 3
+  EXPECT_GT(sim.planner.Samples(Sig("one_block")), 100u);
+  EXPECT_GE(sim.planner.stats().sets_complete * 2, 900u);
+  for (const RangeMatch& m : sim.sets) EXPECT_EQ(m.correlation_ids.size(), 2u);
+  EXPECT_EQ(sim.dropped(DropReason::kMismatch), 0u);
+}
+
 TEST(Planner, WindowGrowthStopsAtTheImage) {
   RotateSim sim(RotateOptions(/*window=*/4), /*passes=*/1);
   for (int i = 0; i < 40; ++i) sim.Run(Sig("A"));
