@@ -36,6 +36,11 @@ bool CounterSampler::ReinitCounterData(Context& c) {
     Note("counters.status", ExplainCupti(failed_call, r));
     return false;
   }
+  if (notes_.count("counters.image") == 0) {
+    notes_["counters.image"] = absl::StrFormat(
+        "%.1f MiB for %d ranges (%d bytes per range)", c.profiler.counter_data().size() / 1048576.0,
+        c.max_ranges, c.profiler.counter_data().size() / std::max<size_t>(1, c.max_ranges));
+  }
   return true;
 }
 
@@ -159,30 +164,43 @@ void CounterSampler::Progress() {
   uint64_t now = MonotonicNs();
   if (now - start_ns_ < 2000000000ull || now - last_progress_ns_ < 2000000000ull) return;
   last_progress_ns_ = now;
-  const CounterStats& stats = planner_->stats();
   WriteStderr(absl::StrFormat(
-      "cuscope: counters: %d launches measured, %d samples complete (%d dropped)%s\n",
-      stats.launches_measured, stats.sets_complete, stats.sets_dropped,
+      "cuscope: counters: %.0f s: %s%s\n", (now - start_ns_) / 1e9, planner_->Describe(),
       options_.counters.launch_count > 0
           ? absl::StrFormat(", planned at most %d", options_.counters.launch_count)
           : ""));
 }
 
 void CounterSampler::DecodeSet(Context& c) {
-  RangeProfiler::DecodeResult decode = c.profiler.Decode();
   std::vector<std::vector<Launch>> windows = std::move(c.plan.windows);
   c.plan.windows.clear();
+  std::optional<size_t> ranges = DecodeRanges(c, windows.empty() ? 0 : windows[0].size());
+  if (!ranges) return;
+  std::vector<RangeMatch> matches = planner_->Match(windows, *ranges);
+  for (size_t i = 0; i < matches.size(); ++i) {
+    if (!matches[i].complete) continue;
+    if (EvaluateSet(c, i, matches[i])) {
+      planner_->SetComplete(matches[i].sig);
+    } else {
+      planner_->SetDropped(DropReason::kEvaluate);
+    }
+  }
+  ReinitCounterData(c);
+  Progress();
+}
+
+std::optional<size_t> CounterSampler::DecodeRanges(Context& c, size_t launched) {
+  RangeProfiler::DecodeResult decode = c.profiler.Decode();
   if (decode.result != CUPTI_SUCCESS) {
     Note("counters.decode", ExplainCupti("cuptiRangeProfilerDecodeData", decode.result));
     ReinitCounterData(c);
-    return;
+    return std::nullopt;
   }
   const size_t ranges = c.profiler.DecodedRanges();
-  const size_t launched = windows.empty() ? 0 : windows[0].size();
   if (options_.verbose && windows_logged_ < 40) {
     ++windows_logged_;
     std::string sizes;
-    for (const auto& w : windows) absl::StrAppend(&sizes, w.size(), " ");
+    for (const auto& w : c.plan.windows) absl::StrAppend(&sizes, w.size(), " ");
     Note(absl::StrCat("counters.decode", windows_logged_),
          absl::StrFormat("decode: %d ranges, windows of %s", ranges, sizes));
   }
@@ -193,27 +211,21 @@ void CounterSampler::DecodeSet(Context& c) {
   }
   if (ranges < launched) {
     notes_["counters.ranges_short"] =
-        absl::StrFormat("a rotate window decoded %d ranges for %d launches", ranges, launched);
+        absl::StrFormat("a set decoded %d ranges for %d launches", ranges, launched);
   }
-  std::vector<RangeMatch> matches = planner_->Match(windows, ranges);
-  for (size_t i = 0; i < matches.size(); ++i) {
-    if (matches[i].complete) AddSet(c, i, matches[i]);
-  }
-  ReinitCounterData(c);
-  Progress();
+  return ranges;
 }
 
 // Range `range` matched in every pass: its values, if they evaluate, are a sample.
-void CounterSampler::AddSet(Context& c, size_t range, RangeMatch& match) {
+bool CounterSampler::EvaluateSet(Context& c, size_t range, RangeMatch& match) {
   PendingSet set;
   set.correlation_ids = std::move(match.correlation_ids);
   absl::Status st = host_->Evaluate(c.profiler.counter_data(), range, metrics_, &set.values);
   bool finite = st.ok();
   for (double v : set.values) finite = finite && std::isfinite(v);
   if (!finite) {
-    planner_->SetDropped();
     if (!st.ok()) Note("counters.evaluate", std::string(st.message()));
-    return;
+    return false;
   }
   set.device_id = c.device_id;
   set.sig = match.sig;
@@ -221,7 +233,6 @@ void CounterSampler::AddSet(Context& c, size_t range, RangeMatch& match) {
                  : planner_->rotate()    ? model::CounterStrategy::kRotate
                                          : model::CounterStrategy::kKernelReplay;
   set.passes = static_cast<uint32_t>(image_.passes);
-  planner_->SetComplete(set.sig);
   if (options_.verbose) {
     std::string line =
         absl::StrFormat("cuscope: counters: %s <<<(%d,%d,%d),(%d,%d,%d)>>>",
@@ -237,48 +248,7 @@ void CounterSampler::AddSet(Context& c, size_t range, RangeMatch& match) {
   absl::MutexLock out(&out_mu_);
   if (first_on_device) pending_device_values_.emplace_back(c.device_id, set.values);
   pending_.push_back(std::move(set));
-}
-
-void CounterSampler::CloseWindow(Context& c) {
-  if (!c.plan.window_open) return;
-  c.plan.window_open = false;
-  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
-  RangeProfiler::StopResult stop = c.profiler.Stop();
-  if (stop.result != CUPTI_SUCCESS) {
-    Note("counters.stop", ExplainCupti("cuptiRangeProfilerStop", stop.result));
-    c.failed = true;
-    return;
-  }
-  c.plan.next_pass = stop.pass_index;
-  c.plan.next_level = stop.target_level;
-  if (options_.verbose && windows_logged_ < 12) {
-    ++windows_logged_;
-    Note(absl::StrCat("counters.window", windows_logged_),
-         absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
-                         c.plan.windows.size(), c.plan.windows.back().size(), stop.pass_index,
-                         stop.all_passes_submitted ? 1 : 0));
-  }
-  if (stop.all_passes_submitted) {
-    DecodeSet(c);
-    c.plan.next_pass = 0;
-    c.plan.next_level = 1;
-  }
-}
-
-void CounterSampler::OpenWindow(Context& c, const Signature& sig) {
-  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
-  if (setconfig_each_pass_ && c.plan.next_pass > 0 &&
-      !SetConfig(c, c.plan.next_pass, c.plan.next_level)) {
-    c.failed = true;
-    return;
-  }
-  CUptiResult r = c.profiler.Start();
-  if (r != CUPTI_SUCCESS) {
-    Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", r));
-    c.failed = true;
-    return;
-  }
-  planner_->OpenWindow(c.plan, sig, c.max_ranges);
+  return true;
 }
 
 void CounterSampler::MarkMeasured(uint32_t correlation_id) {
@@ -357,15 +327,8 @@ void CounterSampler::StopLocked() {
   CounterStats& stats = planner_->stats();
   for (auto& [ctx, c] : contexts_) {
     if (!c->profiler.enabled()) continue;
-    if (!c->failed) {
-      CloseWindow(*c);
-      if (!c->plan.windows.empty()) {
-        stats.sets_dropped += c->plan.windows[0].size();
-        notes_["counters.incomplete"] = absl::StrFormat(
-            "%d launches measured in a set whose passes did not all run before the end",
-            c->plan.windows[0].size());
-        c->plan.windows.clear();
-      }
+    if (!c->failed && planner_->rotate() && !planner_->region_mode()) {
+      EndRotate(*c);
     }
     // Failed contexts too: a later session must be able to enable the profiler again.
     c->profiler.Disable();
@@ -377,6 +340,9 @@ void CounterSampler::StopLocked() {
   notes_["counters.launches_measured"] = absl::StrCat(stats.launches_measured);
   notes_["counters.samples_complete"] = absl::StrCat(stats.sets_complete);
   notes_["counters.samples_dropped"] = absl::StrCat(stats.sets_dropped);
+  if (host_ != nullptr) {
+    Note("counters.summary", absl::StrCat(notes_["counters.strategy"], ": ", planner_->Describe()));
+  }
   notes_["counters.setup_ms"] = absl::StrFormat("%.1f", stats.setup_ns / 1e6);
   notes_["counters.measure_ms"] = absl::StrFormat("%.1f", stats.measure_ns / 1e6);
 }

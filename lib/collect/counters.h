@@ -41,6 +41,7 @@
 #include "lib/collect/options.h"
 #include "lib/collect/planner.h"
 #include "lib/collect/range_profiler.h"
+#include "lib/collect/rotate_driver.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::collect {
@@ -107,11 +108,21 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::optional<Resolution> ResolveForChip() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool ReinitCounterData(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SetConfig(Context& c, size_t pass, size_t level) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Decodes the counter data of a finished set and turns matching ranges into sets.
+  // Decodes the counter data of a finished set and turns matching ranges into sets
+  // (kernel replay, region counters; rotate's sets are the rotate driver's).
   void DecodeSet(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AddSet(Context& c, size_t range, RangeMatch& match) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void CloseWindow(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void OpenWindow(Context& c, const Signature& sig) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Decodes the counter data of a set whose first pass had `launched` ranges: the
+  // ranges decoded, or nothing (the image re-initialized) when decoding failed.
+  std::optional<size_t> DecodeRanges(Context& c, size_t launched)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Range `range`'s values; true (and the set queued for Drain) if they are finite.
+  bool EvaluateSet(Context& c, size_t range, RangeMatch& match) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rotate's passes (launch_counters.cc): Range Profiler Start and Stop.
+  class RotateCalls;
+  bool StartPass(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  RangeCalls::Stopped StopPass(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The end of collection on a rotate context: a set whose passes did not all run is dropped.
+  void EndRotate(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnLaunchEnter(const CUpti_CallbackData* cb, const model::Dim3& grid,
                      const model::Dim3& block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnLaunchExit(const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

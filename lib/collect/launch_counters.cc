@@ -1,10 +1,37 @@
 // The counter sampler's launch callbacks: which launch is measured is the planner's
-// answer; this file makes the Range Profiler calls around the launches.
+// answer, and in rotate the sets are the rotate driver's (rotate_driver.h); this file
+// makes the Range Profiler calls around the launches.
+#include "absl/strings/str_format.h"
 #include "lib/collect/counters.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/launch_params.h"
+#include "lib/collect/rotate_driver.h"
 
 namespace cuscope::collect {
+
+// The rotate driver's Range Profiler calls on one context. Made only under mu_,
+// from the launch callbacks and Stop.
+class CounterSampler::RotateCalls final : public RangeCalls {
+ public:
+  RotateCalls(CounterSampler& s, Context& c) : s_(s), c_(c) {}
+  bool Start() override ABSL_NO_THREAD_SAFETY_ANALYSIS { return s_.StartPass(c_); }
+  Stopped Stop() override ABSL_NO_THREAD_SAFETY_ANALYSIS { return s_.StopPass(c_); }
+  std::optional<size_t> Decode() override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return s_.DecodeRanges(c_, c_.plan.windows.empty() ? 0 : c_.plan.windows[0].size());
+  }
+  bool Keep(size_t range, RangeMatch& match) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return s_.EvaluateSet(c_, range, match);
+  }
+  void Reset() override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    s_.ReinitCounterData(c_);
+    s_.Progress();
+  }
+  void Measured(uint32_t correlation_id) override { s_.MarkMeasured(correlation_id); }
+
+ private:
+  CounterSampler& s_;
+  Context& c_;
+};
 
 void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                 const void* data) {
@@ -15,9 +42,12 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
   if (!active_) return;
   if (IsGraphLaunch(domain, cbid)) {
     // Kernels of a graph are not seen one by one: keep them out of windows.
-    if (cb->callbackSite == CUPTI_API_ENTER) {
+    if (cb->callbackSite == CUPTI_API_ENTER && planner_->rotate()) {
       auto it = contexts_.find(cb->context);
-      if (it != contexts_.end() && !it->second->failed) CloseWindow(*it->second);
+      if (it != contexts_.end() && !it->second->failed) {
+        RotateCalls calls(*this, *it->second);
+        RotateDriver(*planner_, calls).Graph(it->second->plan);
+      }
     }
     return;
   }
@@ -48,22 +78,13 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
 void CounterSampler::OnLaunchExit(const CUpti_CallbackData* cb) {
   auto it = contexts_.find(cb->context);
   if (planner_->rotate()) {
-    // Open the next window now, between launches: a window started inside the
-    // launch's own API_ENTER callback misses instrumented (SASS) counters
-    // (measured on the H200: FFMA 0 instead of N), one started before it does not.
+    // The driver ends a full window and opens the next one here, between launches: a
+    // window started inside the launch's own API_ENTER callback misses instrumented
+    // (SASS) counters (measured on the H200: FFMA 0 instead of N).
     if (it == contexts_.end() || it->second->failed) return;
-    Context& c = *it->second;
-    if (c.plan.window_open) {
-      if (!planner_->WindowFull(c.plan)) return;  // room for the next launch
-      // Full: end the pass here, between launches, and open the next one now, so the
-      // next launch of the signature is measured (ended at its own API_ENTER, the
-      // window could not reopen before it, and three launches of one kernel gave no
-      // set).
-      CloseWindow(c);
-      if (c.failed) return;
-    }
-    if (!planner_->ShouldOpenAfter(c.plan)) return;
-    OpenWindow(c, *c.plan.last_sig);
+    RotateCalls calls(*this, *it->second);
+    RotateDriver(*planner_, calls).Exit(it->second->plan);
+    Progress();
     return;
   }
   if (it == contexts_.end() || !it->second->replaying) return;
@@ -88,38 +109,73 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const model::Di
 
   auto ctx_it = contexts_.find(cb->context);
   Context* c = ctx_it == contexts_.end() ? nullptr : ctx_it->second.get();
-  if (c != nullptr && !c->failed && planner_->MustCloseBefore(c->plan, sig, want)) {
-    CloseWindow(*c);
-  }
   if (c == nullptr || c->failed) {
     if (!want) return;
     c = GetContext(cb->context);
     if (c == nullptr) return;
   }
-  c->plan.last_sig = sig;
+  Launch launch{sig, cb->correlationId, want};
+  if (planner_->rotate()) {
+    // Every launch on the context goes into its history; one inside a window is a range.
+    RotateCalls calls(*this, *c);
+    RotateDriver(*planner_, calls).Enter(c->plan, launch);
+    return;
+  }
   c->plan.last_wanted = want;
   if (!want) return;
-
-  Launch launch{sig, cb->correlationId};
-  if (!planner_->rotate()) {
-    uint64_t start_ns = MonotonicNs();
-    CUptiResult r = c->profiler.Start();
-    if (r != CUPTI_SUCCESS) {
-      Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", r));
-      c->failed = true;
-      return;
-    }
-    c->plan.windows.assign(1, {launch});
-    c->replaying = launch;
-    c->replay_start_ns = start_ns;
-  } else {
-    // Measured only inside a window opened before this launch (at the previous
-    // launch's exit); the first launch of a signature opens the way for the next.
-    if (!c->plan.window_open) return;
-    c->plan.windows.back().push_back(launch);
+  uint64_t start_ns = MonotonicNs();
+  CUptiResult r = c->profiler.Start();
+  if (r != CUPTI_SUCCESS) {
+    Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", r));
+    c->failed = true;
+    return;
   }
+  c->plan.windows.assign(1, {launch});
+  c->replaying = launch;
+  c->replay_start_ns = start_ns;
   planner_->CountMeasured();
   MarkMeasured(cb->correlationId);
+}
+
+void CounterSampler::EndRotate(Context& c) {
+  RotateCalls calls(*this, c);
+  RotateDriver(*planner_, calls).End(c.plan);
+}
+
+bool CounterSampler::StartPass(Context& c) {
+  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
+  if (setconfig_each_pass_ && c.plan.next_pass > 0 &&
+      !SetConfig(c, c.plan.next_pass, c.plan.next_level)) {
+    c.failed = true;
+    return false;
+  }
+  CUptiResult r = c.profiler.Start();
+  if (r != CUPTI_SUCCESS) {
+    Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", r));
+    c.failed = true;
+    return false;
+  }
+  return true;
+}
+
+RangeCalls::Stopped CounterSampler::StopPass(Context& c) {
+  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
+  RangeProfiler::StopResult stop = c.profiler.Stop();
+  if (stop.result != CUPTI_SUCCESS) {
+    Note("counters.stop", ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    c.failed = true;
+    return {};
+  }
+  c.plan.next_pass = stop.all_passes_submitted ? 0 : stop.pass_index;
+  c.plan.next_level = stop.all_passes_submitted ? 1 : stop.target_level;
+  if (options_.verbose && windows_logged_ < 12) {
+    ++windows_logged_;
+    Note(absl::StrCat("counters.window", windows_logged_),
+         absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
+                         c.plan.windows.size(), c.plan.windows.back().size(), stop.pass_index,
+                         stop.all_passes_submitted ? 1 : 0));
+  }
+  return {true, stop.all_passes_submitted};
 }
 
 }  // namespace cuscope::collect

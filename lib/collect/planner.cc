@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "lib/model/demangle.h"
 #include "lib/model/metrics.h"
 
@@ -87,54 +89,63 @@ bool Planner::WantSample(const Signature& sig, bool matches, const RegionStack& 
   return matching_seen_ > options_.launch_skip;
 }
 
-bool Planner::MustCloseBefore(const ContextPlan& c, const Signature& sig, bool want) const {
-  return c.window_open && (!want || c.window_sig != sig || WindowFull(c));
+uint32_t Planner::Intern(const Signature& sig) {
+  auto it = ids_.find(sig);
+  if (it != ids_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(signatures_.size());
+  signatures_.push_back(sig);
+  ids_.emplace(sig, id);
+  return id;
 }
 
-bool Planner::ShouldOpenAfter(const ContextPlan& c) const {
-  if (!c.last_wanted || !c.last_sig) return false;
-  // A new set only while the signature's budget lasts.
-  return !(c.windows.empty() && BudgetSpent(*c.last_sig));
+void Planner::SetDropped(DropReason why, uint64_t n) {
+  stats_.sets_dropped += n;
+  stats_.dropped_by[static_cast<int>(why)] += n;
 }
 
-void Planner::OpenWindow(ContextPlan& c, const Signature& sig, size_t max_ranges) {
-  c.window_open = true;
-  c.window_sig = sig;
-  // Windows grow as a signature keeps completing sets: few Start/Stop calls in long
-  // loops, little waste where a signature stops repeating.
-  size_t& next = window_size_[sig];
-  if (next == 0) next = 1;
-  c.window_cap = std::min<size_t>(next, max_ranges);
-  if (options_.per_signature > 0) {
-    uint64_t have = samples_[sig];
-    uint64_t limit = static_cast<uint64_t>(options_.per_signature);
-    uint64_t need = limit - std::min(have, limit);
-    c.window_cap = std::max<size_t>(1, std::min<size_t>(c.window_cap, need));
+const char* DropReasonName(DropReason r) {
+  switch (r) {
+    case DropReason::kMismatch:
+      return "mismatch";
+    case DropReason::kNotDecoded:
+      return "not decoded (image full)";
+    case DropReason::kInterrupted:
+      return "left the period";
+    case DropReason::kGraph:
+      return "graph launch";
+    case DropReason::kEnd:
+      return "incomplete at end";
+    case DropReason::kEvaluate:
+      return "evaluation failed";
+    case DropReason::kCount:
+      break;
   }
-  if (c.windows.size() + 1 >= passes_) next = std::min<size_t>(next * 2, max_ranges);
-  c.windows.emplace_back();
+  return "?";
 }
 
 std::vector<RangeMatch> Planner::Match(const std::vector<std::vector<Launch>>& windows,
-                                       size_t ranges) {
+                                       size_t ranges, DropReason missing) {
   const size_t launched = windows.empty() ? 0 : windows[0].size();
   // Seen on the H200 with user replay: a window of k launches decoded k/2 ranges.
   // Ranges are matched to launches in order and the rest count as dropped.
-  if (ranges < launched) stats_.sets_dropped += launched - ranges;
+  if (ranges < launched) SetDropped(DropReason::kNotDecoded, launched - ranges);
   std::vector<RangeMatch> out;
   for (size_t i = 0; i < ranges && i < launched; ++i) {
     RangeMatch& m = out.emplace_back();
     m.complete = true;
+    DropReason why = missing;
     for (const auto& pass : windows) {
       if (i >= pass.size() || pass[i].sig != windows[0][i].sig) {
         m.complete = false;
+        if (i < pass.size()) why = DropReason::kMismatch;
         break;
       }
+      m.wanted = m.wanted && pass[i].wanted;
       if (pass[i].correlation_id != 0) m.correlation_ids.push_back(pass[i].correlation_id);
     }
     if (m.complete && rotate_ && windows.size() < passes_) m.complete = false;
     if (!m.complete) {
-      ++stats_.sets_dropped;
+      SetDropped(why);
       continue;
     }
     m.sig = windows[0][i].sig;
@@ -145,6 +156,40 @@ std::vector<RangeMatch> Planner::Match(const std::vector<std::vector<Launch>>& w
 void Planner::SetComplete(const Signature& sig) {
   ++samples_[sig];
   ++stats_.sets_complete;
+}
+
+std::string Planner::Describe() const {
+  const CounterStats& s = stats_;
+  std::string out = absl::StrFormat("%d launches measured, %d samples complete",
+                                    s.launches_measured, s.sets_complete);
+  if (!region_mode_) {
+    absl::StrAppend(&out, " (", samples_.size(), " signatures sampled");
+    if (!signatures_.empty()) absl::StrAppend(&out, " of ", signatures_.size(), " seen");
+    if (options_.per_signature > 0) {
+      size_t done = 0;
+      for (const auto& [sig, n] : samples_) {
+        done += n >= static_cast<uint64_t>(options_.per_signature) ? 1 : 0;
+      }
+      absl::StrAppend(&out, ", ", done, " at the budget of ", options_.per_signature);
+    }
+    absl::StrAppend(&out, ")");
+  }
+  absl::StrAppend(&out, ", ", s.sets_dropped, " dropped");
+  std::string why;
+  for (int r = 0; r < static_cast<int>(DropReason::kCount); ++r) {
+    if (s.dropped_by[r] == 0) continue;
+    absl::StrAppend(&why, why.empty() ? "" : ", ", DropReasonName(static_cast<DropReason>(r)), " ",
+                    s.dropped_by[r]);
+  }
+  if (!why.empty()) absl::StrAppend(&out, " (", why, ")");
+  if (rotate_ && !region_mode_) {
+    if (s.not_kept > 0) {
+      absl::StrAppend(&out, ", ", s.not_kept, " ranges not kept (filters or budget)");
+    }
+    absl::StrAppend(&out, "; ", s.sets_started, " sets begun");
+    if (s.period > 0) absl::StrAppend(&out, ", period ", s.period, " launches");
+  }
+  return out;
 }
 
 bool Planner::WantRegion(const std::string& name) {

@@ -3,9 +3,9 @@
 // (no CUPTI): the sampler asks it, makes the Range Profiler calls, and tells it the
 // outcome. Not thread-safe: the sampler guards it with its lock.
 //
-// Rotate (user replay): successive windows of launches of one kernel signature are
-// the passes of one set (window k collects pass k mod P); range i of every pass must
-// be the same signature, or that range's set is dropped. Kernel replay: one window
+// Rotate (user replay): back-to-back windows of m periods of the context's launch
+// sequence are the passes of one set (rotate_driver.h, launch_period.h); range i of
+// every pass must be the same signature, or that range is dropped. Kernel replay: one window
 // of one launch, CUPTI replays it once per pass. Region counters: each instance of a
 // matching region is one pass (one range) of its set.
 #ifndef CUSCOPE_LIB_COLLECT_PLANNER_H_
@@ -20,6 +20,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/collect/interfaces.h"
+#include "lib/collect/launch_period.h"
 #include "lib/collect/options.h"
 #include "lib/model/pattern.h"
 #include "lib/model/profile.h"
@@ -53,32 +54,56 @@ struct Signature {
 struct Launch {
   Signature sig;
   uint32_t correlation_id = 0;  // 0 for a region instance
+  bool wanted = true;           // rotate: its range's sample is kept (filters, budget)
 };
+
+// Why a range measured in a set gave no sample.
+enum class DropReason {
+  kMismatch,     // a later pass saw another signature at this range
+  kNotDecoded,   // the counter image decoded fewer ranges than the window had launches
+  kInterrupted,  // a pass was cut short (the sequence left its period) before this range
+  kGraph,        // a graph launch cut the set short
+  kEnd,          // the run ended before the set's passes all ran
+  kEvaluate,     // the values did not evaluate to finite numbers
+  kCount
+};
+const char* DropReasonName(DropReason r);
 
 struct CounterStats {
   uint64_t launches_seen = 0;
-  uint64_t launches_measured = 0;  // region instances in region mode
-  uint64_t sets_complete = 0;
-  uint64_t sets_dropped = 0;  // signatures of a set's passes did not match
+  uint64_t launches_measured = 0;  // rotate: launches inside windows (ranges); region instances
+  uint64_t sets_complete = 0;      // samples
+  uint64_t sets_dropped = 0;       // ranges that gave no sample, every reason
+  uint64_t dropped_by[static_cast<int>(DropReason::kCount)] = {};
+  uint64_t not_kept = 0;      // rotate: complete ranges of launches the filters or budget exclude
+  uint64_t sets_started = 0;  // rotate: sets (P passes each) begun
+  uint64_t period = 0;        // rotate: the last period found (launches)
   uint64_t setup_ns = 0;      // profiler initialization, metric configuration, enable
   uint64_t measure_ns = 0;    // inside measured launches and decoding
 };
 
-// One context's windows: the set in progress, one window per pass so far.
+// One context's windows: the set in progress, one window per pass so far, and
+// (rotate) the launches seen on the context.
 struct ContextPlan {
   bool window_open = false;
   size_t window_cap = 1;
-  Signature window_sig;
-  std::optional<Signature> last_sig;  // the last launch seen on this context
-  bool last_wanted = false;
-  size_t next_pass = 0;  // what the last Range Profiler Stop said comes next
+  bool last_wanted = false;  // the last launch seen on this context
+  size_t next_pass = 0;      // what the last Range Profiler Stop said comes next
   size_t next_level = 1;
   std::vector<std::vector<Launch>> windows;
+  // Rotate (rotate_driver.h).
+  LaunchHistory history{1};
+  bool in_set = false;
+  size_t period = 0;          // of the set in progress
+  size_t multiple = 1;        // windows of the next set: multiple x period launches
+  bool off_period = false;    // the last launch in a window was not the one the period predicted
+  uint64_t detect_after = 0;  // no new period search before this many launches
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.
 struct RangeMatch {
   bool complete = false;  // every pass saw the same signature (and, rotate, all passes ran)
+  bool wanted = true;     // every pass's launch was wanted (rotate: else not kept)
   Signature sig;
   std::vector<uint32_t> correlation_ids;  // non-zero ones, pass order
 };
@@ -103,26 +128,32 @@ class Planner {
   // matching launches (for launch_skip); `regions` is asked only when counters are
   // limited to regions.
   bool WantSample(const Signature& sig, bool matches, const RegionStack& regions);
-  // Whether the window open on `c` must end before this launch.
-  bool MustCloseBefore(const ContextPlan& c, const Signature& sig, bool want) const;
-  // Whether the open window has no room for another launch.
-  bool WindowFull(const ContextPlan& c) const { return c.windows.back().size() >= c.window_cap; }
-  // At a launch's API_EXIT (rotate), with no window open: whether one opens now for
-  // the next launch of the last signature seen.
-  bool ShouldOpenAfter(const ContextPlan& c) const;
-  // A window opened (the Range Profiler started): its capacity, and how the next
-  // window of this signature grows. `max_ranges`: the counter image's ranges.
-  void OpenWindow(ContextPlan& c, const Signature& sig, size_t max_ranges);
   // A launch went into the current window (rotate) or was replayed (kernel replay).
   void CountMeasured() { ++stats_.launches_measured; }
 
   // Decoding: matches range i of every window. `ranges`: ranges the image decoded;
-  // launches past them count as dropped. Complete ranges are not yet counted.
-  std::vector<RangeMatch> Match(const std::vector<std::vector<Launch>>& windows, size_t ranges);
+  // launches past them count as dropped. A range that a pass lacks counts as
+  // dropped for `missing`. Complete ranges are not yet counted.
+  std::vector<RangeMatch> Match(const std::vector<std::vector<Launch>>& windows, size_t ranges,
+                                DropReason missing = DropReason::kInterrupted);
   // A range's values were evaluated and are finite: one more sample.
   void SetComplete(const Signature& sig);
-  void SetDropped() { ++stats_.sets_dropped; }
+  void SetDropped(DropReason why, uint64_t n = 1);
   uint64_t Samples(const Signature& sig) const;
+  bool BudgetSpent(const Signature& sig) const;
+  // Small integers for signatures (rotate's launch history); kGraphId for a graph launch.
+  uint32_t Intern(const Signature& sig);
+  static constexpr uint32_t kGraphId = 0xffffffffu;
+  size_t signatures() const { return signatures_.size(); }
+  const Signature& signature(uint32_t id) const { return signatures_[id]; }
+  // Most launches (ranges) per rotate pass: the counter image's ranges.
+  size_t window_limit() const { return static_cast<size_t>(options_.window); }
+  const CounterOptions& options() const { return options_; }
+
+  // What was measured so far: "N launches measured, M samples complete (S of T
+  // signatures sampled), D dropped (mismatch a, ...)" and, in rotate, the ranges not
+  // kept, the sets begun and the period. For the progress line and the run's notes.
+  std::string Describe() const;
 
   // Region counters: whether the instance of `name` that begins now is measured
   // (counts matching instances for launch_skip when no set is in progress).
@@ -135,7 +166,6 @@ class Planner {
 
  private:
   bool InMatchingRegion(const RegionStack& regions);
-  bool BudgetSpent(const Signature& sig) const;
 
   CounterOptions options_;
   bool rotate_;
@@ -148,10 +178,11 @@ class Planner {
   CounterStats stats_;
   uint64_t matching_seen_ = 0;
   absl::flat_hash_map<const char*, std::pair<std::string, bool>> names_;
-  absl::flat_hash_map<Signature, uint64_t> samples_;    // complete samples per signature
-  absl::flat_hash_map<Signature, size_t> window_size_;  // rotate: next window length
-  std::string region_set_name_;                         // the region whose set is in progress
-  std::string region_set_path_;                         // its first instance's path: the set's name
+  absl::flat_hash_map<Signature, uint64_t> samples_;  // complete samples per signature
+  absl::flat_hash_map<Signature, uint32_t> ids_;      // rotate: Intern
+  std::vector<Signature> signatures_;
+  std::string region_set_name_;  // the region whose set is in progress
+  std::string region_set_path_;  // its first instance's path: the set's name
   absl::flat_hash_map<std::string, uint64_t> region_samples_;  // complete sets per name
 };
 

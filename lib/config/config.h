@@ -54,7 +54,7 @@ struct Config {
   uint64_t launch_count = 0;         // most launches measured; 0 = no limit
   int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
-  int window = 32;               // most launches in one rotate window
+  int window = 2048;             // most launches (ranges) in one rotate pass
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)
 

@@ -89,7 +89,8 @@ const std::vector<Setting>& Settings() {
        "its kernels one by one: the region's roofline point and verdict.",
        Bool(&Config::region_counters)},
       {"CUSCOPE_WINDOW", "window",
-       "Most launches of one signature per rotate window (one pass each).",
+       "Most launches (ranges) per rotate pass: a training step's launches; the counter "
+       "image holds this many ranges per context.",
        Int(&Config::window, 1, 4096)},
   };
   return *settings;

@@ -1,82 +1,20 @@
-// The counter planner (lib/collect/planner.h) over synthetic launch sequences: which
-// launches are measured, how windows open, close and grow, and how passes become
-// sets. No CUPTI: the Range Profiler is simulated where a sequence needs one.
+// The counter planner (lib/collect/planner.h) and rotate's driver (rotate_driver.h)
+// over synthetic launch sequences: which launches are measured, how windows open,
+// close and grow, and how passes become sets. No CUPTI: the Range Profiler is
+// simulated (tests/unit/rotate_sim.h). Recorded sequences: rotate_real_test.cc.
 #include "lib/collect/planner.h"
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/unit/rotate_sim.h"
 
 namespace cuscope::collect {
 namespace {
 
-class FakeStack : public RegionStack {
- public:
-  std::vector<std::string> names;
-  mutable int asked = 0;
-  const std::vector<std::string>& ThreadRegions() const override {
-    ++asked;
-    return names;
-  }
-};
-
 Signature Sig(const std::string& name, uint32_t grid = 1) {
   return Signature{name, {grid, 1, 1}, {128, 1, 1}};
-}
-
-// Drives a rotate planner as the sampler's launch callbacks do, with a simulated
-// Range Profiler: all passes are submitted when a set has `passes` windows, and
-// decoding gives one range per launch of the first window.
-struct RotateSim {
-  Planner planner;
-  ContextPlan c;
-  FakeStack stack;
-  size_t max_ranges;
-  uint32_t next_id = 1;
-  std::vector<RangeMatch> sets;  // complete ones, in order
-
-  RotateSim(const CounterOptions& o, size_t passes)
-      : planner(o, /*rotate=*/true, /*region_mode=*/false), max_ranges(o.window) {
-    planner.set_passes(passes);
-  }
-  void Close() {
-    if (!c.window_open) return;
-    c.window_open = false;
-    if (c.windows.size() < planner.passes()) return;
-    std::vector<std::vector<collect::Launch>> windows = std::move(c.windows);
-    c.windows.clear();
-    for (RangeMatch& m : planner.Match(windows, windows[0].size())) {
-      if (!m.complete) continue;
-      planner.SetComplete(m.sig);
-      sets.push_back(m);
-    }
-  }
-  void Run(const Signature& sig) {
-    const uint32_t id = next_id++;
-    const bool want = planner.WantSample(sig, true, stack);
-    if (planner.MustCloseBefore(c, sig, want)) Close();
-    c.last_sig = sig;
-    c.last_wanted = want;
-    if (want && c.window_open) {
-      c.windows.back().push_back(collect::Launch{sig, id});
-      planner.CountMeasured();
-    }
-    // API_EXIT
-    if (c.window_open) {
-      if (!planner.WindowFull(c)) return;
-      Close();
-    }
-    if (planner.ShouldOpenAfter(c)) planner.OpenWindow(c, *c.last_sig, max_ranges);
-  }
-};
-
-CounterOptions RotateOptions() {
-  CounterOptions o;
-  o.metrics = {"roofline"};
-  o.per_signature = 0;
-  o.window = 32;
-  return o;
 }
 
 TEST(Planner, Strategy) {
@@ -94,24 +32,29 @@ TEST(Planner, Strategy) {
 
 TEST(Planner, WindowsGrowAndTurnOverBetweenSignatures) {
   RotateSim sim(RotateOptions(), /*passes=*/2);
-  // The first launch of a signature opens the way for the next: launch 1 is not
-  // measured; launches 2 and 3 are the two passes of the first set.
+  // Nothing known yet: the first launch opens the way for the next (runs of one
+  // signature); launches 2 and 3 are the two passes of the first set.
   for (int i = 0; i < 5; ++i) sim.Run(Sig("A"));
   ASSERT_EQ(sim.sets.size(), 1u);
   EXPECT_EQ(sim.sets[0].sig, Sig("A"));
   EXPECT_EQ(sim.sets[0].correlation_ids, (std::vector<uint32_t>{2, 3}));
-  // After a complete set the windows of A hold 2 launches: 4 and 5 fill the first.
+  // After a clean set the windows hold 2 launches (period 1, doubled): 4 and 5 fill
+  // the first pass, the second is open.
   EXPECT_TRUE(sim.c.window_open);
+  EXPECT_EQ(sim.c.period, 1u);
   EXPECT_EQ(sim.c.window_cap, 2u);
   ASSERT_EQ(sim.c.windows.size(), 2u);
   EXPECT_EQ(sim.c.windows[0].size(), 2u);
   EXPECT_EQ(sim.planner.stats().launches_measured, 4u);
+  EXPECT_EQ(sim.calls.measured, (std::vector<uint32_t>{2, 3, 4, 5}));
 
-  // B ends A's window before its first launch; A's set has an empty second pass and
-  // its two ranges are dropped. B's windows start at one launch again.
+  // B is not the launch the period predicts: the set is cut before it (its second
+  // pass submitted empty) and its two ranges are dropped. B's windows start at one
+  // launch again.
   sim.Run(Sig("B"));
+  EXPECT_EQ(sim.dropped(DropReason::kInterrupted), 2u);
   EXPECT_EQ(sim.planner.stats().sets_dropped, 2u);
-  EXPECT_EQ(sim.c.window_sig, Sig("B"));
+  EXPECT_TRUE(sim.c.window_open);
   EXPECT_EQ(sim.c.window_cap, 1u);
   sim.Run(Sig("B"));
   sim.Run(Sig("B"));
@@ -120,18 +63,95 @@ TEST(Planner, WindowsGrowAndTurnOverBetweenSignatures) {
   EXPECT_EQ(sim.sets[1].correlation_ids, (std::vector<uint32_t>{7, 8}));
   EXPECT_EQ(sim.planner.Samples(Sig("A")), 1u);
   EXPECT_EQ(sim.planner.Samples(Sig("B")), 1u);
+  EXPECT_EQ(sim.dropped(DropReason::kMismatch), 0u);
+  // The end: the set in progress (B's launch 9 opened it) is dropped, and no pass
+  // stays open.
+  sim.Run(Sig("B"));
+  sim.End();
+  EXPECT_FALSE(sim.calls.in_pass());
+  EXPECT_EQ(sim.calls.starts, sim.calls.stops);
+  EXPECT_EQ(sim.dropped(DropReason::kEnd), 1u);
+}
+
+TEST(Planner, CountersDemoCompletes) {
+  // examples/counters_demo 5 3 1000 as tests/gpu/gpu_test.cc runs it with rotate
+  // (6 metrics, 2 passes): saxpy x5, sgemm x3, one_block x1000.
+  RotateSim sim(RotateOptions(/*window=*/2048), /*passes=*/2);
+  for (int i = 0; i < 5; ++i) sim.Run(Sig("saxpy", 262144));
+  for (int i = 0; i < 3; ++i) sim.Run(Sig("sgemm_naive", 64));
+  for (int i = 0; i < 1000; ++i) sim.Run(Sig("one_block"));
+  sim.End();
+  EXPECT_GE(sim.planner.Samples(Sig("saxpy", 262144)), 1u);
+  EXPECT_GE(sim.planner.Samples(Sig("sgemm_naive", 64)), 1u);  // launches 2 and 3
+  EXPECT_GT(sim.planner.Samples(Sig("one_block")), 100u);
+  EXPECT_GE(sim.planner.stats().sets_complete * 2, 900u);
+  for (const RangeMatch& m : sim.sets) EXPECT_EQ(m.correlation_ids.size(), 2u);
+  EXPECT_EQ(sim.dropped(DropReason::kMismatch), 0u);
 }
 
 TEST(Planner, WindowGrowthStopsAtTheImage) {
-  CounterOptions o = RotateOptions();
-  o.window = 4;
-  RotateSim sim(o, /*passes=*/1);
+  RotateSim sim(RotateOptions(/*window=*/4), /*passes=*/1);
   for (int i = 0; i < 40; ++i) sim.Run(Sig("A"));
   EXPECT_EQ(sim.c.window_cap, 4u);
   size_t launches = 0;
   for (const RangeMatch& m : sim.sets) launches += m.correlation_ids.size();
   EXPECT_EQ(launches, sim.sets.size());  // one pass: one launch per set
   EXPECT_GT(sim.sets.size(), 30u);
+}
+
+TEST(Planner, WindowsStopGrowingAt32Launches) {
+  RotateSim sim(RotateOptions(/*window=*/2048), /*passes=*/2);
+  for (int i = 0; i < 1000; ++i) sim.Run(Sig("A"));
+  EXPECT_EQ(sim.c.window_cap, RotateDriver::kGrowTo);
+  // A run ends in an incomplete set of at most 2 x 32 launches.
+  sim.Run(Sig("B"));
+  EXPECT_GE(sim.sets.size() * 2, 1000u - 1 - 2 * 32);
+}
+
+TEST(Planner, InterleavedSignaturesUseThePeriod) {
+  // A B C A B C ...: windows of 3 launches (then 6, 12, 24, 30), every pass starts
+  // at an A, every range matches.
+  RotateSim sim(RotateOptions(), /*passes=*/3);
+  for (int i = 0; i < 300; ++i) sim.Run(Sig(std::string(1, static_cast<char>('A' + i % 3))));
+  EXPECT_EQ(sim.c.period, 3u);
+  EXPECT_EQ(sim.c.window_cap, 30u);
+  EXPECT_EQ(sim.dropped(DropReason::kMismatch), 0u);
+  for (const char* s : {"A", "B", "C"}) EXPECT_GT(sim.planner.Samples(Sig(s)), 20u) << s;
+  // Each sample's launches are one period-multiple apart: the same launch of the step.
+  for (const RangeMatch& m : sim.sets) {
+    ASSERT_EQ(m.correlation_ids.size(), 3u);
+    EXPECT_EQ((m.correlation_ids[1] - m.correlation_ids[0]) % 3, 0u);
+  }
+}
+
+TEST(Planner, AGraphLaunchCutsTheSet) {
+  RotateSim sim(RotateOptions(), /*passes=*/2);
+  for (int i = 0; i < 40; ++i) sim.Run(Sig(i % 2 ? "B" : "A"));
+  const uint64_t before = sim.planner.stats().sets_complete;
+  EXPECT_TRUE(sim.c.in_set);
+  sim.Graph();
+  EXPECT_FALSE(sim.c.in_set);
+  EXPECT_FALSE(sim.calls.in_pass());
+  EXPECT_GT(sim.dropped(DropReason::kGraph), 0u);
+  // The next set re-aligns (once the period is found again, 16 launches later): later
+  // launches complete again, without mismatches.
+  for (int i = 0; i < 40; ++i) sim.Run(Sig(i % 2 ? "B" : "A"));
+  EXPECT_GE(sim.planner.stats().sets_complete, before + 6);
+  EXPECT_EQ(sim.dropped(DropReason::kMismatch), 0u);
+}
+
+TEST(Planner, FilteredLaunchesInsideWindowsAreNotKept) {
+  CounterOptions o = RotateOptions();
+  o.kernels = "^A$";
+  RotateSim sim(o, /*passes=*/2);
+  for (int i = 0; i < 60; ++i) {
+    const std::string name = i % 2 ? "B" : "A";
+    sim.Run(Sig(name), name == "A");
+  }
+  EXPECT_GT(sim.planner.Samples(Sig("A")), 5u);
+  EXPECT_EQ(sim.planner.Samples(Sig("B")), 0u);
+  EXPECT_GT(sim.planner.stats().not_kept, 5u);  // B's ranges: measured, not kept
+  for (const RangeMatch& m : sim.sets) EXPECT_EQ(m.sig, Sig("A"));
 }
 
 TEST(Planner, ASetWhosePassesSawDifferentSignaturesIsDropped) {
@@ -146,6 +166,7 @@ TEST(Planner, ASetWhosePassesSawDifferentSignaturesIsDropped) {
   EXPECT_EQ(m[0].correlation_ids, (std::vector<uint32_t>{1, 3}));
   EXPECT_FALSE(m[1].complete);
   EXPECT_EQ(p.stats().sets_dropped, 1u);
+  EXPECT_EQ(p.stats().dropped_by[static_cast<int>(DropReason::kMismatch)], 1u);
   // Same name, another grid: another signature.
   windows = {{{Sig("A", 1), 5}}, {{Sig("A", 2), 6}}};
   m = p.Match(windows, 1);
@@ -190,27 +211,16 @@ TEST(Planner, PerSignatureBudgets) {
 TEST(Planner, PerSignatureBudgetBoundsRotateWindows) {
   CounterOptions o = RotateOptions();
   o.per_signature = 3;
-  Planner p(o, /*rotate=*/true, /*region_mode=*/false);
-  p.set_passes(1);
-  ContextPlan c;
-  for (int i = 0; i < 2; ++i) {  // grow A's windows: 1, then 2, then 4
-    p.OpenWindow(c, Sig("A"), 32);
-    c.windows.clear();
-  }
-  p.SetComplete(Sig("A"));
-  p.SetComplete(Sig("A"));
-  p.OpenWindow(c, Sig("A"), 32);
-  EXPECT_EQ(c.window_cap, 1u);  // one sample left to take
-  // A spent budget opens no new set after a launch.
-  p.SetComplete(Sig("A"));
-  ContextPlan d;
-  d.last_sig = Sig("A");
-  d.last_wanted = true;
-  EXPECT_FALSE(p.ShouldOpenAfter(d));
-  d.last_sig = Sig("B");
-  EXPECT_TRUE(p.ShouldOpenAfter(d));
-  d.last_wanted = false;
-  EXPECT_FALSE(p.ShouldOpenAfter(d));
+  RotateSim sim(o, /*passes=*/1);
+  for (int i = 0; i < 10; ++i) sim.Run(Sig("A"));
+  // Windows of 1, then 2 (the samples still wanted), then none: the budget is spent.
+  EXPECT_EQ(sim.planner.Samples(Sig("A")), 3u);
+  EXPECT_EQ(sim.planner.stats().launches_measured, 3u);
+  EXPECT_FALSE(sim.c.in_set);
+  // A signature with fewer samples opens sets again.
+  for (int i = 0; i < 5; ++i) sim.Run(Sig("B"));
+  EXPECT_EQ(sim.planner.Samples(Sig("B")), 3u);
+  EXPECT_EQ(sim.planner.stats().not_kept, 0u);
 }
 
 TEST(Planner, LaunchSkipAndCount) {

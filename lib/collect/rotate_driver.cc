@@ -1,0 +1,173 @@
+#include "lib/collect/rotate_driver.h"
+
+#include <algorithm>
+
+namespace cuscope::collect {
+
+void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
+  if (c.history.capacity() < HistoryFor(planner_.window_limit()) && c.history.total() == 0) {
+    c.history = LaunchHistory(HistoryFor(planner_.window_limit()));
+  }
+  const uint32_t id = planner_.Intern(launch.sig);
+  if (c.window_open && c.period > 0) {
+    const bool predicted = c.history.size() >= c.period && c.history.Back(c.period - 1) == id;
+    if (predicted) {
+      c.off_period = false;
+    } else if (c.period == 1 || c.off_period) {
+      CutSet(c, DropReason::kInterrupted);  // ends the window before this launch
+    } else {
+      c.off_period = true;  // a substitution costs its own range
+    }
+  }
+  c.history.Push(id);
+  c.last_wanted = launch.wanted;
+  if (!c.window_open) return;
+  c.windows.back().push_back(launch);
+  planner_.CountMeasured();
+  calls_.Measured(launch.correlation_id);
+}
+
+void RotateDriver::Exit(ContextPlan& c) {
+  if (c.window_open) {
+    if (c.windows.back().size() < c.window_cap) return;
+    if (!ClosePass(c, DropReason::kInterrupted)) return;
+    if (c.in_set) {
+      OpenPass(c);
+      return;
+    }
+  }
+  if (c.in_set || !c.last_wanted) return;
+  StartSet(c);
+}
+
+void RotateDriver::Graph(ContextPlan& c) {
+  c.history.Push(Planner::kGraphId);
+  CutSet(c, DropReason::kGraph);
+}
+
+void RotateDriver::End(ContextPlan& c) {
+  if (!c.in_set) return;
+  if (c.window_open && !ClosePass(c, DropReason::kEnd)) return;
+  if (!c.in_set) return;  // that was the last pass: decoded
+  if (!c.windows.empty()) planner_.SetDropped(DropReason::kEnd, c.windows[0].size());
+  c.windows.clear();
+  c.in_set = false;
+}
+
+size_t RotateDriver::ChoosePeriod(ContextPlan& c) {
+  const LaunchHistory& h = c.history;
+  if (h.total() >= c.detect_after) {
+    Period p = h.Detect(planner_.window_limit());
+    if (p.length > 0) return p.length;
+    c.detect_after = h.total() + 16;  // searching costs: not at every launch of a warm-up
+  }
+  // No period: runs of one signature (the next launch repeats the last) when most
+  // recent launches repeated the one before, or nothing is known yet.
+  if (h.size() <= 1) return 1;
+  const size_t pairs = std::min<size_t>(h.size() - 1, 64);
+  size_t repeats = 0;
+  for (size_t i = 0; i < pairs; ++i) repeats += h.Back(i) == h.Back(i + 1) ? 1 : 0;
+  return 2 * repeats >= pairs ? 1 : 0;
+}
+
+bool RotateDriver::NeedsSamples(const ContextPlan& c, size_t period) const {
+  if (planner_.options().per_signature <= 0) return true;
+  // A bounded number of samples per signature: a set only while a signature of the
+  // period (the launches it would measure) still lacks some.
+  for (uint32_t id : c.history.DistinctLast(period)) {
+    if (id != Planner::kGraphId && !planner_.BudgetSpent(planner_.signature(id))) return true;
+  }
+  return false;
+}
+
+void RotateDriver::StartSet(ContextPlan& c) {
+  const size_t period = ChoosePeriod(c);
+  if (period == 0 || !NeedsSamples(c, period)) return;
+  if (period != c.period) {
+    c.period = period;
+    c.multiple = 1;
+  }
+  size_t window = std::min(c.multiple * period, std::max<size_t>(1, planner_.window_limit()));
+  const CounterOptions& o = planner_.options();
+  if (o.per_signature > 0 && period == 1 && c.history.size() > 0) {
+    // Runs of one signature: no more launches than samples still wanted.
+    const uint64_t have = planner_.Samples(planner_.signature(c.history.Back(0)));
+    const uint64_t limit = static_cast<uint64_t>(o.per_signature);
+    window = std::max<size_t>(1, std::min<uint64_t>(window, limit - std::min(have, limit)));
+  }
+  c.window_cap = window;
+  c.windows.clear();
+  c.off_period = false;
+  c.in_set = true;
+  ++planner_.stats().sets_started;
+  planner_.stats().period = period;
+  OpenPass(c);
+}
+
+bool RotateDriver::OpenPass(ContextPlan& c) {
+  if (!calls_.Start()) {
+    c.in_set = false;
+    c.windows.clear();
+    return false;
+  }
+  c.window_open = true;
+  c.windows.emplace_back();
+  return true;
+}
+
+bool RotateDriver::ClosePass(ContextPlan& c, DropReason missing) {
+  c.window_open = false;
+  RangeCalls::Stopped stopped = calls_.Stop();
+  if (!stopped.ok) {
+    c.in_set = false;
+    c.windows.clear();
+    return false;
+  }
+  if (stopped.all_passes_submitted) FinishSet(c, missing);
+  return true;
+}
+
+void RotateDriver::CutSet(ContextPlan& c, DropReason why) {
+  if (!c.in_set) return;
+  if (c.window_open && !ClosePass(c, why)) return;
+  // The remaining passes, empty: CUPTI decodes a set once every pass was submitted.
+  for (size_t guard = 0; c.in_set && guard <= planner_.passes(); ++guard) {
+    if (!OpenPass(c) || !ClosePass(c, why)) return;
+  }
+  if (c.in_set) End(c);
+}
+
+void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
+  c.in_set = false;
+  std::optional<size_t> ranges = calls_.Decode();
+  std::vector<std::vector<Launch>> windows = std::move(c.windows);
+  c.windows.clear();
+  if (!ranges) {
+    if (!windows.empty()) planner_.SetDropped(DropReason::kNotDecoded, windows[0].size());
+    calls_.Reset();
+    return;
+  }
+  std::vector<RangeMatch> matches = planner_.Match(windows, *ranges, missing);
+  bool clean = matches.size() == (windows.empty() ? 0 : windows[0].size());
+  for (size_t i = 0; i < matches.size(); ++i) {
+    RangeMatch& m = matches[i];
+    if (!m.complete) {
+      clean = false;
+      continue;
+    }
+    if (!m.wanted || planner_.BudgetSpent(m.sig)) {
+      ++planner_.stats().not_kept;
+      continue;
+    }
+    if (calls_.Keep(i, m)) {
+      planner_.SetComplete(m.sig);
+    } else {
+      planner_.SetDropped(DropReason::kEvaluate);
+    }
+  }
+  calls_.Reset();
+  const size_t grow = std::max<size_t>(1, kGrowTo / std::max<size_t>(1, c.period));
+  c.multiple = clean ? std::min(c.multiple * 2, grow) : 1;
+}
+
+}  // namespace cuscope::collect

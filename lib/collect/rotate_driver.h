@@ -1,0 +1,92 @@
+// Rotate's sets on one context, driven from the launch callbacks: when a set starts,
+// how long its windows (passes) are, when a pass ends and the next begins, and how a
+// finished set becomes samples. Pure: the Range Profiler calls go through RangeCalls,
+// which the counter sampler implements with CUPTI (launch_counters.cc) and the unit
+// tests with a simulation, so the tests run the sequence of calls the GPU sees.
+//
+// A set starts at a launch's exit (between launches: a window opened inside a
+// launch's own API_ENTER misses instrumented counters, measured on the H200) when
+// that launch was wanted (filters, launch_skip/count, per-signature budget). Its
+// windows hold W = m x L launches, L the period of the context's launch sequence
+// (launch_period.h), m doubling after each clean set while W stays within 32 launches
+// or one period (and the window limit). The window that fills at a launch's exit is
+// closed and the next opened at once, so pass k+1 starts exactly W launches after
+// pass k and range i of every pass is the same launch of the step. Without a period
+// (warm-up), runs of one signature use L = 1 when most recent launches repeat the
+// one before (the demo pattern AAAA BBBB).
+//
+// A launch that is not the one the period predicts (the id L launches earlier) costs
+// its own range (a mismatch at decoding). When L = 1, or at the second such launch in
+// a row (the sequence shifted), the set is cut short: the open window ends before
+// the launch, the remaining passes are submitted empty, and the set is decoded (ranges
+// not seen by every pass are dropped). A graph launch (its kernels are not seen one by
+// one) cuts the set the same way. Every launch inside a window is a range; a launch
+// that was not wanted is measured but its range's sample is not kept.
+#ifndef CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_
+#define CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_
+
+#include <cstddef>
+#include <optional>
+
+#include "lib/collect/planner.h"
+
+namespace cuscope::collect {
+
+// The Range Profiler of one context, as the driver uses it.
+class RangeCalls {
+ public:
+  struct Stopped {
+    bool ok = false;
+    bool all_passes_submitted = false;
+  };
+  virtual ~RangeCalls() = default;
+  // Begins a pass (cuptiRangeProfilerStart). False: the context failed.
+  virtual bool Start() = 0;
+  virtual Stopped Stop() = 0;
+  // All passes submitted: decodes; the ranges decoded, or nothing when decoding failed.
+  virtual std::optional<size_t> Decode() = 0;
+  // Range `range` is complete and wanted: evaluates and keeps it. False: its values
+  // did not evaluate.
+  virtual bool Keep(size_t range, RangeMatch& match) = 0;
+  // Prepares the counter data for the next set.
+  virtual void Reset() = 0;
+  // A launch ran inside a window (its timing is not representative).
+  virtual void Measured(uint32_t correlation_id) = 0;
+};
+
+class RotateDriver {
+ public:
+  RotateDriver(Planner& planner, RangeCalls& calls) : planner_(planner), calls_(calls) {}
+
+  // A kernel launch's API_ENTER (`launch.wanted`: the planner's WantSample).
+  void Enter(ContextPlan& c, const Launch& launch);
+  // Its API_EXIT: ends a full window, opens the next pass or a new set.
+  void Exit(ContextPlan& c);
+  // A graph launch's API_ENTER.
+  void Graph(ContextPlan& c);
+  // The end of collection: closes the window; a set whose passes did not all run is dropped.
+  void End(ContextPlan& c);
+
+  // History kept per context: enough for periods up to the window limit.
+  static size_t HistoryFor(size_t window_limit) { return 4 * window_limit + 64; }
+  // Windows stop doubling at this many launches (or one period, if longer).
+  static constexpr size_t kGrowTo = 32;
+
+ private:
+  void StartSet(ContextPlan& c);
+  size_t ChoosePeriod(ContextPlan& c);
+  bool NeedsSamples(const ContextPlan& c, size_t period) const;
+  bool OpenPass(ContextPlan& c);
+  // Stops the open window; decodes when every pass was submitted. False: failed.
+  bool ClosePass(ContextPlan& c, DropReason missing);
+  // Cuts the set short: the remaining passes are submitted empty, then decoded.
+  void CutSet(ContextPlan& c, DropReason why);
+  void FinishSet(ContextPlan& c, DropReason missing);
+
+  Planner& planner_;
+  RangeCalls& calls_;
+};
+
+}  // namespace cuscope::collect
+
+#endif  // CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_

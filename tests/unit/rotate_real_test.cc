@@ -1,0 +1,216 @@
+// Rotate's planner and driver (lib/collect/rotate_driver.h) on launch sequences
+// recorded on the H200: a transformers GPT-2 training step (809 launches in step 0,
+// then 581 launches of 96 signatures per step, interleaved) and the GEMM benchmarks.
+// The recorded steps are repeated to 3P steps and run through the simulated Range
+// Profiler of rotate_sim.h: the calls the sampler makes on the GPU.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lib/model/profile.h"
+#include "lib/store/reader.h"
+#include "tests/unit/rotate_sim.h"
+
+namespace cuscope::collect {
+namespace {
+
+struct Recorded {
+  Signature sig;
+  uint64_t duration_ns = 0;
+};
+
+// The kernel launches of a recorded profile in launch order (correlation id), split
+// by the NVTX range `step` that was open at each launch (all in one when none).
+std::vector<std::vector<Recorded>> LoadSteps(const std::string& file) {
+  auto profile = store::LoadProfile(std::string(CUSCOPE_TEST_DATA_DIR) + "/real/" + file);
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  if (!profile.ok()) return {};
+  const model::Profile& p = *profile;
+  std::map<uint32_t, uint64_t> launched_at;  // correlation id -> API call start
+  for (const model::ApiRecord& a : p.api_calls) launched_at[a.correlation_id] = a.start_ns;
+  std::vector<std::pair<uint64_t, uint64_t>> steps;
+  for (const model::RangeRecord& r : p.ranges) {
+    if (p.str(r.name) == "step") steps.emplace_back(r.start_ns, r.end_ns);
+  }
+  std::sort(steps.begin(), steps.end());
+  std::vector<model::KernelRecord> kernels = p.kernels;
+  std::sort(kernels.begin(), kernels.end(),
+            [](const auto& a, const auto& b) { return a.correlation_id < b.correlation_id; });
+  std::vector<std::vector<Recorded>> out(std::max<size_t>(1, steps.size()));
+  for (const model::KernelRecord& k : kernels) {
+    size_t step = 0;
+    if (!steps.empty()) {
+      const uint64_t t = launched_at[k.correlation_id];
+      auto it = std::find_if(steps.begin(), steps.end(),
+                             [t](const auto& s) { return s.first <= t && t <= s.second; });
+      if (it == steps.end()) continue;
+      step = it - steps.begin();
+    }
+    out[step].push_back({Signature{p.str(k.name), k.grid, k.block}, k.duration_ns()});
+  }
+  return out;
+}
+
+struct Coverage {
+  double signatures = 0;  // share of the step's signatures with a complete sample
+  double time = 0;        // share of the step's GPU time
+};
+
+Coverage CoverageOf(const RotateSim& sim, const std::vector<Recorded>& step) {
+  std::set<std::string> all, sampled;
+  uint64_t total = 0, covered = 0;
+  for (const Recorded& r : step) {
+    const std::string key = r.sig.name + "/" + std::to_string(r.sig.grid.x) + "/" +
+                            std::to_string(r.sig.grid.y) + "/" + std::to_string(r.sig.block.x);
+    all.insert(key);
+    total += r.duration_ns;
+    if (sim.planner.Samples(r.sig) > 0) {
+      sampled.insert(key);
+      covered += r.duration_ns;
+    }
+  }
+  return {double(sampled.size()) / all.size(), double(covered) / std::max<uint64_t>(1, total)};
+}
+
+class Gpt2Steps : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(Gpt2Steps, EverySignatureOfTheStepWithin3PSteps) {
+  const size_t passes = GetParam();
+  std::vector<std::vector<Recorded>> steps = LoadSteps("h200-gpt2-step-trace.sqlite");
+  ASSERT_EQ(steps.size(), 4u);
+  ASSERT_EQ(steps[0].size(), 809u);
+  ASSERT_EQ(steps[1].size(), 581u);
+  for (size_t i = 0; i < steps[1].size(); ++i) {
+    ASSERT_EQ(steps[1][i].sig, steps[2][i].sig);
+    ASSERT_EQ(steps[1][i].sig, steps[3][i].sig);
+  }
+  RotateSim sim(RotateOptions(/*window=*/2048), passes);
+  // Step 0 (warm-up), then step 1 repeated: 3P steps in all.
+  uint64_t mismatch_at_period = 0;
+  bool period_known = false;
+  for (size_t s = 0; s < 3 * passes; ++s) {
+    for (const Recorded& r : steps[s == 0 ? 0 : 1]) {
+      sim.Run(r.sig);
+      if (!period_known && sim.c.in_set && sim.c.period == steps[1].size()) {
+        period_known = true;
+        mismatch_at_period = sim.dropped(DropReason::kMismatch);
+      }
+    }
+  }
+  const Coverage cov = CoverageOf(sim, steps[1]);
+  const CounterStats& st = sim.planner.stats();
+  std::cerr << "P=" << passes << ": " << sim.planner.Describe() << "; coverage "
+            << cov.signatures * 100 << "% of signatures, " << cov.time * 100
+            << "% of GPU time; mismatches before the step's period was found " << mismatch_at_period
+            << "\n";
+  EXPECT_TRUE(period_known) << "the step's period (581 launches) was never used";
+  EXPECT_GE(cov.signatures, 0.95);
+  EXPECT_GE(cov.time, 0.95);
+  // On the repeating steps, once the step's period is known, no range mismatches.
+  EXPECT_EQ(sim.dropped(DropReason::kMismatch), mismatch_at_period);
+  EXPECT_EQ(st.dropped_by[static_cast<int>(DropReason::kNotDecoded)], 0u);
+  EXPECT_EQ(sim.calls.starts, sim.calls.stops + (sim.calls.in_pass() ? 1 : 0));
+  // Every sample's launches are whole steps apart: the same launch of the step.
+  for (const RangeMatch& m : sim.sets) {
+    ASSERT_EQ(m.correlation_ids.size(), passes);
+  }
+  sim.End();
+  EXPECT_FALSE(sim.calls.in_pass());
+}
+
+// roofline, sol and full on GH100.
+INSTANTIATE_TEST_SUITE_P(Passes, Gpt2Steps, ::testing::Values(7, 9, 22));
+
+TEST(RotateReal, PerSignatureBudgetStopsAndReopens) {
+  std::vector<std::vector<Recorded>> steps = LoadSteps("h200-gpt2-step-trace.sqlite");
+  ASSERT_EQ(steps.size(), 4u);
+  CounterOptions o = RotateOptions(2048);
+  o.per_signature = 1;
+  RotateSim sim(o, /*passes=*/7);
+  for (size_t s = 0; s < 30; ++s) {
+    for (const Recorded& r : steps[s == 0 ? 0 : 1]) sim.Run(r.sig);
+  }
+  EXPECT_GE(CoverageOf(sim, steps[1]).signatures, 0.95);
+  const uint64_t started = sim.planner.stats().sets_started;
+  const uint64_t measured = sim.planner.stats().launches_measured;
+  // Every signature of the step has its sample: further steps open no sets...
+  for (size_t s = 0; s < 10; ++s) {
+    for (const Recorded& r : steps[1]) sim.Run(r.sig);
+  }
+  EXPECT_LE(sim.planner.stats().sets_started, started + 1);
+  // ...until a signature with fewer samples appears (the kernel of another grid).
+  for (size_t s = 0; s < 10; ++s) {
+    for (const Recorded& r : steps[1]) sim.Run(r.sig);
+    sim.Run(Signature{"new_kernel", {1, 1, 1}, {32, 1, 1}});
+    sim.Run(Signature{"new_kernel", {1, 1, 1}, {32, 1, 1}});
+  }
+  EXPECT_GT(sim.planner.stats().sets_started, started + 1);
+  EXPECT_GT(sim.planner.stats().launches_measured, measured);
+  for (const RangeMatch& m : sim.sets) {
+    EXPECT_LE(sim.planner.Samples(m.sig), 1u) << m.sig.name;
+  }
+}
+
+TEST(RotateReal, GemmBenchmarks) {
+  for (const char* file : {"h200-gemm-roofline.sqlite", "h200-gemm-tensor-metrics.sqlite"}) {
+    std::vector<std::vector<Recorded>> seq = LoadSteps(file);
+    ASSERT_EQ(seq.size(), 1u);
+    // As recorded, with 2 passes: a run of 3 launches of one GEMM gives a sample, but
+    // where the run follows launches that alternate (no period, and no runs to
+    // guess from: its first launch opens no set).
+    RotateSim once(RotateOptions(), /*passes=*/2);
+    for (const Recorded& r : seq[0]) once.Run(r.sig);
+    once.End();
+    EXPECT_EQ(once.dropped(DropReason::kMismatch), 0u) << file;
+    std::map<std::string, int> run;  // the longest run of each name
+    for (size_t i = 0, n = 1; i < seq[0].size(); ++i, ++n) {
+      if (i > 0 && seq[0][i].sig != seq[0][i - 1].sig) n = 1;
+      run[seq[0][i].sig.name] = std::max<int>(run[seq[0][i].sig.name], n);
+    }
+    size_t runs = 0, sampled = 0;
+    for (const auto& [name, longest] : run) {
+      if (longest < 3) continue;
+      ++runs;
+      for (const Recorded& r : seq[0]) {
+        if (r.sig.name == name && once.planner.Samples(r.sig) > 0) {
+          ++sampled;
+          break;
+        }
+      }
+    }
+    std::cerr << file << " as recorded: " << sampled << " of " << runs
+              << " GEMMs run 3 times sampled; " << once.planner.Describe() << "\n";
+    EXPECT_GE(sampled * 4, runs * 3) << file;
+    // The benchmark as a loop, 3P times with P = 7: every signature.
+    RotateSim loop(RotateOptions(2048), /*passes=*/7);
+    for (int k = 0; k < 21; ++k) {
+      for (const Recorded& r : seq[0]) loop.Run(r.sig);
+    }
+    EXPECT_GE(CoverageOf(loop, seq[0]).signatures, 0.95) << file;
+    EXPECT_GE(CoverageOf(loop, seq[0]).time, 0.95) << file;
+  }
+}
+
+TEST(RotateReal, AGraphLaunchInTheStep) {
+  std::vector<std::vector<Recorded>> steps = LoadSteps("h200-gpt2-step-trace.sqlite");
+  ASSERT_EQ(steps.size(), 4u);
+  RotateSim sim(RotateOptions(2048), /*passes=*/7);
+  // A graph launch after the forward of step 11 (one step): that set is cut, and
+  // the next sets re-align.
+  for (size_t s = 0; s < 30; ++s) {
+    for (size_t i = 0; i < steps[s == 0 ? 0 : 1].size(); ++i) {
+      if (s == 11 && i == 200) sim.Graph();
+      sim.Run(steps[s == 0 ? 0 : 1][i].sig);
+    }
+  }
+  EXPECT_GT(sim.dropped(DropReason::kGraph), 0u);
+  EXPECT_GE(CoverageOf(sim, steps[1]).signatures, 0.95);
+  EXPECT_GE(CoverageOf(sim, steps[1]).time, 0.95);
+  EXPECT_FALSE(sim.calls.in_pass() && !sim.c.window_open);
+}
+
+}  // namespace
+}  // namespace cuscope::collect
