@@ -1,5 +1,6 @@
-// `cuscope run [FLAGS] -- PROGRAM`: runs a program with cuscope injected. Its flags
-// are the settings (lib/config/setting.h): one per row, named by the row.
+// `cuscope run [FLAGS] [--] PROGRAM`: runs a program with cuscope injected. Its flags
+// are the settings (lib/config/setting.h): one per row, named by the row (written
+// with dashes or underscores); -o is --output.
 #include <cstdlib>
 #include <iostream>
 
@@ -18,11 +19,16 @@
 namespace cuscope::cli {
 namespace {
 
+// -o is --output, as in report, diff and export (and nsys).
+const char* AliasOf(const config::Setting& s) {
+  return std::string(s.flag) == "output" ? "o" : nullptr;
+}
+
 const std::vector<Flag>& RunFlags() {
   static const std::vector<Flag>* flags = [] {
     auto* out = new std::vector<Flag>;
     for (const config::Setting& s : config::Settings())
-      out->push_back({s.flag, nullptr, "VALUE", s.help});
+      out->push_back({s.flag, AliasOf(s), "VALUE", s.help});
     return out;
   }();
   return *flags;
@@ -37,7 +43,10 @@ std::string Help() {
            0));
   for (const config::Setting& s : config::Settings()) {
     std::string def = s.default_text();
-    absl::StrAppend(&out, absl::StrFormat("  --%-18s %s\n", s.flag, s.env), std::string(23, ' '),
+    const char* alias = AliasOf(s);
+    std::string spelling =
+        absl::StrCat(alias != nullptr ? absl::StrCat("-", alias, ", ") : "", "--", Dashed(s.flag));
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", spelling, s.env), std::string(23, ' '),
                     Wrap(s.help, 23), std::string(23, ' '),
                     Wrap(absl::StrCat("accepts: ", s.value.accepts,
                                       "; default: ", def.empty() ? "(empty)" : def),
@@ -49,6 +58,7 @@ std::string Help() {
 struct Given {
   const config::Setting* setting;
   std::string value;
+  std::string spelling;  // as written: "--launch-skip"
 };
 
 // Each setting given as a flag is valid alone, and with the environment together:
@@ -56,7 +66,7 @@ struct Given {
 int CheckSettings(const std::vector<Given>& given, config::Config* config) {
   for (const Given& g : given) {
     absl::Status st = config::ValidateSetting(g.setting->env, g.value);
-    if (!st.ok()) return UsageError("run", absl::StrCat("--", g.setting->flag, ": ", st.message()));
+    if (!st.ok()) return UsageError("run", absl::StrCat(g.spelling, ": ", st.message()));
   }
   // Variables already in the environment are checked too: the library would
   // otherwise disable itself silently in the child.
@@ -94,16 +104,20 @@ int CheckMetrics(const config::Config& config) {
 }
 
 int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
-  absl::StatusOr<Args> args = ParseArgs(RunFlags(), words);
+  absl::StatusOr<Args> args = ParseArgs(RunFlags(), words, ParseMode::kProgramFollows);
   if (!args.ok()) return UsageError("run", args.status().message());
-  if (!args->positional.empty()) {
-    return UsageError(
-        "run", absl::StrCat("\"", args->positional[0], "\" before --; write ", kRunCommand.usage));
+  if (args->help) {
+    std::cout << Help();
+    return 0;
   }
-  if (program.empty()) return UsageError("run", "expected -- PROGRAM [ARGS...]");
+  if (args->program.empty() && program.empty()) {
+    return UsageError("run", "expected PROGRAM [ARGS...] (or -- PROGRAM [ARGS...])");
+  }
   std::vector<Given> given;  // an empty value is given: the default, over the environment
   for (const config::Setting& s : config::Settings()) {
-    if (args->values.count(s.flag) != 0) given.push_back({&s, args->Get(s.flag)});
+    if (args->values.count(s.flag) != 0) {
+      given.push_back({&s, args->Get(s.flag), args->spellings.at(s.flag)});
+    }
   }
   config::Config config;
   if (int code = CheckSettings(given, &config); code != 0) return code;
@@ -120,17 +134,18 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   if (config.trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
   unsetenv("CUSCOPE_OWNER_PID");
-  return RunChild(program);
+  return RunChild(args->program.empty() ? program : args->program);
 }
 
 }  // namespace
 
 const Command kRunCommand = {
     "run",
-    "cuscope run [FLAGS] -- PROGRAM [ARGS...]",
+    "cuscope run [FLAGS] [--] PROGRAM [ARGS...]",
     "Runs PROGRAM (a CUDA binary, or python3 script.py) with cuscope injected, writes the "
-    "profile (SQLite) and prints a report on stderr at the end. The program's exit code "
-    "is passed through.",
+    "profile (SQLite) and prints a report on stderr at the end. The first word that is not "
+    "a flag is PROGRAM: it and every word after it are the program's (-- before it is "
+    "optional). The program's exit code is passed through.",
     true,
     Help,
     Main};

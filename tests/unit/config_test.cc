@@ -1,5 +1,6 @@
 #include "lib/config/config.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -280,7 +281,9 @@ TEST(Config, DocsTableIsTheRows) {
          "CUSCOPE_UPDATE_DOCS=1 config_test rewrites it";
   for (const auto& s : Settings()) {
     EXPECT_NE(table.find(std::string("`") + s.env + "`"), std::string::npos) << s.env;
-    EXPECT_NE(table.find(std::string("`--") + s.flag + "`"), std::string::npos) << s.flag;
+    std::string dashed = s.flag;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    EXPECT_NE(table.find("`--" + dashed + "`"), std::string::npos) << s.flag;
   }
 }
 
