@@ -1,7 +1,10 @@
 // `cuscope run [FLAGS] [--] PROGRAM`: runs a program with cuscope injected. Its flags
 // are the settings (lib/config/setting.h): one per row, named by the row (written
 // with dashes or underscores); -o is --output.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -103,6 +106,37 @@ int CheckMetrics(const config::Config& config) {
   return 1;
 }
 
+// The file where each profiled process says what it left (lib/inject/run_end.h).
+class RunLog {
+ public:
+  RunLog() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string path =
+        absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/cuscope-run-XXXXXX");
+    int fd = mkstemp(path.data());
+    if (fd < 0) return;  // then the command cannot tell: it says nothing
+    close(fd);
+    path_ = path;
+  }
+  const std::string& path() const { return path_; }
+
+  // After the program: the one line when no process wrote a profile (and none said
+  // that it could not start profiling: that process has said so).
+  void Finish() {
+    if (path_.empty()) return;
+    std::ifstream in(path_);
+    bool said = false;
+    for (std::string line; std::getline(in, line);) {
+      said |= line.rfind("written ", 0) == 0 || line.rfind("failed ", 0) == 0;
+    }
+    unlink(path_.c_str());
+    if (!said) std::cerr << "cuscope: no CUDA work was seen: nothing to profile\n";
+  }
+
+ private:
+  std::string path_;
+};
+
 int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
   absl::StatusOr<Args> args = ParseArgs(RunFlags(), words, ParseMode::kProgramFollows);
   if (!args.ok()) return UsageError("run", args.status().message());
@@ -134,7 +168,12 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   if (config.trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
   unsetenv("CUSCOPE_OWNER_PID");
-  return RunChild(args->program.empty() ? program : args->program);
+  const std::vector<std::string>& run = args->program.empty() ? program : args->program;
+  unsetenv("CUSCOPE_RUN_LOG");
+  if (!config.enabled) return RunChild(run);
+  RunLog log;
+  if (!log.path().empty()) setenv("CUSCOPE_RUN_LOG", log.path().c_str(), 1);
+  return RunChild(run, [&log] { log.Finish(); });
 }
 
 }  // namespace

@@ -224,6 +224,32 @@ TEST(Cli, RunTakesTheProgramWithoutDashDash) {
   EXPECT_NE(r.err.find("expected PROGRAM"), std::string::npos) << r.err;
 }
 
+// Issue 13: a program that never used CUDA (here: no GPU, so no process loads the
+// library) gets one line saying so, and no profile; with --enable=0, nothing.
+TEST(Cli, RunSaysOnceWhenNoCudaWorkWasSeen) {
+  const std::string out = TempPath("nocuda-%p.sqlite");
+  Result r = RunCmd({kBin, "run", "-o", out, "sh", "-c", "sh -c true; exit 5"});
+  EXPECT_EQ(r.code, 5);
+  EXPECT_EQ(r.err, "cuscope: no CUDA work was seen: nothing to profile\n");
+  r = RunCmd({kBin, "run", "--enable=0", "true"});
+  EXPECT_EQ(r.err, "");
+  // A process that reported where its profile went: no such line.
+  r = RunCmd({kBin, "run", "sh", "-c", "echo \"written x.sqlite\" >> \"$CUSCOPE_RUN_LOG\""});
+  EXPECT_EQ(r.err, "") << r.err;
+}
+
+// Issue 13: several profiles are reported side by side, as text.
+TEST(Cli, ReportComparesSeveralProfiles) {
+  const std::string torch = std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-torch-loop.sqlite";
+  Result r = RunCmd({kBin, "report", kProfile, torch, "--top=3"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("cuscope report: 2 profiles\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("Stragglers"), std::string::npos);
+  EXPECT_NE(r.out.find("GPU kernels by rank"), std::string::npos);
+  EXPECT_EQ(RunCmd({kBin, "report", kProfile, torch, "--format=json"}).code, 2);
+  EXPECT_EQ(RunCmd({kBin, "report", kProfile, "/no/such.sqlite"}).code, 1);
+}
+
 // Issue 13: every help fits 100 columns.
 TEST(Cli, HelpLinesFitOneHundredColumns) {
   std::vector<std::vector<std::string>> helps = {{kBin, "--help"}};
