@@ -70,7 +70,8 @@ Stragglers FindStragglers(const std::vector<RankColumn>& ranks,
     st.basis = "steps";
     st.step_name = step_names[0];
     st.steps_compared = ranks[0].step_ns.size();
-    for (const RankColumn& c : ranks) st.steps_compared = std::min(st.steps_compared, c.step_ns.size());
+    for (const RankColumn& c : ranks)
+      st.steps_compared = std::min(st.steps_compared, c.step_ns.size());
     std::vector<uint64_t> skews;
     for (size_t i = 0; i < st.steps_compared; ++i) {
       uint64_t lo = UINT64_MAX, hi = 0;
@@ -98,7 +99,8 @@ Stragglers FindStragglers(const std::vector<RankColumn>& ranks,
   }
   const uint64_t spread = measure[st.slowest] - measure[st.fastest];
   if (!steps) st.median_skew_ns = st.max_skew_ns = spread;
-  if (measure[st.fastest] > 0) st.skew_percent = 100.0 * double(spread) / double(measure[st.fastest]);
+  if (measure[st.fastest] > 0)
+    st.skew_percent = 100.0 * double(spread) / double(measure[st.fastest]);
   return st;
 }
 
@@ -146,8 +148,9 @@ RankComparison CompareRanks(const std::vector<RankInput>& inputs) {
   uint64_t least_nccl = UINT64_MAX;
   for (const RankColumn& c : out.ranks) least_nccl = std::min(least_nccl, c.nccl_ns);
   for (RankColumn& c : out.ranks) c.nccl_excess_ns = c.nccl_ns - least_nccl;
-  std::stable_sort(out.kernels.begin(), out.kernels.end(),
-                   [](const RankKernelRow& a, const RankKernelRow& b) { return a.sum_ns > b.sum_ns; });
+  std::stable_sort(
+      out.kernels.begin(), out.kernels.end(),
+      [](const RankKernelRow& a, const RankKernelRow& b) { return a.sum_ns > b.sum_ns; });
   out.stragglers = FindStragglers(out.ranks, step_names);
   return out;
 }

@@ -38,7 +38,7 @@ struct RankColumn {
 };
 
 struct RankKernelRow {
-  std::string name;              // demangled
+  std::string name;                // demangled
   std::vector<uint64_t> total_ns;  // one per RankColumn
   std::vector<uint64_t> count;
   uint64_t sum_ns = 0;  // over ranks: the ranking
@@ -47,7 +47,7 @@ struct RankKernelRow {
 struct Stragglers {
   // "steps" when every rank has step regions (the same name), else "wall".
   std::string basis;
-  std::string step_name;  // the step regions' name, when basis is "steps"
+  std::string step_name;      // the step regions' name, when basis is "steps"
   size_t steps_compared = 0;  // step instances present in every rank
   // Per compared step: slowest rank's time - fastest rank's time; their median and
   // maximum, and the step (0-based) of the maximum. With basis "wall": one value.
@@ -62,7 +62,7 @@ struct Stragglers {
 };
 
 struct RankComparison {
-  std::vector<RankColumn> ranks;  // by rank; profiles without one last, in given order
+  std::vector<RankColumn> ranks;       // by rank; profiles without one last, in given order
   std::vector<RankKernelRow> kernels;  // by sum over ranks, descending
   Stragglers stragglers;
 };

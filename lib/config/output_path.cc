@@ -50,9 +50,9 @@ absl::StatusOr<std::string> Expand(absl::string_view output, const OutputContext
       }
       out += value;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown placeholder %", kind == '\0' ? std::string() : std::string(1, kind),
-          " in the output name; ", kAccepted));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown placeholder %", kind == '\0' ? std::string() : std::string(1, kind),
+                       " in the output name; ", kAccepted));
     }
   }
   return out;

@@ -21,14 +21,13 @@ void WriteRankTable(const analysis::RankComparison& c, std::ostream& out) {
   TextTable table({"Rank", "Host", "Wall Time", "GPU Busy", "Kernel Time", "Kernels", "NCCL Time",
                    "NCCL Excess", "Steps", "Median Step", "Profile"});
   for (const analysis::RankColumn& r : c.ranks) {
-    table.AddRow({r.rank >= 0 ? absl::StrCat(r.rank) : "-", r.host.empty() ? "-" : r.host,
-                  Duration(r.wall_ns), Duration(r.gpu_busy_ns), Duration(r.kernel_ns),
-                  absl::StrCat(r.kernel_count),
-                  r.nccl_count > 0 ? absl::StrFormat("%s (%d)", Duration(r.nccl_ns), r.nccl_count)
-                                   : "-",
-                  r.nccl_count > 0 ? Duration(r.nccl_excess_ns) : "-",
-                  absl::StrCat(r.step_ns.size()),
-                  r.step_ns.empty() ? "-" : FormatDuration(r.steps.median_ns), r.label});
+    table.AddRow(
+        {r.rank >= 0 ? absl::StrCat(r.rank) : "-", r.host.empty() ? "-" : r.host,
+         Duration(r.wall_ns), Duration(r.gpu_busy_ns), Duration(r.kernel_ns),
+         absl::StrCat(r.kernel_count),
+         r.nccl_count > 0 ? absl::StrFormat("%s (%d)", Duration(r.nccl_ns), r.nccl_count) : "-",
+         r.nccl_count > 0 ? Duration(r.nccl_excess_ns) : "-", absl::StrCat(r.step_ns.size()),
+         r.step_ns.empty() ? "-" : FormatDuration(r.steps.median_ns), r.label});
   }
   table.Write(out);
   out << "  NCCL: kernels whose name contains \"nccl\" (count); NCCL Excess: above the rank "

@@ -14,13 +14,13 @@
 namespace cuscope::analysis {
 namespace {
 
-using ::testing::HasSubstr;
 using cuscope::testing::ProfileBuilder;
+using ::testing::HasSubstr;
 
 // A rank of a DDP job: `steps` step regions of `step_ns` each (plus `extra_ns` on
 // step `slow_step`), one gemm and one NCCL all-reduce per step.
-ProfileBuilder Rank(int rank, int steps, uint64_t step_ns, uint64_t nccl_ns,
-                    uint64_t extra_ns = 0, int slow_step = -1) {
+ProfileBuilder Rank(int rank, int steps, uint64_t step_ns, uint64_t nccl_ns, uint64_t extra_ns = 0,
+                    int slow_step = -1) {
   ProfileBuilder b;
   b.profile().run.rank = rank;
   b.profile().run.pid = 100 + rank;
@@ -119,7 +119,8 @@ TEST(CompareRanks, ProfilesWithoutARankComeLastInTheirOrder) {
 TEST(WriteRanksText, RanksStragglersAndKernels) {
   ProfileBuilder r0 = Rank(0, 4, 10000, 8000);
   ProfileBuilder r1 = Rank(1, 4, 10000, 3000, 5000, 2);
-  RankComparison c = CompareRanks({{&r0.profile(), "ddp.0.sqlite"}, {&r1.profile(), "ddp.1.sqlite"}});
+  RankComparison c =
+      CompareRanks({{&r0.profile(), "ddp.0.sqlite"}, {&r1.profile(), "ddp.1.sqlite"}});
   std::ostringstream out;
   report::WriteRanksText(c, {}, out);
   const std::string text = out.str();
