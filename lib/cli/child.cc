@@ -27,7 +27,7 @@ void ForwardSignal(int sig) {
 }
 
 // Waits for `child`; its exit code, or this process ends by the signal that ended it.
-int WaitFor(pid_t child) {
+int WaitFor(pid_t child, const std::function<void()>& at_end) {
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) {
@@ -35,6 +35,7 @@ int WaitFor(pid_t child) {
       return 1;
     }
   }
+  if (at_end) at_end();
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
@@ -77,7 +78,7 @@ std::string FindLibrary() {
   return "";
 }
 
-int RunChild(const std::vector<std::string>& program) {
+int RunChild(const std::vector<std::string>& program, const std::function<void()>& at_end) {
   // Forwarding is in place before the child exists; the child gets back the
   // dispositions this command inherited.
   const int kSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
@@ -107,7 +108,7 @@ int RunChild(const std::vector<std::string>& program) {
   }
   // Ctrl-C reaches the whole process group: the program handles it; we wait.
   g_child = child;
-  return WaitFor(child);
+  return WaitFor(child, at_end);
 }
 
 }  // namespace cuscope::cli

@@ -3,6 +3,7 @@
 #ifndef CUSCOPE_LIB_CLI_CHILD_H_
 #define CUSCOPE_LIB_CLI_CHILD_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,9 @@ std::string FindLibrary();
 // its pid, and waits. SIGTERM and SIGHUP are forwarded to it; SIGINT and SIGQUIT
 // reach it with the process group and are ignored here. Returns its exit code (127
 // if there is no such program, 126 if it cannot be run, as shells do); if a signal
-// ended it, ends this process by that signal.
-int RunChild(const std::vector<std::string>& program);
+// ended it, ends this process by that signal. `at_end`, when set, runs once the
+// program has ended, before either.
+int RunChild(const std::vector<std::string>& program, const std::function<void()>& at_end = {});
 
 }  // namespace cuscope::cli
 

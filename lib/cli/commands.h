@@ -12,10 +12,13 @@ struct Command {
   const char* name;     // "report"
   const char* usage;    // "cuscope report PROFILE [FLAGS]"
   const char* summary;  // what it does, for `cuscope --help` and its own help
-  bool takes_program;   // words after "--" are the program to run (run only)
+  // Runs a program (run only): `main` gets every word after the subcommand in `words`
+  // and finds where the program starts itself (ParseMode::kProgramFollows).
+  bool takes_program;
   // Its help: usage, summary and its flags only.
   std::string (*help)();
-  // `words`: those after the subcommand, before "--"; `program`: those after "--".
+  // `words`: those after the subcommand, before "--"; `program`: those after "--"
+  // (empty for a takes_program command, see above).
   // Returns the exit code.
   int (*main)(const std::vector<std::string>& words, const std::vector<std::string>& program);
 };

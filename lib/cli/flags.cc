@@ -1,5 +1,6 @@
 #include "lib/cli/flags.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "absl/strings/escaping.h"
@@ -11,13 +12,37 @@
 namespace cuscope::cli {
 namespace {
 
-// The flag that `name` names (after its dashes); null if none. `dashes` is 1 or 2:
-// an alias is only written with one.
+// `name` with its dashes as underscores: the one normalization of flag names.
+std::string Normalized(absl::string_view name) {
+  std::string out(name);
+  std::replace(out.begin(), out.end(), '-', '_');
+  return out;
+}
+
+// The flag that `name` names (after its leading dashes); null if none. `dashes` is 1
+// or 2: an alias is only written with one.
 const Flag* Find(const std::vector<Flag>& flags, absl::string_view name, int dashes) {
+  const std::string n = Normalized(name);
   for (const Flag& f : flags) {
-    if (name == f.name || (dashes == 1 && f.alias != nullptr && name == f.alias)) return &f;
+    if (n == f.name || (dashes == 1 && f.alias != nullptr && name == f.alias)) return &f;
   }
   return nullptr;
+}
+
+// Levenshtein distance between `a` and `b`.
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
 }
 
 // A switch's value: "true" or "false", or "" if `text` is not a boolean.
@@ -37,16 +62,70 @@ std::string Shown(absl::string_view word) {
 
 }  // namespace
 
+std::string Dashed(absl::string_view name) {
+  std::string out(name);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
+std::string Suggestion(absl::string_view given, const std::vector<std::string>& candidates,
+                       absl::string_view prefix) {
+  const std::string g = Normalized(given);
+  // A typo: at most a third of the name wrong (at least 1, at most 3 edits).
+  const size_t limit = std::clamp<size_t>(g.size() / 3, 1, 3);
+  size_t best = limit + 1;
+  std::vector<std::string> nearest;
+  for (const std::string& c : candidates) {
+    const size_t d = EditDistance(g, Normalized(c));
+    if (d > best) continue;
+    if (d < best) nearest.clear();
+    best = d;
+    if (std::find(nearest.begin(), nearest.end(), c) == nearest.end()) nearest.push_back(c);
+  }
+  if (nearest.empty() || nearest.size() > 3) return "";
+  std::string out = "; did you mean ";
+  for (size_t i = 0; i < nearest.size(); ++i) {
+    if (i > 0) out += i + 1 == nearest.size() ? " or " : ", ";
+    absl::StrAppend(&out, prefix, Dashed(nearest[i]));
+  }
+  return out + "?";
+}
+
 std::string Args::Get(const std::string& name, const std::string& otherwise) const {
   auto it = values.find(name);
   return it == values.end() ? otherwise : it->second;
 }
 
+namespace {
+
+absl::Status UnknownFlag(const std::vector<Flag>& flags, absl::string_view word,
+                         absl::string_view name) {
+  std::vector<std::string> names;
+  for (const Flag& f : flags) names.push_back(f.name);
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown flag ", Shown(word), Suggestion(name, names)));
+}
+
+bool IsHelpWord(absl::string_view word) {
+  return word == "-h" || word == "--help" || word == "-help";
+}
+
+}  // namespace
+
 absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
-                               const std::vector<std::string>& words) {
+                               const std::vector<std::string>& words, ParseMode mode) {
   Args args;
+  const bool program_follows = mode == ParseMode::kProgramFollows;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
+    if (program_follows && (word == "--" || word.size() < 2 || word[0] != '-')) {
+      args.program.assign(words.begin() + i + (word == "--" ? 1 : 0), words.end());
+      break;
+    }
+    if (program_follows && IsHelpWord(word)) {
+      args.help = true;
+      continue;
+    }
     if (word.size() < 2 || word[0] != '-') {
       args.positional.push_back(word);  // "-" is a word too (stdout)
       continue;
@@ -57,14 +136,15 @@ absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
     absl::string_view name = body.substr(0, eq);
     const Flag* flag = Find(flags, name, dashes);
     bool negated = false;
-    if (flag == nullptr && eq == absl::string_view::npos && absl::ConsumePrefix(&name, "no")) {
-      flag = Find(flags, name, 2);
+    absl::string_view unnegated = name;
+    if (flag == nullptr && eq == absl::string_view::npos && absl::ConsumePrefix(&unnegated, "no")) {
+      if (!absl::ConsumePrefix(&unnegated, "-")) absl::ConsumePrefix(&unnegated, "_");
+      flag = Find(flags, unnegated, 2);
       negated = flag != nullptr && flag->value_name == nullptr;
       if (!negated) flag = nullptr;
     }
-    if (flag == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", Shown(word)));
-    }
+    if (flag == nullptr) return UnknownFlag(flags, word, name);
+    args.spellings[flag->name] = std::string(word.substr(0, dashes + name.size()));
     std::string& value = args.values[flag->name];
     if (flag->value_name == nullptr) {  // a switch
       value = negated                         ? "false"
@@ -72,15 +152,16 @@ absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
                                               : SwitchValue(body.substr(eq + 1));
       if (value.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(Shown(word), " is not valid; accepted: --",
-                                                       flag->name, ", --no", flag->name));
+                                                       Dashed(flag->name), ", --no-",
+                                                       Dashed(flag->name)));
       }
     } else if (eq != absl::string_view::npos) {
       value = std::string(body.substr(eq + 1));
-    } else if (i + 1 < words.size()) {
+    } else if (i + 1 < words.size() && words[i + 1] != "--") {
       value = words[++i];
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat(Shown(word), " needs a value: --", flag->name, "=", flag->value_name));
+      return absl::InvalidArgumentError(absl::StrCat(Shown(word), " needs a value: --",
+                                                     Dashed(flag->name), "=", flag->value_name));
     }
   }
   return args;
@@ -103,8 +184,8 @@ std::string CommandHelp(absl::string_view usage, absl::string_view description,
                         const std::vector<Flag>& flags) {
   std::string out = absl::StrCat("usage: ", usage, "\n\n", Wrap(description, 0), "\nflags:\n");
   for (const Flag& f : flags) {
-    std::string spelling =
-        absl::StrCat(f.alias != nullptr ? absl::StrCat("-", f.alias, ", ") : "", "--", f.name);
+    std::string spelling = absl::StrCat(f.alias != nullptr ? absl::StrCat("-", f.alias, ", ") : "",
+                                        "--", Dashed(f.name));
     if (f.value_name != nullptr) absl::StrAppend(&spelling, "=", f.value_name);
     // The help in a column at 22, on the next line when the spelling reaches it.
     std::string gap =

@@ -32,8 +32,9 @@ std::string Usage() {
   }
   absl::StrAppend(&out,
                   "  cuscope help [COMMAND] | --help | --version\n\n"
-                  "`cuscope COMMAND --help` lists the flags of COMMAND (those of run are the\n"
-                  "settings, docs/configuration.md).\n\n"
+                  "`cuscope COMMAND --help` (or `cuscope help COMMAND`) lists the flags of "
+                  "COMMAND\n(those of run are the settings, docs/configuration.md). Flags are "
+                  "written\n--launch-skip or --launch_skip, --top=5 or --top 5.\n\n"
                   "exit codes: the program's own for `run`; 0 ok, 1 error, 2 usage error "
                   "otherwise.\n");
   return out;
@@ -42,9 +43,14 @@ std::string Usage() {
 bool IsHelp(const std::string& word) { return word == "--help" || word == "-h" || word == "-help"; }
 
 int UnknownCommand(const std::string& name) {
-  std::cerr << "cuscope: unknown command \"" << name
-            << "\"; accepted: run, report, diff, export, metrics, help\n(run `cuscope --help` for "
-               "usage)\n";
+  std::vector<std::string> names = {"help"};
+  std::string accepted;
+  for (const Command* c : kCommands) {
+    names.push_back(c->name);
+    absl::StrAppend(&accepted, c->name, ", ");
+  }
+  std::cerr << "cuscope: unknown command \"" << name << "\"; accepted: " << accepted << "help"
+            << cuscope::cli::Suggestion(name, names, "") << "\n(run `cuscope --help` for usage)\n";
   return cuscope::cli::kUsageError;
 }
 
@@ -72,8 +78,12 @@ int main(int argc, char** argv) {
   }
   const Command* command = FindCommand(name);
   if (command == nullptr) return UnknownCommand(name);
-  // The words up to "--" are the command's; after it, run's program.
   std::vector<std::string> words, program;
+  if (command->takes_program) {
+    // The command finds where its flags end and the program starts (flags.h).
+    return command->main(std::vector<std::string>(argv + 2, argv + argc), program);
+  }
+  // The words up to "--" are the command's.
   int i = 2;
   for (; i < argc && std::string(argv[i]) != "--"; ++i) {
     if (IsHelp(argv[i])) {
@@ -83,8 +93,6 @@ int main(int argc, char** argv) {
     words.push_back(argv[i]);
   }
   for (++i; i < argc; ++i) program.push_back(argv[i]);
-  if (!command->takes_program && !program.empty()) {
-    return cuscope::cli::UsageError(name, "unexpected arguments after --");
-  }
+  if (!program.empty()) return cuscope::cli::UsageError(name, "unexpected arguments after --");
   return command->main(words, program);
 }

@@ -7,9 +7,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lib/analysis/ranks.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
+#include "lib/report/ranks_text.h"
 #include "lib/report/roofline_svg.h"
 #include "lib/store/reader.h"
 
@@ -33,13 +35,38 @@ std::string Help() {
   return CommandHelp(kReportCommand.usage, kReportCommand.summary, ReportFlags());
 }
 
+// Several profiles (the ranks of one job): side by side, as text.
+int ReportRanks(const Args& args, const std::string& format, const report::ReportOptions& options) {
+  if (format != "text") {
+    return UsageError("report", "several profiles are reported as text only (--format=text)");
+  }
+  if (!args.Get("roofline").empty()) {
+    return UsageError("report", "--roofline takes one profile");
+  }
+  for (const std::string& input : args.positional) {
+    if (int code = RefuseToOverwrite("report", "output", input, args.Get("output"))) return code;
+  }
+  std::vector<model::Profile> profiles;
+  for (const std::string& input : args.positional) {
+    absl::StatusOr<model::Profile> profile = store::LoadProfile(input);
+    if (!profile.ok()) {
+      std::cerr << "cuscope: report: " << profile.status().message() << "\n";
+      return 1;
+    }
+    profiles.push_back(*std::move(profile));
+  }
+  std::vector<analysis::RankInput> inputs;
+  for (size_t i = 0; i < profiles.size(); ++i) inputs.push_back({&profiles[i], args.positional[i]});
+  Output out;
+  if (!out.Open("report", args.Get("output"))) return 1;
+  report::WriteRanksText(analysis::CompareRanks(inputs), options, out.stream());
+  return out.Finish();
+}
+
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
   absl::StatusOr<Args> args = ParseArgs(ReportFlags(), words);
   if (!args.ok()) return UsageError("report", args.status().message());
-  if (args->positional.size() != 1) {
-    return UsageError("report", absl::StrCat("expected exactly one PROFILE argument, got ",
-                                             args->positional.size()));
-  }
+  if (args->positional.empty()) return UsageError("report", "expected a PROFILE argument");
   const std::string& path = args->positional[0];
   std::string format = absl::AsciiStrToLower(args->Get("format", "text"));
   if (format != "text" && format != "csv" && format != "json") {
@@ -48,6 +75,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   }
   report::ReportOptions options;
   if (!ParseTop("report", args->Get("top"), &options.top)) return kUsageError;
+  if (args->positional.size() > 1) return ReportRanks(*args, format, options);
   for (const char* flag : {"output", "roofline"}) {
     if (int code = RefuseToOverwrite("report", flag, path, args->Get(flag))) return code;
   }
@@ -81,9 +109,11 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
 
 const Command kReportCommand = {
     "report",
-    "cuscope report PROFILE [FLAGS]",
+    "cuscope report PROFILE... [FLAGS]",
     "Prints the kernel, API, memory and region summaries of a profile, and with counters "
-    "the ceilings, the roofline and the verdict of each kernel.",
+    "the ceilings, the roofline and the verdict of each kernel. Several profiles (the ranks "
+    "of one job, e.g. run -o ddp.%r.sqlite) are compared side by side: each rank's wall, "
+    "GPU, kernel and NCCL time, stragglers by step time, and the kernels per rank.",
     false,
     Help,
     Main};

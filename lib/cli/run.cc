@@ -1,6 +1,10 @@
-// `cuscope run [FLAGS] -- PROGRAM`: runs a program with cuscope injected. Its flags
-// are the settings (lib/config/setting.h): one per row, named by the row.
+// `cuscope run [FLAGS] [--] PROGRAM`: runs a program with cuscope injected. Its flags
+// are the settings (lib/config/setting.h): one per row, named by the row (written
+// with dashes or underscores); -o is --output.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -18,11 +22,16 @@
 namespace cuscope::cli {
 namespace {
 
+// -o is --output, as in report, diff and export (and nsys).
+const char* AliasOf(const config::Setting& s) {
+  return std::string(s.flag) == "output" ? "o" : nullptr;
+}
+
 const std::vector<Flag>& RunFlags() {
   static const std::vector<Flag>* flags = [] {
     auto* out = new std::vector<Flag>;
     for (const config::Setting& s : config::Settings())
-      out->push_back({s.flag, nullptr, "VALUE", s.help});
+      out->push_back({s.flag, AliasOf(s), "VALUE", s.help});
     return out;
   }();
   return *flags;
@@ -37,7 +46,10 @@ std::string Help() {
            0));
   for (const config::Setting& s : config::Settings()) {
     std::string def = s.default_text();
-    absl::StrAppend(&out, absl::StrFormat("  --%-18s %s\n", s.flag, s.env), std::string(23, ' '),
+    const char* alias = AliasOf(s);
+    std::string spelling =
+        absl::StrCat(alias != nullptr ? absl::StrCat("-", alias, ", ") : "", "--", Dashed(s.flag));
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", spelling, s.env), std::string(23, ' '),
                     Wrap(s.help, 23), std::string(23, ' '),
                     Wrap(absl::StrCat("accepts: ", s.value.accepts,
                                       "; default: ", def.empty() ? "(empty)" : def),
@@ -49,6 +61,7 @@ std::string Help() {
 struct Given {
   const config::Setting* setting;
   std::string value;
+  std::string spelling;  // as written: "--launch-skip"
 };
 
 // Each setting given as a flag is valid alone, and with the environment together:
@@ -56,7 +69,7 @@ struct Given {
 int CheckSettings(const std::vector<Given>& given, config::Config* config) {
   for (const Given& g : given) {
     absl::Status st = config::ValidateSetting(g.setting->env, g.value);
-    if (!st.ok()) return UsageError("run", absl::StrCat("--", g.setting->flag, ": ", st.message()));
+    if (!st.ok()) return UsageError("run", absl::StrCat(g.spelling, ": ", st.message()));
   }
   // Variables already in the environment are checked too: the library would
   // otherwise disable itself silently in the child.
@@ -93,17 +106,52 @@ int CheckMetrics(const config::Config& config) {
   return 1;
 }
 
-int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
-  absl::StatusOr<Args> args = ParseArgs(RunFlags(), words);
-  if (!args.ok()) return UsageError("run", args.status().message());
-  if (!args->positional.empty()) {
-    return UsageError(
-        "run", absl::StrCat("\"", args->positional[0], "\" before --; write ", kRunCommand.usage));
+// The file where each profiled process says what it left (lib/inject/run_end.h).
+class RunLog {
+ public:
+  RunLog() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string path =
+        absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/cuscope-run-XXXXXX");
+    int fd = mkstemp(path.data());
+    if (fd < 0) return;  // then the command cannot tell: it says nothing
+    close(fd);
+    path_ = path;
   }
-  if (program.empty()) return UsageError("run", "expected -- PROGRAM [ARGS...]");
+  const std::string& path() const { return path_; }
+
+  // After the program: the one line when no process wrote a profile (and none said
+  // that it could not start profiling: that process has said so).
+  void Finish() {
+    if (path_.empty()) return;
+    std::ifstream in(path_);
+    bool said = false;
+    for (std::string line; std::getline(in, line);) {
+      said |= line.rfind("written ", 0) == 0 || line.rfind("failed ", 0) == 0;
+    }
+    unlink(path_.c_str());
+    if (!said) std::cerr << "cuscope: no CUDA work was seen: nothing to profile\n";
+  }
+
+ private:
+  std::string path_;
+};
+
+int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
+  absl::StatusOr<Args> args = ParseArgs(RunFlags(), words, ParseMode::kProgramFollows);
+  if (!args.ok()) return UsageError("run", args.status().message());
+  if (args->help) {
+    std::cout << Help();
+    return 0;
+  }
+  if (args->program.empty() && program.empty()) {
+    return UsageError("run", "expected PROGRAM [ARGS...] (or -- PROGRAM [ARGS...])");
+  }
   std::vector<Given> given;  // an empty value is given: the default, over the environment
   for (const config::Setting& s : config::Settings()) {
-    if (args->values.count(s.flag) != 0) given.push_back({&s, args->Get(s.flag)});
+    if (args->values.count(s.flag) != 0) {
+      given.push_back({&s, args->Get(s.flag), args->spellings.at(s.flag)});
+    }
   }
   config::Config config;
   if (int code = CheckSettings(given, &config); code != 0) return code;
@@ -120,17 +168,23 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   if (config.trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
   unsetenv("CUSCOPE_OWNER_PID");
-  return RunChild(program);
+  const std::vector<std::string>& run = args->program.empty() ? program : args->program;
+  unsetenv("CUSCOPE_RUN_LOG");
+  if (!config.enabled) return RunChild(run);
+  RunLog log;
+  if (!log.path().empty()) setenv("CUSCOPE_RUN_LOG", log.path().c_str(), 1);
+  return RunChild(run, [&log] { log.Finish(); });
 }
 
 }  // namespace
 
 const Command kRunCommand = {
     "run",
-    "cuscope run [FLAGS] -- PROGRAM [ARGS...]",
+    "cuscope run [FLAGS] [--] PROGRAM [ARGS...]",
     "Runs PROGRAM (a CUDA binary, or python3 script.py) with cuscope injected, writes the "
-    "profile (SQLite) and prints a report on stderr at the end. The program's exit code "
-    "is passed through.",
+    "profile (SQLite) and prints a report on stderr at the end. The first word that is not "
+    "a flag is PROGRAM: it and every word after it are the program's (-- before it is "
+    "optional). The program's exit code is passed through.",
     true,
     Help,
     Main};

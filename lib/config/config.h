@@ -37,7 +37,8 @@ struct TraceKinds {
 
 struct Config {
   bool enabled = true;
-  std::string output;  // as given (may hold %p); empty = kDefaultOutput
+  std::string output;  // as given (may hold %p, %h, %r, %q{VAR}: output_path.h); empty =
+                       // kDefaultOutput
   TraceKinds trace;
   ApiMode api = ApiMode::kDefault;
   ReportMode report = ReportMode::kText;
@@ -46,6 +47,7 @@ struct Config {
   int max_buffers = 64;
   int flush_period_ms = 1000;
   bool verbose = false;
+  int report_rank = 0;  // the rank that prints the report (rank.h); -1 = every rank
 
   // Hardware counters (off when `metrics` is empty).
   std::vector<std::string> metrics;  // named sets ("roofline") and raw metric names
@@ -71,12 +73,6 @@ struct Config {
   // Capture control runs (lib/collect/capture): to capture, or to follow regions.
   bool needs_capture_control() const { return capture != CaptureMode::kAll || tracks_regions(); }
 };
-
-// Where the profile goes for process `pid`: CUSCOPE_OUTPUT with "%p" replaced by the
-// pid; kDefaultOutput when empty. When `owner_pid` (CUSCOPE_OWNER_PID) is set and
-// differs from pid, a child process of the profiled program writes beside the
-// owner's file: "<stem>.<pid>.sqlite".
-std::string ResolveOutputPath(const std::string& output, int64_t pid, int64_t owner_pid);
 
 // Parses "8M", "512K", "1G", "4096" into bytes.
 absl::StatusOr<uint64_t> ParseBytes(absl::string_view text);

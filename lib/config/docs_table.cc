@@ -1,5 +1,7 @@
 #include "lib/config/docs_table.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "lib/config/setting.h"
@@ -20,7 +22,10 @@ std::string MarkdownTable() {
       "| --- | --- | --- | --- | --- |\n";
   for (const Setting& s : Settings()) {
     std::string def = s.default_text();
-    absl::StrAppend(&out, "| `", s.env, "` | `--", s.flag, "` | ",
+    // As `cuscope run --help` writes it (dashes; --launch_skip is accepted too).
+    std::string flag = s.flag;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    absl::StrAppend(&out, "| `", s.env, "` | `--", flag, "` | ",
                     def.empty() ? "(empty)" : absl::StrCat("`", def, "`"), " | ",
                     Cell(s.value.accepts), " | ", Cell(s.help), " |\n");
   }

@@ -16,7 +16,9 @@ const std::vector<Setting>& Settings() {
       {"CUSCOPE_OUTPUT", "output",
        "Where the profile (SQLite, docs/profile-format.md) is written; an existing file is "
        "replaced. A child process of the profiled program writes STEM.PID.sqlite beside it "
-       "(see CUSCOPE_OWNER_PID in docs/configuration.md).",
+       "(see CUSCOPE_OWNER_PID in docs/configuration.md) unless the name tells processes "
+       "apart (%p, %q{VAR}, or %r in a process with a rank). A process that did no CUDA work "
+       "leaves no profile.",
        Path(&Config::output, kDefaultOutput)},
       {"CUSCOPE_TRACE", "trace", "Which activity kinds to record (memory is memcpy and memset).",
        TraceList()},
@@ -31,6 +33,11 @@ const std::vector<Setting>& Settings() {
        Choice(&Config::report, {{"text", ReportMode::kText}, {"none", ReportMode::kNone}})},
       {"CUSCOPE_REPORT_TOP", "top", "Rows per table in the report printed at the end.",
        Int(&Config::report_top, 0, 1000000, "0 = all rows")},
+      {"CUSCOPE_REPORT_RANK", "report_rank",
+       "When the program runs as several ranks (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, "
+       "SLURM_PROCID), the rank that prints the report at the end; all: every rank. A "
+       "process without a rank prints its report.",
+       IntOr(&Config::report_rank, 0, 1 << 30, "all", -1)},
       {"CUSCOPE_BUFFER_SIZE", "buffer_size", "Size of one CUPTI activity buffer.",
        Bytes(&Config::buffer_bytes, 64ull << 10, 1ull << 30)},
       {"CUSCOPE_MAX_BUFFERS", "max_buffers",

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/config/output_path.h"
 #include "lib/model/pattern.h"
 
 namespace cuscope::config {
@@ -167,15 +168,21 @@ Value Bool(bool Config::*member) {
 }
 
 Value Path(std::string Config::*member, const char* when_empty) {
-  return Value{"a file path; %p becomes the pid",
-               [member](absl::string_view text, Config* c, std::string*) {
-                 if (absl::StripAsciiWhitespace(text).empty()) return false;
-                 c->*member = std::string(text);
-                 return true;
-               },
-               [member, when_empty](const Config& c) {
-                 return (c.*member).empty() ? std::string(when_empty) : c.*member;
-               }};
+  return Value{
+      "a file path; %p becomes the pid, %h the host name, %r the rank, %q{VAR} the "
+      "variable VAR, %% a %",
+      [member](absl::string_view text, Config* c, std::string* why) {
+        if (absl::StripAsciiWhitespace(text).empty()) return false;
+        if (absl::Status st = CheckOutputPlaceholders(text); !st.ok()) {
+          *why = std::string(st.message());
+          return false;
+        }
+        c->*member = std::string(text);
+        return true;
+      },
+      [member, when_empty](const Config& c) {
+        return (c.*member).empty() ? std::string(when_empty) : c.*member;
+      }};
 }
 
 Value Regex(std::string Config::*member) {

@@ -1,6 +1,7 @@
 // The library's entry points: CUDA's injection hook, NVTX's injection hook, and the
 // C ABI. Everything else in libcuscope.so is hidden.
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include "cuscope/version.h"
 #include "lib/config/start_text.h"
 #include "lib/inject/last_error.h"
+#include "lib/inject/run_end.h"
 #include "lib/inject/session.h"
 
 #define CUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -68,6 +70,7 @@ CUSCOPE_EXPORT int InitializeInjection(void) {
   if (!st.ok() && st.code() != absl::StatusCode::kCancelled &&
       st.code() != absl::StatusCode::kAlreadyExists) {
     cuscope::inject::Warn(absl::StrCat(st.message(), "; the program runs without profiling"));
+    cuscope::inject::TellCommand(absl::StrCat("failed ", getpid()));
   }
   return 1;
 }

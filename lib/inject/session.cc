@@ -14,7 +14,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -25,9 +24,10 @@
 #include "lib/collect/collector.h"
 #include "lib/collect/planner.h"
 #include "lib/collect/scopes.h"
+#include "lib/config/output_path.h"
+#include "lib/config/rank.h"
 #include "lib/inject/collect_options.h"
-#include "lib/report/report.h"
-#include "lib/store/reader.h"
+#include "lib/inject/run_end.h"
 #include "lib/store/writer.h"
 
 namespace cuscope::inject {
@@ -311,22 +311,6 @@ void RecordCollectStats(SessionState& s, const collect::ActivityStats& stats) {
   }
 }
 
-// The text report of the profile just written, on stderr.
-void PrintReport(const SessionState& s) {
-  absl::StatusOr<model::Profile> profile = store::LoadProfile(s.path);
-  if (profile.ok()) {
-    std::ostringstream text;
-    report::ReportOptions options;
-    options.top = s.config.report_top;
-    report::WriteText(report::BuildReport(*profile), options, text);
-    std::string out = text.str();
-    ssize_t n = write(STDERR_FILENO, out.data(), out.size());
-    (void)n;
-  } else {
-    Warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
-  }
-}
-
 }  // namespace
 
 absl::Status Start(const config::GetEnv& getenv) {
@@ -343,7 +327,11 @@ absl::Status Start(const config::GetEnv& getenv) {
   int64_t owner = 0;
   const char* owner_env = getenv("CUSCOPE_OWNER_PID");
   if (owner_env == nullptr || !absl::SimpleAtoi(owner_env, &owner)) owner = 0;
-  s.path = config::ResolveOutputPath(s.config.output, pid, owner);
+  const config::RankInfo rank = config::RankFromEnv(getenv);
+  absl::StatusOr<std::string> path =
+      config::ExpandOutputPath(s.config.output, {pid, owner, HostName(), rank.rank, getenv});
+  if (!path.ok()) return path.status();
+  s.path = *std::move(path);
   if (owner == 0) {
     // Children of this program inherit it and write beside our file.
     setenv("CUSCOPE_OWNER_PID", absl::StrCat(pid).c_str(), 1);
@@ -361,9 +349,11 @@ absl::Status Start(const config::GetEnv& getenv) {
   s.run.start_ns = CuptiNowNs();
   s.run.cuscope_version = CUSCOPE_VERSION_STRING;
   s.run.hostname = HostName();
-  if (const char* rank = getenv("RANK")) {
-    int r = -1;
-    if (absl::SimpleAtoi(rank, &r)) s.run.rank = r;
+  s.run.rank = rank.rank;
+  if (rank.known()) {
+    s.run.extra["rank_source"] = rank.source;
+    if (rank.local_rank >= 0) s.run.extra["local_rank"] = absl::StrCat(rank.local_rank);
+    if (rank.world_size >= 0) s.run.extra["world_size"] = absl::StrCat(rank.world_size);
   }
   (*writer)->WriteRunInfo(s.run).IgnoreError();
   {
@@ -455,11 +445,11 @@ absl::Status Stop(const std::string& reason) {
         "raise CUSCOPE_MAX_BUFFERS or CUSCOPE_BUFFER_SIZE",
         stats.dropped_records, stats.buffers_refused, s.config.max_buffers));
   }
-  // On a signal the user wants the program gone: the report is for `cuscope report`.
-  if (s.config.report == config::ReportMode::kText && !failed && !on_signal) PrintReport(s);
-  // A failed write has said so in its one line, which names the file: "written" would
-  // be a second line, and not true.
-  if (!failed) Warn(absl::StrCat("profile written to ", s.path));
+  // A failed write has said so in its one line, which names the file: nothing more.
+  if (!failed) {
+    FinishRun({s.path, s.run.pid, s.run.rank, s.config, on_signal,
+               /*nothing_recorded=*/reason == "exit" && s.records_written == 0});
+  }
   return absl::OkStatus();
 }
 

@@ -61,14 +61,24 @@ std::string CollapseParameters(absl::string_view name) {
 
 }  // namespace
 
+std::string CutInTheMiddle(absl::string_view s, size_t n) {
+  if (s.size() <= n) return std::string(s);
+  if (n < 5) return CutWithEllipsis(s, n);
+  size_t head = (n - 3 + 1) / 2;
+  size_t tail = s.size() - (n - 3 - head);
+  while (head > 0 && (static_cast<unsigned char>(s[head]) & 0xC0) == 0x80) --head;
+  while (tail < s.size() && (static_cast<unsigned char>(s[tail]) & 0xC0) == 0x80) ++tail;
+  return absl::StrCat(s.substr(0, head), "...", s.substr(tail));
+}
+
 std::string FitName(absl::string_view name, size_t width) {
   if (width < 4 || name.size() <= width) return std::string(name);
   const std::string collapsed = CollapseParameters(name);
   if (!collapsed.empty() && collapsed.size() < name.size()) {
     if (collapsed.size() <= width) return collapsed;
-    return CutWithEllipsis(collapsed, width);
+    return CutInTheMiddle(collapsed, width);
   }
-  return CutWithEllipsis(name, width);
+  return CutInTheMiddle(name, width);
 }
 
 size_t ShownRows(size_t total, int top) {

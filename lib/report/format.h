@@ -26,9 +26,14 @@ std::string FormatPercent(double percent);
 // `s` cut to at most `n` bytes (n >= 4) ending in "...", never inside a UTF-8
 // sequence; unchanged when it fits.
 std::string CutWithEllipsis(absl::string_view s, size_t n);
+// `s` cut to at most `n` bytes by "..." in its middle, keeping its head and its tail
+// (where kernel names of one template differ: their functor, their sizes), never
+// inside a UTF-8 sequence; unchanged when it fits; CutWithEllipsis for n < 5.
+std::string CutInTheMiddle(absl::string_view s, size_t n);
 // `name` fitted in `width` bytes: first the parameter list of a function signature
-// collapses to "(...)", then the name is cut with CutWithEllipsis. A width under 4
-// (0 in ReportOptions) is no limit: the name is returned unchanged.
+// collapses to "(...)", then the name is cut with CutInTheMiddle. A width under 4
+// (0 in ReportOptions) is no limit: the name is returned unchanged. CSV and JSON
+// always print full names.
 std::string FitName(absl::string_view name, size_t width);
 
 // Rows to show of a table of `total` rows: at most `top`, all when `top` <= 0.

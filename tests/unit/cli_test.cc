@@ -74,13 +74,16 @@ TEST(Cli, RunHelpListsEverySettingAndNothingElse) {
     }
   }
   for (const auto& s : cuscope::config::Settings()) {
-    EXPECT_NE(r.out.find(std::string("--") + s.flag + " "), std::string::npos) << s.flag;
+    std::string dashed = s.flag;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    EXPECT_NE(r.out.find("--" + dashed + " "), std::string::npos) << s.flag;
     EXPECT_NE(r.out.find(s.env), std::string::npos) << s.env;
     EXPECT_NE(flat.find("accepts: " + s.value.accepts), std::string::npos) << s.env;
     std::string def = s.default_text().empty() ? "(empty)" : s.default_text();
     EXPECT_NE(flat.find("; default: " + def), std::string::npos) << s.env;
   }
-  for (const char* other : {"--format", "--roofline", "--chrome", "-o,"}) {
+  EXPECT_NE(r.out.find("-o, --output "), std::string::npos);
+  for (const char* other : {"--format", "--roofline", "--chrome"}) {
     EXPECT_EQ(r.out.find(other), std::string::npos) << other;
   }
   EXPECT_EQ(RunCmd({kBin, "run", "-h", "--", "true"}).out, r.out);
@@ -167,6 +170,101 @@ TEST(Cli, FlagSpellings) {
   EXPECT_NE(r.err.find("--top needs a value"), std::string::npos) << r.err;
 }
 
+// Issue 13: nsys and ncu users write --launch-skip; `--launch_skip` still works, and
+// both reach the program as the same variable.
+TEST(Cli, DashesAndUnderscoresAreTheSameFlag) {
+  for (const char* flag : {"--launch-skip=4", "--launch_skip=4", "-launch-skip=4"}) {
+    Result r =
+        RunCmd({kBin, "run", flag, "--report=none", "--", "sh", "-c", "echo $CUSCOPE_LAUNCH_SKIP"});
+    EXPECT_EQ(r.code, 0) << flag << ": " << r.err;
+    EXPECT_EQ(r.out, "4\n") << flag;
+  }
+  Result r = RunCmd({kBin, "run", "--launch-skip=x", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("cuscope: run: --launch-skip: CUSCOPE_LAUNCH_SKIP=\"x\" is not valid", 0),
+            0u)
+      << r.err;
+  r = RunCmd({kBin, "run", "-o", "/tmp/x.sqlite", "--", "sh", "-c", "echo $CUSCOPE_OUTPUT"});
+  EXPECT_EQ(r.out, "/tmp/x.sqlite\n") << r.err;
+  for (const char* off : {"--no-chrome", "--nochrome", "--no_chrome"}) {
+    r = RunCmd({kBin, "export", kProfile, off});
+    EXPECT_EQ(r.code, 2) << off;
+    EXPECT_NE(r.err.find("choose a format"), std::string::npos) << off << ": " << r.err;
+  }
+}
+
+// Issue 13: an unknown flag or command names the nearest ones.
+TEST(Cli, UnknownFlagsSuggestTheNearestNames) {
+  Result r = RunCmd({kBin, "run", "--launchskip=3", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "cuscope: run: unknown flag --launchskip=3; did you mean --launch-skip?");
+  r = RunCmd({kBin, "report", kProfile, "--formt", "csv"});
+  EXPECT_NE(r.err.find("unknown flag --formt; did you mean --format?"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "run", "--frobnicate-everything", "--", "true"});
+  EXPECT_NE(r.err.find("unknown flag --frobnicate-everything\n"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "reprot", kProfile});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("; did you mean report?"), std::string::npos) << r.err;
+}
+
+// Issue 13: `cuscope run python3 -c 1` runs python3: the first word that is not a
+// flag starts the program, and every word after it is the program's.
+TEST(Cli, RunTakesTheProgramWithoutDashDash) {
+  Result r = RunCmd({kBin, "run", "sh", "-c", "echo \"$0 $1\"; exit 3", "--top", "--"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(r.out, "--top --\n");
+  r = RunCmd(
+      {kBin, "run", "--api", "all", "--report=none", "sh", "-c", "echo $CUSCOPE_API", "--help"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "all\n");
+  EXPECT_EQ(RunCmd({kBin, "run", "--help", "sh"}).out, RunCmd({kBin, "run", "--help"}).out);
+  r = RunCmd({kBin, "run", "--api=all"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("expected PROGRAM"), std::string::npos) << r.err;
+}
+
+// Issue 13: a program that never used CUDA (here: no GPU, so no process loads the
+// library) gets one line saying so, and no profile; with --enable=0, nothing.
+TEST(Cli, RunSaysOnceWhenNoCudaWorkWasSeen) {
+  const std::string out = TempPath("nocuda-%p.sqlite");
+  Result r = RunCmd({kBin, "run", "-o", out, "sh", "-c", "sh -c true; exit 5"});
+  EXPECT_EQ(r.code, 5);
+  EXPECT_EQ(r.err, "cuscope: no CUDA work was seen: nothing to profile\n");
+  r = RunCmd({kBin, "run", "--enable=0", "true"});
+  EXPECT_EQ(r.err, "");
+  // A process that reported where its profile went: no such line.
+  r = RunCmd({kBin, "run", "sh", "-c", "echo \"written x.sqlite\" >> \"$CUSCOPE_RUN_LOG\""});
+  EXPECT_EQ(r.err, "") << r.err;
+}
+
+// Issue 13: several profiles are reported side by side, as text.
+TEST(Cli, ReportComparesSeveralProfiles) {
+  const std::string torch = std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-torch-loop.sqlite";
+  Result r = RunCmd({kBin, "report", kProfile, torch, "--top=3"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("cuscope report: 2 profiles\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("Stragglers"), std::string::npos);
+  EXPECT_NE(r.out.find("GPU kernels by rank"), std::string::npos);
+  EXPECT_EQ(RunCmd({kBin, "report", kProfile, torch, "--format=json"}).code, 2);
+  EXPECT_EQ(RunCmd({kBin, "report", kProfile, "/no/such.sqlite"}).code, 1);
+}
+
+// Issue 13: every help fits 100 columns.
+TEST(Cli, HelpLinesFitOneHundredColumns) {
+  std::vector<std::vector<std::string>> helps = {{kBin, "--help"}};
+  for (const char* c : {"run", "report", "diff", "export", "metrics"})
+    helps.push_back({kBin, c, "--help"});
+  for (const auto& argv : helps) {
+    Result r = RunCmd(argv);
+    EXPECT_EQ(r.code, 0) << argv[1];
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_LE(line.size(), 100u) << argv[1] << ": " << line;
+    }
+  }
+}
+
 TEST(Cli, RunAcceptsEverySettingAsAFlag) {
   for (const auto& s : cuscope::config::Settings()) {
     std::string flag = std::string("--") + s.flag + "=" + s.default_text();
@@ -230,7 +328,8 @@ TEST(Cli, UsageErrorsExitTwoWithOneClearLine) {
   EXPECT_NE(r.err.find("unknown flag --no-such-flag"), std::string::npos) << r.err;
   r = RunCmd({kBin, "run"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("expected -- PROGRAM"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected PROGRAM [ARGS...] (or -- PROGRAM [ARGS...])"), std::string::npos)
+      << r.err;
   r = RunCmd({kBin, "report", kProfile, "--format=xml"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("accepted: text, csv, json"), std::string::npos) << r.err;

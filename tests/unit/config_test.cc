@@ -1,5 +1,6 @@
 #include "lib/config/config.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -244,16 +245,6 @@ TEST(Config, ParseBytes) {
   EXPECT_FALSE(ParseBytes("99999999999999G").ok());
 }
 
-TEST(Config, OutputPath) {
-  EXPECT_EQ(ResolveOutputPath("", 123, 0), "cuscope-123.sqlite");
-  EXPECT_EQ(ResolveOutputPath("run-%p.sqlite", 7, 0), "run-7.sqlite");
-  EXPECT_EQ(ResolveOutputPath("a/%p/%p.db", 7, 0), "a/7/7.db");
-  EXPECT_EQ(ResolveOutputPath("run.sqlite", 50, 50), "run.sqlite");
-  EXPECT_EQ(ResolveOutputPath("run.sqlite", 51, 50), "run.51.sqlite");
-  EXPECT_EQ(ResolveOutputPath("dir.v2/run", 51, 50), "dir.v2/run.51");
-  EXPECT_EQ(ResolveOutputPath("run-%p.sqlite", 51, 50), "run-51.sqlite");
-}
-
 // The table in docs/configuration.md is the rows' (MarkdownTable). To rewrite it after
 // changing a row: CUSCOPE_UPDATE_DOCS=1 build/tests/config_test --gtest_filter=*Docs*
 TEST(Config, DocsTableIsTheRows) {
@@ -280,7 +271,9 @@ TEST(Config, DocsTableIsTheRows) {
          "CUSCOPE_UPDATE_DOCS=1 config_test rewrites it";
   for (const auto& s : Settings()) {
     EXPECT_NE(table.find(std::string("`") + s.env + "`"), std::string::npos) << s.env;
-    EXPECT_NE(table.find(std::string("`--") + s.flag + "`"), std::string::npos) << s.flag;
+    std::string dashed = s.flag;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    EXPECT_NE(table.find("`--" + dashed + "`"), std::string::npos) << s.flag;
   }
 }
 
@@ -365,8 +358,8 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
     for (const std::string& v : bad)
       EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
   }
-  EXPECT_EQ(checked,
-            8);  // top, buffer size, max buffers, flush, skip, count, per signature, window
+  // top, report rank, buffer size, max buffers, flush, skip, count, per signature, window
+  EXPECT_EQ(checked, 9);
 }
 
 TEST(Config, FormatBytes) {

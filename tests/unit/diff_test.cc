@@ -77,10 +77,10 @@ TEST(WriteComparisonTextTest, TopCutsRowsWithMoreLine) {
 TEST(WriteComparisonTextTest, MaxNameWidthCutsNamesAndZeroIsNoLimit) {
   const std::string long_name(150, 'k');
   const std::string cut = Text(MakeComparison(), 0, 80);
-  EXPECT_THAT(cut, HasSubstr(std::string(77, 'k') + "...\n"));
+  EXPECT_THAT(cut, HasSubstr(" " + std::string(39, 'k') + "..." + std::string(38, 'k') + "\n"));
   EXPECT_THAT(cut, Not(HasSubstr(std::string(78, 'k'))));
   const std::string narrow = Text(MakeComparison(), 0, 20);
-  EXPECT_THAT(narrow, HasSubstr(" " + std::string(17, 'k') + "...\n"));
+  EXPECT_THAT(narrow, HasSubstr(" " + std::string(9, 'k') + "..." + std::string(8, 'k') + "\n"));
   // 0 means no limit, as in the report (the diff used to cut at 80 anyway).
   const std::string full = Text(MakeComparison(), 0, 0);
   EXPECT_THAT(full, HasSubstr(" " + long_name + "\n"));

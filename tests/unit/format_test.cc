@@ -71,6 +71,7 @@ TEST(FitNameTest, ZeroOrSmallWidthIsNoLimit) {
   EXPECT_EQ(FitName(name, 0), name);
   EXPECT_EQ(FitName(name, 3), name);
   EXPECT_EQ(FitName(name, 4), "x...");
+  EXPECT_EQ(FitName(name, 5), "x...x");
 }
 
 TEST(FitNameTest, FitsUnchanged) {
@@ -83,15 +84,45 @@ TEST(FitNameTest, ParameterListCollapsesFirst) {
   EXPECT_EQ(FitName("f(g(int), h(float, float))", 10), "f(...)");
 }
 
-TEST(FitNameTest, CollapsedThenCutWhenStillTooLong) {
-  EXPECT_EQ(FitName("void very_long_kernel_name<int>(float const*, int)", 16), "void very_lon...");
+TEST(FitNameTest, CollapsedThenCutInTheMiddleWhenStillTooLong) {
+  EXPECT_EQ(FitName("void very_long_kernel_name<int>(float const*, int)", 16), "void ve...>(...)");
 }
 
-TEST(FitNameTest, PlainCutWithoutParameterList) {
-  EXPECT_EQ(FitName("step/forward/attention", 10), "step/fo...");
+TEST(FitNameTest, PlainCutInTheMiddleWithoutParameterList) {
+  EXPECT_EQ(FitName("step/forward/attention", 10), "step...ion");
   // A name that is only a parameter list, or has an unbalanced one, is only cut.
-  EXPECT_EQ(FitName("(anonymous namespace)", 10), "(anonym...");
-  EXPECT_EQ(FitName("broken a)b)", 8), "broke...");
+  EXPECT_EQ(FitName("(anonymous namespace)", 10), "(ano...ce)");
+  EXPECT_EQ(FitName("broken a)b)", 8), "bro...b)");
+}
+
+// Issue 13: PyTorch's kernels of one template cut at the end became identical; the
+// tail keeps them apart.
+TEST(FitNameTest, KernelsOfOneTemplateStayDifferent) {
+  const std::string head =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+      "namespace)::launch_kernel_with_functor<";
+  const std::string a = head + "at::native::AddFunctor<float>, 2>(int, float*)";
+  const std::string b = head + "at::native::MulFunctor<float>, 2>(int, float*)";
+  EXPECT_NE(FitName(a, 80), FitName(b, 80));
+  EXPECT_EQ(FitName(a, 80).size(), 80u);
+  EXPECT_NE(FitName(a, 80).find("AddFunctor<float>, 2>(...)"), std::string::npos) << FitName(a, 80);
+}
+
+TEST(CutInTheMiddleTest, NeverInsideAUtf8Sequence) {
+  const std::string s =
+      "ab\xC3\xA9"
+      "cdefgh\xC3\xA9z";  // 14 bytes
+  for (size_t n = 5; n < s.size(); ++n) {
+    const std::string cut = CutInTheMiddle(s, n);
+    EXPECT_LE(cut.size(), n);
+    for (size_t i = 0; i + 1 < cut.size(); ++i) {
+      if (cut.compare(i, 3, "...") == 0) {
+        EXPECT_NE(static_cast<unsigned char>(cut[i + 3 < cut.size() ? i + 3 : i]) & 0xC0, 0x80u);
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(CutInTheMiddle(s, 14), s);
 }
 
 TEST(ShownRowsTest, TopOrAll) {

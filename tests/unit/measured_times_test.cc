@@ -13,7 +13,8 @@
 namespace cuscope::store {
 namespace {
 
-const std::string kRecorded = std::string(CUSCOPE_TEST_DATA_DIR) + "/real/h200-gemm-roofline.sqlite";
+const std::string kRecorded =
+    std::string(CUSCOPE_TEST_DATA_DIR) + "/real/h200-gemm-roofline.sqlite";
 
 TEST(MeasuredTimes, KernelReplayLaunchesArePlacedAtTheEndOfTheirApiCall) {
   auto before = LoadProfile(kRecorded);

@@ -218,8 +218,8 @@ TEST(WriteTextTest, LongNamesTruncatedInTextOnly) {
   EXPECT_THAT(text, HasSubstr("void flash::attention_kernel<cutlass::half_t, 128, 64, true, "
                               "false>(...)\n"));
   EXPECT_THAT(text, Not(HasSubstr(long_name)));
-  // Then a plain cut at 80 bytes.
-  EXPECT_THAT(text, HasSubstr(std::string(77, 'x') + "...\n"));
+  // Then a cut in the middle, to 80 bytes: head and tail kept.
+  EXPECT_THAT(text, HasSubstr(" " + std::string(39, 'x') + "..." + std::string(38, 'x') + "\n"));
   EXPECT_THAT(text, Not(HasSubstr(std::string(78, 'x'))));
   // CSV and JSON keep the full names.
   EXPECT_THAT(Csv(data), HasSubstr(long_name));

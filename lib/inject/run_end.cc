@@ -1,0 +1,76 @@
+#include "lib/inject/run_end.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "lib/report/report.h"
+#include "lib/store/reader.h"
+
+namespace cuscope::inject {
+namespace {
+
+// "cuscope: <message>" as one line on stderr (as session.h's Warn, which includes
+// this file's header).
+void Warn(const std::string& message) {
+  std::string line = absl::StrCat("cuscope: ", message, "\n");
+  ssize_t n = write(STDERR_FILENO, line.data(), line.size());
+  (void)n;
+}
+
+// Whether this process prints the report: of several ranks, only report_rank.
+bool PrintsReport(const RunEnd& end) {
+  return end.config.report == config::ReportMode::kText &&
+         (end.rank < 0 || end.config.report_rank < 0 || end.rank == end.config.report_rank);
+}
+
+// The text report of the profile just written, on stderr.
+void PrintReport(const RunEnd& end) {
+  absl::StatusOr<model::Profile> profile = store::LoadProfile(end.path);
+  if (!profile.ok()) {
+    Warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
+    return;
+  }
+  std::ostringstream text;
+  report::ReportOptions options;
+  options.top = end.config.report_top;
+  report::WriteText(report::BuildReport(*profile), options, text);
+  std::string out = text.str();
+  ssize_t n = write(STDERR_FILENO, out.data(), out.size());
+  (void)n;
+}
+
+}  // namespace
+
+void TellCommand(const std::string& line) {
+  const char* log = std::getenv("CUSCOPE_RUN_LOG");
+  if (log == nullptr || *log == '\0') return;
+  int fd = open(log, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return;
+  const std::string text = line + "\n";
+  ssize_t n = write(fd, text.data(), text.size());  // one short append: not interleaved
+  (void)n;
+  close(fd);
+}
+
+void FinishRun(const RunEnd& end) {
+  if (end.nothing_recorded) {
+    std::remove(end.path.c_str());
+    TellCommand(absl::StrCat("empty ", end.pid));
+    // Under `cuscope run` the command says it once, for all its processes.
+    if (std::getenv("CUSCOPE_RUN_LOG") == nullptr) {
+      Warn(absl::StrCat("no CUDA work was seen in pid ", end.pid,
+                        ": nothing to profile (no profile written)"));
+    }
+    return;
+  }
+  if (PrintsReport(end) && !end.on_signal) PrintReport(end);
+  Warn(absl::StrCat("profile written to ", end.path));
+  TellCommand(absl::StrCat("written ", end.path));
+}
+
+}  // namespace cuscope::inject

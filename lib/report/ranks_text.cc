@@ -1,0 +1,102 @@
+#include "lib/report/ranks_text.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/model/demangle.h"
+#include "lib/report/format.h"
+
+namespace cuscope::report {
+namespace {
+
+std::string RankName(const analysis::RankColumn& c) {
+  return c.rank >= 0 ? absl::StrCat("rank ", c.rank) : absl::StrCat("pid ", c.pid);
+}
+
+std::string Duration(uint64_t ns) { return FormatDuration(double(ns)); }
+
+void WriteRankTable(const analysis::RankComparison& c, std::ostream& out) {
+  TextTable table({"Rank", "Host", "Wall Time", "GPU Busy", "Kernel Time", "Kernels", "NCCL Time",
+                   "NCCL Excess", "Steps", "Median Step", "Profile"});
+  for (const analysis::RankColumn& r : c.ranks) {
+    table.AddRow(
+        {r.rank >= 0 ? absl::StrCat(r.rank) : "-", r.host.empty() ? "-" : r.host,
+         Duration(r.wall_ns), Duration(r.gpu_busy_ns), Duration(r.kernel_ns),
+         absl::StrCat(r.kernel_count),
+         r.nccl_count > 0 ? absl::StrFormat("%s (%d)", Duration(r.nccl_ns), r.nccl_count) : "-",
+         r.nccl_count > 0 ? Duration(r.nccl_excess_ns) : "-", absl::StrCat(r.step_ns.size()),
+         r.step_ns.empty() ? "-" : FormatDuration(r.steps.median_ns), r.label});
+  }
+  table.Write(out);
+  out << "  NCCL: kernels whose name contains \"nccl\" (count); NCCL Excess: above the rank "
+         "with the least,\n  roughly the time spent waiting in collectives for slower ranks.\n";
+}
+
+void WriteStragglers(const analysis::RankComparison& c, std::ostream& out) {
+  const analysis::Stragglers& s = c.stragglers;
+  const analysis::RankColumn& slow = c.ranks[s.slowest];
+  const analysis::RankColumn& fast = c.ranks[s.fastest];
+  out << "\nStragglers\n";
+  if (s.basis == "steps") {
+    out << absl::StrFormat("  by step regions \"%s\": %d steps in every rank\n", s.step_name,
+                           s.steps_compared);
+    if (s.slowest == s.fastest) {
+      out << "  the same median step time on every rank\n";
+    } else {
+      out << absl::StrFormat("  slowest %s (median step %s), fastest %s (%s): %.1f%% slower\n",
+                             RankName(slow), FormatDuration(slow.steps.median_ns), RankName(fast),
+                             FormatDuration(fast.steps.median_ns), s.skew_percent);
+    }
+    out << absl::StrFormat(
+        "  per-step skew (slowest - fastest rank): median %s, max %s at step %d\n",
+        Duration(s.median_skew_ns), Duration(s.max_skew_ns), s.max_skew_step);
+  } else {
+    out << "  by wall time (no step regions common to every rank: name them step, "
+           "ProfilerStep#N or train_step)\n";
+    out << absl::StrFormat("  slowest %s (%s), fastest %s (%s): %.1f%% slower, %s\n",
+                           RankName(slow), Duration(slow.wall_ns), RankName(fast),
+                           Duration(fast.wall_ns), s.skew_percent, Duration(s.max_skew_ns));
+  }
+}
+
+void WriteKernelsByRank(const analysis::RankComparison& c, const ReportOptions& options,
+                        std::ostream& out) {
+  out << "\nGPU kernels by rank (total time)\n";
+  if (c.kernels.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  std::vector<std::string> headers = {"All Ranks"};
+  for (const analysis::RankColumn& r : c.ranks) {
+    headers.push_back(r.rank >= 0 ? absl::StrCat("Rank ", r.rank) : absl::StrCat("pid ", r.pid));
+  }
+  headers.push_back("Name");
+  TextTable table(headers);
+  const size_t shown = ShownRows(c.kernels.size(), options.top);
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::RankKernelRow& k = c.kernels[i];
+    std::vector<std::string> cells = {Duration(k.sum_ns)};
+    for (size_t r = 0; r < c.ranks.size(); ++r) {
+      cells.push_back(k.count[r] > 0 ? Duration(k.total_ns[r]) : "-");
+    }
+    cells.push_back(FitName(model::Demangle(k.name), options.max_name_width));
+    table.AddRow(std::move(cells));
+  }
+  table.Write(out);
+  WriteMoreLine(c.kernels.size(), shown, "kernels", out);
+}
+
+}  // namespace
+
+void WriteRanksText(const analysis::RankComparison& c, const ReportOptions& options,
+                    std::ostream& out) {
+  out << "cuscope report: " << c.ranks.size() << " profiles\n";
+  if (c.ranks.empty()) return;
+  WriteRankTable(c, out);
+  WriteStragglers(c, out);
+  WriteKernelsByRank(c, options, out);
+}
+
+}  // namespace cuscope::report
