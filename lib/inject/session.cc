@@ -25,6 +25,7 @@
 #include "lib/collect/collector.h"
 #include "lib/collect/planner.h"
 #include "lib/collect/scopes.h"
+#include "lib/config/rank_env.h"
 #include "lib/inject/collect_options.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
@@ -361,10 +362,9 @@ absl::Status Start(const config::GetEnv& getenv) {
   s.run.start_ns = CuptiNowNs();
   s.run.cuscope_version = CUSCOPE_VERSION_STRING;
   s.run.hostname = HostName();
-  if (const char* rank = getenv("RANK")) {
-    int r = -1;
-    if (absl::SimpleAtoi(rank, &r)) s.run.rank = r;
-  }
+  const config::RankInfo rank = config::RankFromEnv(getenv);
+  s.run.rank = rank.rank;
+  for (auto& [k, v] : config::RankExtra(rank)) s.run.extra[k] = v;
   (*writer)->WriteRunInfo(s.run).IgnoreError();
   {
     absl::MutexLock wlock(&s.writer_mu);
