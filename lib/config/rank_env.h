@@ -14,9 +14,9 @@
 namespace cuscope::config {
 
 struct RankInfo {
-  int rank = -1;        // -1: no launcher variable gave one
-  int local_rank = -1;  // rank on this host
-  int world_size = -1;  // number of ranks
+  int rank = -1;         // -1: no launcher variable gave one
+  int local_rank = -1;   // rank on this host
+  int world_size = -1;   // number of ranks
   std::string launcher;  // "torchrun", "mpi", "pmi", "slurm" ("" when rank is -1)
 };
 

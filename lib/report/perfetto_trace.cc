@@ -27,7 +27,7 @@ bool OnGpu(std::string_view category) {
 struct Track {
   uint64_t uuid = 0;
   uint32_t sequence = 0;
-  absl::flat_hash_map<std::string, uint64_t> names;  // interned event names -> iid
+  absl::flat_hash_map<std::string, uint64_t> names;       // interned event names -> iid
   absl::flat_hash_map<const char*, uint64_t> categories;  // literals
 };
 
@@ -37,8 +37,8 @@ struct Pending {
   bool instant = false;
   uint64_t start = 0, end = 0;
   uint64_t name_iid = 0, category_iid = 0;
-  std::string new_name;               // set when the name is interned with this packet
-  std::string_view new_category;      // likewise
+  std::string new_name;           // set when the name is interned with this packet
+  std::string_view new_category;  // likewise
   std::vector<uint64_t> flows, terminating_flows;
 };
 
@@ -160,7 +160,7 @@ class PerfettoWriter final : public TraceSink {
     char head[11];
     size_t n = 0;
     head[n++] = 0x0a;  // field 1, length-delimited
-    for (uint64_t v = bytes_.size(); ; v >>= 7) {
+    for (uint64_t v = bytes_.size();; v >>= 7) {
       if (v < 0x80) {
         head[n++] = static_cast<char>(v);
         break;
@@ -184,8 +184,7 @@ class PerfettoWriter final : public TraceSink {
     packet_.set_trusted_packet_sequence_id(t.sequence);
     packet_.set_first_packet_on_sequence(true);
     packet_.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
-    packet_.mutable_trace_packet_defaults()->mutable_track_event_defaults()->set_track_uuid(
-        t.uuid);
+    packet_.mutable_trace_packet_defaults()->mutable_track_event_defaults()->set_track_uuid(t.uuid);
     *packet_.mutable_track_descriptor() = std::move(descriptor);
     Emit();
     return t;

@@ -15,7 +15,8 @@ using analysis::HasValidTimes;
 absl::StatusOr<TraceFilter> TraceFilter::Create(const model::Profile& profile,
                                                 const TraceOptions& options) {
   TraceFilter f(profile);
-  const uint64_t start = profile.run.start_ns != 0 ? profile.run.start_ns : profile.TimeSpan().first;
+  const uint64_t start =
+      profile.run.start_ns != 0 ? profile.run.start_ns : profile.TimeSpan().first;
   if (options.from_ns) f.lo_ = start + *options.from_ns;
   if (options.to_ns) f.hi_ = start + *options.to_ns;
   if (f.lo_ > f.hi_) {
@@ -61,10 +62,9 @@ absl::StatusOr<TraceFilter> TraceFilter::Create(const model::Profile& profile,
 bool TraceFilter::InRegions(uint64_t start_ns, uint64_t end_ns) const {
   if (!by_regions_) return true;
   // The first span ending at or after start; kept when it starts by end.
-  auto it = std::lower_bound(regions_.begin(), regions_.end(), start_ns,
-                             [](const std::pair<uint64_t, uint64_t>& s, uint64_t t) {
-                               return s.second < t;
-                             });
+  auto it = std::lower_bound(
+      regions_.begin(), regions_.end(), start_ns,
+      [](const std::pair<uint64_t, uint64_t>& s, uint64_t t) { return s.second < t; });
   return it != regions_.end() && it->first <= end_ns;
 }
 
@@ -84,8 +84,8 @@ template <typename Rec>
 bool TraceFilter::KeepGpu(const Rec& r) const {
   if (!InWindow(r.start_ns, r.end_ns)) return false;
   if (!by_regions_) return true;
-  const uint32_t api = r.correlation_id != 0 ? apis_.Find(r.correlation_id)
-                                             : analysis::ApiByCorrelation::kNone;
+  const uint32_t api =
+      r.correlation_id != 0 ? apis_.Find(r.correlation_id) : analysis::ApiByCorrelation::kNone;
   if (api == analysis::ApiByCorrelation::kNone) return InRegions(r.start_ns, r.end_ns);
   const model::ApiRecord& a = p_.api_calls[api];
   return InRegions(a.start_ns, a.start_ns);

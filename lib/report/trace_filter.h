@@ -11,8 +11,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "lib/analysis/regions.h"
-#include "lib/model/profile.h"
 #include "lib/model/pattern.h"
+#include "lib/model/profile.h"
 #include "lib/report/trace_options.h"
 
 namespace cuscope::report {
@@ -33,9 +33,7 @@ class TraceFilter {
 
   // Aggregation: 1 for a kernel written as itself, n > 1 for the first of a run of
   // n merged kernels (ending at AggregateEnd), 0 for the others of a run.
-  uint32_t KernelCount(size_t index) const {
-    return run_count_.empty() ? 1 : run_count_[index];
-  }
+  uint32_t KernelCount(size_t index) const { return run_count_.empty() ? 1 : run_count_[index]; }
   uint64_t AggregateEnd(size_t index) const;
 
  private:
@@ -54,10 +52,10 @@ class TraceFilter {
   uint64_t lo_ = 0, hi_ = UINT64_MAX;  // the window on CUPTI's clock
   bool by_regions_ = false;
   std::vector<std::pair<uint64_t, uint64_t>> regions_;  // merged spans, sorted
-  std::vector<uint8_t> keep_kernel_;   // per kernel (empty: all)
-  std::vector<uint8_t> api_dropped_;   // per API call: launched a dropped kernel
-  std::vector<uint32_t> run_count_;    // per kernel (empty: no aggregation)
-  absl::flat_hash_map<uint32_t, uint64_t> run_end_;  // first kernel of a run -> its end
+  std::vector<uint8_t> keep_kernel_;                    // per kernel (empty: all)
+  std::vector<uint8_t> api_dropped_;                    // per API call: launched a dropped kernel
+  std::vector<uint32_t> run_count_;                     // per kernel (empty: no aggregation)
+  absl::flat_hash_map<uint32_t, uint64_t> run_end_;     // first kernel of a run -> its end
 };
 
 }  // namespace cuscope::report

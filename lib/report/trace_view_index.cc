@@ -108,10 +108,12 @@ void TraceView::CollectTracks() {
   absl::flat_hash_set<uint64_t> host_threads;
   for (uint32_t i = 0; i < p_.api_calls.size(); ++i) {
     const model::ApiRecord& a = p_.api_calls[i];
-    if (HasValidTimes(a) && KeepApi(i)) host_threads.insert(Pack(HostPid(a.process_id), a.thread_id));
+    if (HasValidTimes(a) && KeepApi(i))
+      host_threads.insert(Pack(HostPid(a.process_id), a.thread_id));
   }
   for (const auto& r : p_.ranges) {
-    if (HasValidTimes(r) && KeepHost(r)) host_threads.insert(Pack(HostPid(r.process_id), r.thread_id));
+    if (HasValidTimes(r) && KeepHost(r))
+      host_threads.insert(Pack(HostPid(r.process_id), r.thread_id));
   }
   host_threads_.assign(host_threads.begin(), host_threads.end());
   std::sort(host_threads_.begin(), host_threads_.end());

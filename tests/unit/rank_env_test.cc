@@ -36,7 +36,8 @@ TEST(RankEnvTest, Torchrun) {
 }
 
 TEST(RankEnvTest, OpenMpiPmiAndSlurm) {
-  RankInfo info = From({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+  RankInfo info = From({{"OMPI_COMM_WORLD_RANK", "5"},
+                        {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
                         {"OMPI_COMM_WORLD_SIZE", "8"}});
   EXPECT_EQ(info.rank, 5);
   EXPECT_EQ(info.local_rank, 1);
@@ -56,8 +57,8 @@ TEST(RankEnvTest, OpenMpiPmiAndSlurm) {
 // torchrun inside a Slurm allocation: RANK is the process's rank, SLURM_PROCID the
 // launcher's.
 TEST(RankEnvTest, TorchrunWinsOverSlurm) {
-  const RankInfo info = From({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"},
-                              {"SLURM_NTASKS", "1"}});
+  const RankInfo info =
+      From({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
   EXPECT_EQ(info.rank, 1);
   EXPECT_EQ(info.world_size, 2);
   EXPECT_EQ(info.launcher, "torchrun");
@@ -65,7 +66,7 @@ TEST(RankEnvTest, TorchrunWinsOverSlurm) {
 
 TEST(RankEnvTest, BadValuesAreIgnored) {
   RankInfo info = From({{"RANK", "x"}, {"PMI_RANK", "4"}, {"PMI_SIZE", "2"}});
-  EXPECT_EQ(info.rank, 4);  // RANK is not a number: the next launcher
+  EXPECT_EQ(info.rank, 4);         // RANK is not a number: the next launcher
   EXPECT_EQ(info.world_size, -1);  // a world size not above the rank is not one
   info = From({{"RANK", "-2"}});
   EXPECT_EQ(info.rank, -1);
