@@ -91,7 +91,14 @@ class PerfettoWriter final : public TraceSink {
     *fresh = std::string(name);
     return iid;
   }
+  // Kernels and runtime/driver calls, the bulk of a trace, go without a category:
+  // their track and name say what they are (4 bytes a launch).
   uint64_t InternCategory(Track& t, const char* category) {
+    const std::string_view c(category);
+    if (c == "kernel" || c == "cuda_runtime" || c == "cuda_driver") {
+      pending_.new_category = {};
+      return 0;
+    }
     auto [it, inserted] = t.categories.try_emplace(category, t.categories.size() + 1);
     pending_.new_category = inserted ? std::string_view(category) : std::string_view();
     return it->second;
@@ -106,9 +113,9 @@ class PerfettoWriter final : public TraceSink {
     pp::TrackEvent* te = packet_.mutable_track_event();
     te->set_type(p.instant ? pp::TrackEvent::TYPE_INSTANT : pp::TrackEvent::TYPE_SLICE_BEGIN);
     te->set_name_iid(p.name_iid);
-    te->add_category_iids(p.category_iid);
-    for (uint64_t f : p.flows) te->add_flow_ids(f);
-    for (uint64_t f : p.terminating_flows) te->add_terminating_flow_ids(f);
+    if (p.category_iid != 0) te->add_category_iids(p.category_iid);
+    for (uint64_t f : p.flows) te->add_flow_ids_old(f);
+    for (uint64_t f : p.terminating_flows) te->add_terminating_flow_ids_old(f);
     if (!p.new_name.empty() || !p.new_category.empty()) {
       pp::InternedData* interned = packet_.mutable_interned_data();
       if (!p.new_name.empty()) {

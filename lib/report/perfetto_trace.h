@@ -5,8 +5,9 @@
 // Tracks: one per host thread (a thread track under its process), one per GPU
 // stream (under a track per GPU), the CUPTI overhead threads; each on its own packet
 // sequence whose defaults name the track, so that events carry no track id. Slices
-// are BEGIN/END pairs with interned names and categories; the CPU-to-GPU flows are
-// flow ids (the correlation id) from the launch to the GPU op; a counter track per
+// are BEGIN/END pairs with interned names (and categories, but for kernels and
+// runtime/driver calls, whose track says what they are); the CPU-to-GPU flows are
+// varint flow ids (the correlation id) from the launch to the GPU op; a counter track per
 // GPU holds the bandwidth of its copies and sets. Timestamps are ns after the same
 // origin as the Chrome trace's. The Chrome trace's per-event arguments are not
 // written: the .json trace has them.

@@ -3,9 +3,8 @@
 // hta/common/trace_parser.py, hta/configs/parser_config.py and
 // hta/configs/event_args_formats/event_args_1.0.0.yaml), and with Kineto's shapes
 // that HTA's analyses rely on (libkineto/src/output_json.cpp, CuptiActivity.cpp).
-#include <zlib.h>
-
 #include <dirent.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <map>
@@ -59,14 +58,15 @@ const std::map<std::string, ArgType>& HtaArgTypes() {
 
 // The kernel args Kineto writes (GpuActivity<CUpti_ActivityKernel4>::metadataJson).
 const char* const kKinetoKernelArgs[] = {
-    "queued", "device",        "context",       "stream",       "correlation",
-    "registers per thread",    "shared memory", "blocks per SM", "warps per SM",
-    "grid",   "block",         "est. achieved occupancy %"};
+    "queued",        "device",        "context",
+    "stream",        "correlation",   "registers per thread",
+    "shared memory", "blocks per SM", "warps per SM",
+    "grid",          "block",         "est. achieved occupancy %"};
 
 std::vector<std::string> RecordedProfiles() {
   std::vector<std::string> paths;
-  for (const std::string& dir : {std::string(CUSCOPE_TEST_DATA_DIR),
-                                std::string(CUSCOPE_TEST_DATA_DIR) + "/real"}) {
+  for (const std::string& dir :
+       {std::string(CUSCOPE_TEST_DATA_DIR), std::string(CUSCOPE_TEST_DATA_DIR) + "/real"}) {
     DIR* d = opendir(dir.c_str());
     if (d == nullptr) continue;
     while (dirent* e = readdir(d)) {

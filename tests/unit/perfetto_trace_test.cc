@@ -52,7 +52,7 @@ TEST(PerfettoTraceTest, RecordedProfileReadsBack) {
   ASSERT_TRUE(trace.ParseFromString(bytes));
   EXPECT_EQ(static_cast<uint64_t>(trace.packet_size()), stats.packets);
 
-  std::map<uint32_t, uint64_t> sequence_track;  // from the sequence's defaults
+  std::map<uint32_t, uint64_t> sequence_track;   // from the sequence's defaults
   std::map<uint32_t, std::set<uint64_t>> names;  // interned name iids per sequence
   std::set<uint64_t> uuids, parents;
   std::map<uint32_t, int> open;  // open slices per sequence
@@ -96,8 +96,8 @@ TEST(PerfettoTraceTest, RecordedProfileReadsBack) {
       default:
         ADD_FAILURE() << "event type " << te.type();
     }
-    for (uint64_t f : te.flow_ids()) flow_starts.insert(f);
-    for (uint64_t f : te.terminating_flow_ids()) flow_ends.insert(f);
+    for (uint64_t f : te.flow_ids_old()) flow_starts.insert(f);
+    for (uint64_t f : te.terminating_flow_ids_old()) flow_ends.insert(f);
   }
   for (const auto& [seq, n] : open) EXPECT_EQ(n, 0) << "sequence " << seq;
   EXPECT_EQ(begins, counts.complete);

@@ -77,8 +77,7 @@ TEST(TraceFilterTest, TimeWindowRelativeToRunStart) {
   o.from_ns = 2500;  // 3500 on the clock: the third launch and "eval" only
   const Seen seen = Export(b.profile(), o);
   EXPECT_EQ(seen.Names("kernel", TracePhase::kComplete), std::vector<std::string>{"gemm"});
-  EXPECT_EQ(seen.Names("user_annotation", TracePhase::kComplete),
-            std::vector<std::string>{"eval"});
+  EXPECT_EQ(seen.Names("user_annotation", TracePhase::kComplete), std::vector<std::string>{"eval"});
   o.from_ns.reset();
   o.to_ns = 1250;  // until 2250: the first launch and its kernel (which overlaps)
   const Seen early = Export(b.profile(), o);
@@ -104,8 +103,7 @@ TEST(TraceFilterTest, RegionPatternKeepsWhatHappensInside) {
   o.regions = "^eval$";
   const Seen seen = Export(b.profile(), o);
   EXPECT_EQ(seen.Names("kernel", TracePhase::kComplete).size(), 1u);
-  EXPECT_EQ(seen.Names("user_annotation", TracePhase::kComplete),
-            std::vector<std::string>{"eval"});
+  EXPECT_EQ(seen.Names("user_annotation", TracePhase::kComplete), std::vector<std::string>{"eval"});
 }
 
 TEST(TraceFilterTest, AggregatesRunsOfTinyKernelsPerStream) {
