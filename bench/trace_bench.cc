@@ -40,9 +40,10 @@ const model::Profile& TwoMillionLaunches() {
     p->devices.push_back(d);
     std::vector<model::StringId> names;
     for (int i = 0; i < 16; ++i) {
-      names.push_back(p->strings.Intern("void at::native::vectorized_elementwise_kernel<4, "
-                                        "at::native::AddFunctor<float>, std::array<char*, " +
-                                        std::to_string(i) + ">>(int, Op, Array)"));
+      names.push_back(
+          p->strings.Intern("void at::native::vectorized_elementwise_kernel<4, "
+                            "at::native::AddFunctor<float>, std::array<char*, " +
+                            std::to_string(i) + ">>(int, Op, Array)"));
     }
     const model::StringId launch = p->strings.Intern("cudaLaunchKernel");
     p->kernels.reserve(kLaunches);
@@ -95,8 +96,8 @@ void Write(benchmark::State& state, const char* suffix, bool perfetto, uint64_t 
   const std::string path = OutPath(suffix);
   for (auto _ : state) {
     const report::TraceView view(p, {}, aggregate_ns > 0 ? &*filter : nullptr);
-    const absl::Status st = perfetto ? report::WritePerfettoTrace(view, path)
-                                     : report::WriteChromeTrace(view, path);
+    const absl::Status st =
+        perfetto ? report::WritePerfettoTrace(view, path) : report::WriteChromeTrace(view, path);
     if (!st.ok()) state.SkipWithError(std::string(st.message()).c_str());
   }
   state.counters["MB"] = FileMB(path);
