@@ -5,7 +5,8 @@ set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in cmake g++ make libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev \
-         rapidjson-dev libre2-dev pkg-config python3 binutils clang-format python3-venv python3-pytest python3-setuptools \
+         rapidjson-dev libre2-dev zlib1g-dev libprotobuf-dev protobuf-compiler \
+         pkg-config python3 binutils clang-format python3-venv python3-pytest python3-setuptools \
          python3-wheel; do
   have_pkg "$p" || need+=("$p")
 done

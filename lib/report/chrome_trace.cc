@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/report/output_file.h"
+#include "lib/report/trace_output.h"
 #include "rapidjson/writer.h"
 
 namespace cuscope::report {
@@ -24,7 +25,7 @@ namespace {
 class TraceStream {
  public:
   using Ch = char;
-  explicit TraceStream(std::FILE* out) : out_(out), buffer_(kBufferSize) {
+  explicit TraceStream(TraceOutput* out) : out_(out), buffer_(kBufferSize) {
     cur_ = buffer_.data();
     end_ = cur_ + buffer_.size();
   }
@@ -52,10 +53,9 @@ class TraceStream {
   }
   void Flush() {
     const size_t n = static_cast<size_t>(cur_ - buffer_.data());
-    if (n > 0 && std::fwrite(buffer_.data(), 1, n, out_) != n) failed_ = true;
+    if (n > 0) out_->Write(buffer_.data(), n);
     cur_ = buffer_.data();
   }
-  bool failed() const { return failed_; }
 
   // Unused by the writer, required by rapidjson's stream concept.
   char Peek() const { return '\0'; }
@@ -66,11 +66,10 @@ class TraceStream {
 
  private:
   static constexpr size_t kBufferSize = 1 << 18;
-  std::FILE* out_;
+  TraceOutput* out_;
   std::vector<char> buffer_;
   char* cur_ = nullptr;
   char* end_ = nullptr;
-  bool failed_ = false;
 };
 inline void PutReserve(TraceStream& stream, size_t count) { stream.Reserve(count); }
 inline void PutUnsafe(TraceStream& stream, char c) { stream.PutUnchecked(c); }
@@ -151,7 +150,8 @@ namespace {
 // Serializes trace events through a rapidjson::Writer, counting them.
 class TraceWriter final : public TraceSink {
  public:
-  TraceWriter(std::FILE* out, uint64_t origin_ns) : stream_(out), w_(stream_), origin_(origin_ns) {
+  TraceWriter(TraceOutput* out, uint64_t origin_ns)
+      : stream_(out), w_(stream_), origin_(origin_ns) {
     w_.SetMaxDecimalPlaces(6);
   }
 
@@ -219,11 +219,7 @@ class TraceWriter final : public TraceSink {
     w_.EndObject();
   }
 
-  // Returns false when a write to the file failed.
-  bool Flush() {
-    stream_.Flush();
-    return !stream_.failed();
-  }
+  void Flush() { stream_.Flush(); }
 
  private:
   // Kineto's async CPU-to-GPU flow ("ac2g"): 's' on the launch, 'f' on the GPU op.
@@ -324,13 +320,13 @@ void WriteHeader(TraceWriter& t, const TraceView& view) {
   w.StartArray();
   for (const model::DeviceInfo& d : view.profile().devices) WriteDevice(t, d);
   w.EndArray();
-  if (h.rank) {
-    t.Key("distributedInfo");
-    w.StartObject();
-    t.Key("rank"), w.Int(*h.rank);
-    if (h.world_size) t.Key("world_size"), w.Int64(*h.world_size);
-    w.EndObject();
-  }
+  t.Key("distributedInfo");
+  w.StartObject();
+  if (!h.backend.empty()) t.Key("backend"), t.Str(h.backend);
+  t.Key("rank"), w.Int(h.rank);
+  if (h.local_rank) t.Key("local_rank"), w.Int64(*h.local_rank);
+  if (h.world_size) t.Key("world_size"), w.Int64(*h.world_size);
+  w.EndObject();
   t.Key("displayTimeUnit"), t.Str("ms");
   t.Key("baseTimeNanoseconds"), w.Int64(h.base_unix_ns);
   t.Key("clockOriginNanoseconds"), w.Uint64(h.origin_ns);
@@ -338,19 +334,19 @@ void WriteHeader(TraceWriter& t, const TraceView& view) {
   w.StartArray();
 }
 
-absl::Status Write(const TraceView& view, std::FILE* out, ChromeTraceStats* stats) {
-  TraceWriter t(out, view.header().origin_ns);
+absl::Status Write(const TraceView& view, std::FILE* out, bool gzip, ChromeTraceStats* stats) {
+  TraceOutput output(out, gzip);
+  TraceWriter t(&output, view.header().origin_ns);
   WriteHeader(t, view);
   view.Events(t);
   Writer& w = t.w();
   w.EndArray();
   w.EndObject();
-  const bool flushed = t.Flush();
-  std::fputc('\n', out);
+  t.Flush();
+  output.Write("\n", 1);
   if (stats != nullptr) stats->events = t.events();
   if (!w.IsComplete()) return absl::InternalError("Chrome trace writer ended incomplete");
-  if (!flushed) return absl::ErrnoToStatus(errno, "cannot write the Chrome trace");
-  return absl::OkStatus();
+  return output.Finish();
 }
 
 std::vector<analysis::KernelCounters> CountersOf(const model::Profile& profile) {
@@ -362,7 +358,7 @@ std::vector<analysis::KernelCounters> CountersOf(const model::Profile& profile) 
 
 absl::Status WriteChromeTrace(const TraceView& view, std::FILE* out, ChromeTraceStats* stats) {
   if (out == nullptr) return absl::InvalidArgumentError("no output stream for the Chrome trace");
-  absl::Status status = Write(view, out, stats);
+  absl::Status status = Write(view, out, /*gzip=*/false, stats);
   if (!status.ok()) return status;
   if (std::fflush(out) != 0 || std::ferror(out)) {
     return absl::ErrnoToStatus(errno, "cannot write the Chrome trace");
@@ -373,7 +369,7 @@ absl::Status WriteChromeTrace(const TraceView& view, std::FILE* out, ChromeTrace
 absl::Status WriteChromeTrace(const TraceView& view, const std::string& path,
                               ChromeTraceStats* stats) {
   return WriteOutputFile(path, "Chrome trace file",
-                         [&](std::FILE* out) { return Write(view, out, stats); });
+                         [&](std::FILE* out) { return Write(view, out, IsGzipPath(path), stats); });
 }
 
 absl::Status WriteChromeTrace(const model::Profile& profile, std::FILE* out,

@@ -19,7 +19,8 @@ struct ChromeTraceStats {
   uint64_t events = 0;  // trace events written (complete, flow and metadata)
 };
 
-// Writes the view's trace to `path` ("-" for stdout) or to an open stream.
+// Writes the view's trace to `path` ("-" for stdout; gzip-compressed when it ends in
+// ".gz") or, uncompressed, to an open stream.
 absl::Status WriteChromeTrace(const TraceView& view, const std::string& path,
                               ChromeTraceStats* stats = nullptr);
 absl::Status WriteChromeTrace(const TraceView& view, std::FILE* out,

@@ -23,6 +23,7 @@
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
 #include "lib/model/profile.h"
+#include "lib/report/trace_filter.h"
 
 namespace cuscope::report {
 
@@ -70,20 +71,34 @@ class TraceSink {
 };
 
 // The header's fields besides the device list (profile.devices).
+// distributedInfo is always written (HTA refuses a trace without it): rank 0 and
+// world size 1 for a run no launcher started.
 struct TraceHeader {
-  std::optional<int> rank;            // distributedInfo, when the run has a rank
-  std::optional<int64_t> world_size;  // from run.extra WORLD_SIZE / world_size
+  int rank = 0;                       // run.rank, 0 when the run has none
+  std::optional<int64_t> world_size;  // run.extra world_size; 1 for a run without rank
+  std::optional<int64_t> local_rank;  // run.extra local_rank
+  std::string backend;                // "nccl" when NCCL kernels ran, else ""
   int64_t base_unix_ns = 0;           // baseTimeNanoseconds: the origin's Unix time
   uint64_t origin_ns = 0;             // clockOriginNanoseconds; timestamps are relative
 };
 
 inline constexpr int64_t kTraceOverheadPid = -1;
 
+// Kineto's thread id for a stream: the stream id as int32 made non-negative
+// (sanitizeTid), so a sync without a stream (-1) lands on tid 1.
+inline uint32_t KinetoStreamTid(uint32_t stream) {
+  const int32_t s = static_cast<int32_t>(stream);
+  if (s == INT32_MIN) return 0;
+  return static_cast<uint32_t>(s < 0 ? -s : s);
+}
+
 class TraceView {
  public:
   // `counters`: AnalyzeCounters of the profile (empty when it has no counter sets).
-  // Both must outlive the view.
-  TraceView(const model::Profile& profile, const std::vector<analysis::KernelCounters>& counters);
+  // `filter`: what to keep and merge (null: everything, nothing merged). All must
+  // outlive the view.
+  TraceView(const model::Profile& profile, const std::vector<analysis::KernelCounters>& counters,
+            const TraceFilter* filter = nullptr);
 
   const model::Profile& profile() const { return p_; }
   const TraceHeader& header() const { return header_; }
@@ -100,6 +115,7 @@ class TraceView {
   };
   using SpanKey = std::tuple<uint32_t, uint32_t, uint32_t>;  // (range, device, stream)
 
+  static uint64_t Pack(uint32_t hi, uint32_t lo) { return (uint64_t{hi} << 32) | lo; }
   void ComputeHeader();
   void CollectTracks();
   void CollectNames();
@@ -107,6 +123,18 @@ class TraceView {
   void CollectCounters();
   uint32_t HostPid(uint32_t pid) const { return pid != 0 ? pid : run_pid_; }
   bool HasLaunch(uint32_t correlation_id) const;
+  // The filter's answers (everything kept without one). KeepKernel is false for the
+  // kernels merged into the first of their run.
+  template <typename Rec>
+  bool KeepHost(const Rec& r) const {
+    return filter_ == nullptr || filter_->KeepHost(r.start_ns, r.end_ns);
+  }
+  bool KeepApi(uint32_t i) const { return filter_ == nullptr || filter_->KeepApi(i); }
+  bool KeepKernel(size_t i) const {
+    return filter_ == nullptr || (filter_->KeepKernel(i) && filter_->KernelCount(i) > 0);
+  }
+  uint32_t SyncDevice(const model::SyncRecord& s) const;
+  int64_t EstimatedOccupancy(const model::KernelRecord& k) const;
   const std::string& KernelName(size_t index) const;
 
   void MetadataEvents(TraceSink& sink, TraceEvent& e) const;
@@ -119,6 +147,7 @@ class TraceView {
 
   const model::Profile& p_;
   const std::vector<analysis::KernelCounters>& counters_;
+  const TraceFilter* filter_;
   TraceHeader header_;
   uint32_t run_pid_ = 0;
   analysis::ApiByCorrelation apis_;
@@ -134,7 +163,14 @@ class TraceView {
   std::map<uint32_t, std::string> unnamed_apis_;          // callback id -> "<cbid N>"
   std::map<std::tuple<int, int, int>, std::string> memcpy_names_;
   std::map<int, std::string> memset_names_;
-  std::vector<DeviceShape> shapes_;  // by device id
+  std::vector<DeviceShape> shapes_;    // by device id
+  std::vector<int32_t> device_index_;  // device id -> index in profile.devices, -1: none
+  absl::flat_hash_map<uint32_t, uint32_t> context_device_;  // context id -> device id
+  // External ids (Kineto: the enclosing CPU op's id; here the innermost range's index
+  // + 1): per kernel index (empty when no kernel ran inside a range) and per API call.
+  static constexpr uint32_t kNoOp = 0xffffffffu;
+  std::vector<uint32_t> kernel_op_;
+  absl::flat_hash_map<uint32_t, uint32_t> api_op_;
   std::map<SpanKey, Span> annotation_spans_;
   // Hardware counters: the set that measured each launch, each set's metrics, and
   // the signature's verdict and reason line by set index (-1: none).

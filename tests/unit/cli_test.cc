@@ -189,7 +189,7 @@ TEST(Cli, DashesAndUnderscoresAreTheSameFlag) {
   for (const char* off : {"--no-chrome", "--nochrome", "--no_chrome"}) {
     r = RunCmd({kBin, "export", kProfile, off});
     EXPECT_EQ(r.code, 2) << off;
-    EXPECT_NE(r.err.find("choose a format"), std::string::npos) << off << ": " << r.err;
+    EXPECT_NE(r.err.find("choose one format"), std::string::npos) << off << ": " << r.err;
   }
 }
 

@@ -128,10 +128,13 @@ TEST(TraceViewTest, KernelArgsAndFlowFromItsLaunch) {
   EXPECT_EQ(k.pid, 0);
   EXPECT_EQ(k.tid, 7);
   EXPECT_EQ(k.end_ns - k.start_ns, 1000u);
-  EXPECT_THAT(k.keys, ElementsAre("External id", "device", "context", "stream", "correlation",
+  // Kineto's kernel args, in its order; no External id: no range (CPU op) encloses
+  // the launch.
+  EXPECT_THAT(k.keys, ElementsAre("queued", "device", "context", "stream", "correlation",
                                   "registers per thread", "shared memory", "blocks per SM",
-                                  "warps per SM", "grid", "block"));
-  EXPECT_EQ(k.args.at("External id"), "77");
+                                  "warps per SM", "grid", "block", "est. achieved occupancy %"));
+  EXPECT_EQ(k.args.count("External id"), 0u);
+  EXPECT_EQ(k.args.at("queued"), "0");
   EXPECT_EQ(k.args.at("grid"), "128x1x1");
   EXPECT_EQ(k.args.at("blocks per SM"), absl::StrCat(128.0 / 132));
   EXPECT_EQ(k.args.at("warps per SM"), absl::StrCat(128.0 / 132 * 256 / 32));
@@ -169,7 +172,9 @@ TEST(TraceViewTest, RangesMarksSyncsAndUnnamedCalls) {
   const std::vector<Event> all = Events(b.profile());
   const auto ranges = OfCategory(all, "user_annotation");
   ASSERT_EQ(ranges.size(), 1u);
-  EXPECT_THAT(ranges[0]->keys, ElementsAre("range id", "source", "domain"));
+  // A range is a CPU op to Kineto: it has an External id (its index + 1).
+  EXPECT_THAT(ranges[0]->keys, ElementsAre("External id", "range id", "source", "domain"));
+  EXPECT_EQ(ranges[0]->args.at("External id"), "1");
   EXPECT_EQ(ranges[0]->args.at("domain"), "train");
   const auto marks = OfCategory(all, "user_annotation", TracePhase::kInstant);
   ASSERT_EQ(marks.size(), 1u);
@@ -177,7 +182,11 @@ TEST(TraceViewTest, RangesMarksSyncsAndUnnamedCalls) {
   EXPECT_TRUE(marks[0]->keys.empty());
   const auto syncs = OfCategory(all, "cuda_sync");
   ASSERT_EQ(syncs.size(), 1u);
-  EXPECT_EQ(syncs[0]->pid, 4242);
+  // On the device (0: no GPU work names the context's device, the first device),
+  // on Kineto's tid for "no stream": |-1| = 1.
+  EXPECT_EQ(syncs[0]->pid, 0);
+  EXPECT_EQ(syncs[0]->tid, 1);
+  EXPECT_EQ(syncs[0]->name, "Stream Sync");
   EXPECT_EQ(syncs[0]->args.at("stream"), "-1");
   EXPECT_EQ(syncs[0]->args.at("cuda_sync_kind"), "Stream Sync");
   const auto calls = OfCategory(all, "cuda_runtime");
@@ -242,8 +251,10 @@ TEST(TraceViewTest, HeaderOriginRankAndWorldSize) {
   EXPECT_EQ(view.header().world_size, 8);
   p.run.rank = -1;
   p.run.start_unix_ns = 0;
+  p.run.extra.clear();
   TraceView no_rank(p, {});
-  EXPECT_FALSE(no_rank.header().rank.has_value());
+  EXPECT_EQ(no_rank.header().rank, 0);  // HTA needs a rank: 0 of a world of 1
+  EXPECT_EQ(no_rank.header().world_size, 1);
   EXPECT_EQ(no_rank.header().origin_ns, 0u);
 }
 

@@ -1,0 +1,300 @@
+#include "lib/report/perfetto_trace.h"
+
+#include <map>
+#include <memory>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "lib/report/output_file.h"
+#include "lib/report/trace_output.h"
+#include "report/proto/perfetto_trace.pb.h"
+
+namespace cuscope::report {
+namespace {
+
+namespace pp = perfetto::protos;
+
+// The categories of events that happen on a GPU stream (pid: device, tid: stream).
+bool OnGpu(std::string_view category) {
+  return category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" ||
+         category == "gpu_user_annotation" || category == "cuda_sync";
+}
+
+// One track with events, on its own packet sequence.
+struct Track {
+  uint64_t uuid = 0;
+  uint32_t sequence = 0;
+  absl::flat_hash_map<std::string, uint64_t> names;       // interned event names -> iid
+  absl::flat_hash_map<const char*, uint64_t> categories;  // literals
+};
+
+// A complete or instant event waiting for the flows that follow it in the view.
+struct Pending {
+  Track* track = nullptr;
+  bool instant = false;
+  uint64_t start = 0, end = 0;
+  uint64_t name_iid = 0, category_iid = 0;
+  std::string new_name;           // set when the name is interned with this packet
+  std::string_view new_category;  // likewise
+  std::vector<uint64_t> flows, terminating_flows;
+};
+
+class PerfettoWriter final : public TraceSink {
+ public:
+  PerfettoWriter(const TraceView& view, TraceOutput* out)
+      : view_(view), out_(out), origin_(view.header().origin_ns) {}
+
+  void Event(const TraceEvent& e) override {
+    switch (e.phase) {
+      case TracePhase::kMetadata:
+        return;  // tracks are named from the profile when first used
+      case TracePhase::kFlowStart:
+      case TracePhase::kFlowEnd:
+        if (pending_.track != nullptr && pending_.start == e.start_ns) {
+          (e.phase == TracePhase::kFlowStart ? pending_.flows : pending_.terminating_flows)
+              .push_back(e.flow_id);
+        }
+        return;
+      case TracePhase::kComplete:
+      case TracePhase::kInstant:
+        break;
+    }
+    FlushPending();
+    Track& t = TrackFor(e);
+    pending_.track = &t;
+    pending_.instant = e.phase == TracePhase::kInstant;
+    pending_.start = e.start_ns;
+    pending_.end = e.end_ns;
+    pending_.name_iid = Intern(t.names, e.name, &pending_.new_name);
+    pending_.category_iid = InternCategory(t, e.category);
+    if (std::string_view(e.category).rfind("gpu_mem", 0) == 0) Bandwidth(e);
+  }
+
+  void Finish() { FlushPending(); }
+  uint64_t packets() const { return packets_; }
+  uint64_t slices() const { return slices_; }
+
+ private:
+  uint64_t Ts(uint64_t ns) const { return ns > origin_ ? ns - origin_ : 0; }
+
+  // The iid of `name` in `table`, interning it (and returning it in *fresh) if new.
+  static uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>& table, std::string_view name,
+                         std::string* fresh) {
+    fresh->clear();
+    auto it = table.find(absl::string_view(name.data(), name.size()));
+    if (it != table.end()) return it->second;
+    const uint64_t iid = table.size() + 1;
+    table.emplace(std::string(name), iid);
+    *fresh = std::string(name);
+    return iid;
+  }
+  // Kernels and runtime/driver calls, the bulk of a trace, go without a category:
+  // their track and name say what they are (4 bytes a launch).
+  uint64_t InternCategory(Track& t, const char* category) {
+    const std::string_view c(category);
+    if (c == "kernel" || c == "cuda_runtime" || c == "cuda_driver") {
+      pending_.new_category = {};
+      return 0;
+    }
+    auto [it, inserted] = t.categories.try_emplace(category, t.categories.size() + 1);
+    pending_.new_category = inserted ? std::string_view(category) : std::string_view();
+    return it->second;
+  }
+
+  void FlushPending() {
+    if (pending_.track == nullptr) return;
+    Pending& p = pending_;
+    packet_.Clear();
+    packet_.set_timestamp(Ts(p.start));
+    packet_.set_trusted_packet_sequence_id(p.track->sequence);
+    pp::TrackEvent* te = packet_.mutable_track_event();
+    te->set_type(p.instant ? pp::TrackEvent::TYPE_INSTANT : pp::TrackEvent::TYPE_SLICE_BEGIN);
+    te->set_name_iid(p.name_iid);
+    if (p.category_iid != 0) te->add_category_iids(p.category_iid);
+    for (uint64_t f : p.flows) te->add_flow_ids_old(f);
+    for (uint64_t f : p.terminating_flows) te->add_terminating_flow_ids_old(f);
+    if (!p.new_name.empty() || !p.new_category.empty()) {
+      pp::InternedData* interned = packet_.mutable_interned_data();
+      if (!p.new_name.empty()) {
+        pp::EventName* n = interned->add_event_names();
+        n->set_iid(p.name_iid);
+        n->set_name(p.new_name);
+      }
+      if (!p.new_category.empty()) {
+        pp::EventCategory* c = interned->add_event_categories();
+        c->set_iid(p.category_iid);
+        c->set_name(std::string(p.new_category));
+      }
+    }
+    Emit();
+    if (!p.instant) {
+      ++slices_;
+      packet_.Clear();
+      packet_.set_timestamp(Ts(p.end));
+      packet_.set_trusted_packet_sequence_id(p.track->sequence);
+      packet_.mutable_track_event()->set_type(pp::TrackEvent::TYPE_SLICE_END);
+      Emit();
+    }
+    p.track = nullptr;
+    p.flows.clear();
+    p.terminating_flows.clear();
+  }
+
+  // A counter per GPU: the bandwidth of its copies and sets (GB/s) while they run.
+  void Bandwidth(const TraceEvent& e) {
+    double gbps = 0;
+    for (const TraceArg& a : e.args) {
+      if (a.key == "memory bandwidth (GB/s)") gbps = a.d;
+    }
+    Track& c = CounterTrack(e.pid);
+    for (auto [ts, value] : {std::pair{e.start_ns, gbps}, std::pair{e.end_ns, 0.0}}) {
+      packet_.Clear();
+      packet_.set_timestamp(Ts(ts));
+      packet_.set_trusted_packet_sequence_id(c.sequence);
+      pp::TrackEvent* te = packet_.mutable_track_event();
+      te->set_type(pp::TrackEvent::TYPE_COUNTER);
+      te->set_double_counter_value(value);
+      Emit();
+    }
+  }
+
+  // Serializes packet_ as one `packet` field of the Trace message.
+  void Emit() {
+    packet_.SerializeToString(&bytes_);
+    char head[11];
+    size_t n = 0;
+    head[n++] = 0x0a;  // field 1, length-delimited
+    for (uint64_t v = bytes_.size();; v >>= 7) {
+      if (v < 0x80) {
+        head[n++] = static_cast<char>(v);
+        break;
+      }
+      head[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    }
+    out_->Write(head, n);
+    out_->Write(bytes_);
+    ++packets_;
+  }
+
+  // A new track: its descriptor, first packet of its own sequence, with the
+  // defaults that make it the track of every later event on the sequence.
+  Track& NewTrack(pp::TrackDescriptor descriptor) {
+    tracks_.push_back(std::make_unique<Track>());
+    Track& t = *tracks_.back();
+    t.uuid = ++last_uuid_;
+    t.sequence = static_cast<uint32_t>(tracks_.size()) + 1;  // 1: parent tracks
+    descriptor.set_uuid(t.uuid);
+    packet_.Clear();
+    packet_.set_trusted_packet_sequence_id(t.sequence);
+    packet_.set_first_packet_on_sequence(true);
+    packet_.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+    packet_.mutable_trace_packet_defaults()->mutable_track_event_defaults()->set_track_uuid(t.uuid);
+    *packet_.mutable_track_descriptor() = std::move(descriptor);
+    Emit();
+    return t;
+  }
+
+  // A track that only groups others (a process, a GPU), on sequence 1.
+  uint64_t ParentTrack(int kind, int64_t id, const std::string& name, int64_t pid) {
+    auto [it, inserted] = parents_.try_emplace({kind, id}, 0);
+    if (!inserted) return it->second;
+    it->second = ++last_uuid_;
+    packet_.Clear();
+    packet_.set_trusted_packet_sequence_id(1);
+    if (!parent_sequence_started_) {
+      packet_.set_first_packet_on_sequence(true);
+      packet_.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+      parent_sequence_started_ = true;
+    }
+    pp::TrackDescriptor* d = packet_.mutable_track_descriptor();
+    d->set_uuid(it->second);
+    d->set_name(name);
+    if (pid > 0) {
+      d->mutable_process()->set_pid(static_cast<int32_t>(pid));
+      d->mutable_process()->set_process_name(name);
+    }
+    Emit();
+    return it->second;
+  }
+
+  uint64_t GpuTrack(int64_t device) {
+    std::string name = absl::StrCat("GPU ", device);
+    const model::DeviceInfo* d = view_.profile().FindDevice(static_cast<uint32_t>(device));
+    if (d != nullptr && !d->name.empty()) absl::StrAppend(&name, " ", d->name);
+    return ParentTrack(0, device, name, 0);
+  }
+
+  Track& TrackFor(const TraceEvent& e) {
+    const bool gpu = OnGpu(e.category);
+    const int kind = gpu ? 0 : e.pid == kTraceOverheadPid ? 2 : 1;
+    auto [it, inserted] = event_tracks_.try_emplace({kind, e.pid, e.tid}, nullptr);
+    if (!inserted) return *it->second;
+    pp::TrackDescriptor d;
+    if (gpu) {
+      d.set_parent_uuid(GpuTrack(e.pid));
+      d.set_name(absl::StrCat("stream ", e.tid));
+    } else if (kind == 2) {
+      d.set_parent_uuid(ParentTrack(2, 0, "CUPTI overhead", 0));
+      d.set_name(absl::StrCat("thread ", e.tid));
+    } else {
+      const model::RunInfo& run = view_.profile().run;
+      const std::string process = e.pid == run.pid && !run.command_line.empty()
+                                      ? run.command_line
+                                      : absl::StrCat("process ", e.pid);
+      d.set_parent_uuid(ParentTrack(1, e.pid, process, e.pid));
+      d.mutable_thread()->set_pid(static_cast<int32_t>(e.pid));
+      d.mutable_thread()->set_tid(static_cast<int32_t>(e.tid));
+      d.mutable_thread()->set_thread_name(absl::StrCat("thread ", e.tid));
+    }
+    it->second = &NewTrack(std::move(d));
+    return *it->second;
+  }
+
+  Track& CounterTrack(int64_t device) {
+    auto [it, inserted] = counter_tracks_.try_emplace(device, nullptr);
+    if (!inserted) return *it->second;
+    pp::TrackDescriptor d;
+    d.set_parent_uuid(GpuTrack(device));
+    d.set_name(absl::StrCat("GPU ", device, " copy bandwidth (GB/s)"));
+    d.mutable_counter()->set_unit_multiplier(1);
+    it->second = &NewTrack(std::move(d));
+    return *it->second;
+  }
+
+  const TraceView& view_;
+  TraceOutput* out_;
+  uint64_t origin_;
+  pp::TracePacket packet_;
+  std::string bytes_;
+  Pending pending_;
+  std::vector<std::unique_ptr<Track>> tracks_;
+  std::map<std::tuple<int, int64_t, int64_t>, Track*> event_tracks_;
+  std::map<int64_t, Track*> counter_tracks_;
+  std::map<std::pair<int, int64_t>, uint64_t> parents_;
+  bool parent_sequence_started_ = false;
+  uint64_t last_uuid_ = 0;
+  uint64_t packets_ = 0, slices_ = 0;
+};
+
+}  // namespace
+
+absl::Status WritePerfettoTrace(const TraceView& view, const std::string& path,
+                                PerfettoTraceStats* stats) {
+  return WriteOutputFile(path, "Perfetto trace file", [&](std::FILE* out) {
+    TraceOutput output(out, IsGzipPath(path));
+    PerfettoWriter writer(view, &output);
+    view.Events(writer);
+    writer.Finish();
+    if (stats != nullptr) {
+      stats->packets = writer.packets();
+      stats->slices = writer.slices();
+      stats->bytes = output.bytes_in();
+    }
+    return output.Finish();
+  });
+}
+
+}  // namespace cuscope::report
