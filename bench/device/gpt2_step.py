@@ -6,7 +6,11 @@ issues 10 and 11: cuBLAS, cutlass, cuDNN flash attention, CUB, fused AdamW.
 
 Each step is an NVTX range `step` (with `forward`, `backward`, `optimizer` inside);
 prints one line per step: "step <i> <ms>" (CUDA events around the whole step).
+GPT2_TORCH_PROFILER=1 runs the steps inside torch.profiler.profile (CPU and CUDA
+activities), for the training-step benchmark (bench/device/train_step.py).
 """
+import contextlib
+import os
 import sys
 
 import torch
@@ -22,6 +26,16 @@ def main():
     model = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_positions=seq)).cuda().train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
+    profiler = contextlib.nullcontext()
+    if os.environ.get("GPT2_TORCH_PROFILER") == "1":
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        profiler = torch.profiler.profile(activities=acts)
+    with profiler:
+        run_steps(model, opt, ids, steps)
+    return 0
+
+
+def run_steps(model, opt, ids, steps):
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
     for i in range(steps):
@@ -37,7 +51,6 @@ def main():
         end.record()
         torch.cuda.synchronize()
         print(f"step {i} {start.elapsed_time(end):.2f}", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The training-step benchmark of issue 11, on the GPU machine:
+
+    python3 bench/device/train_step.py BUILD_DIR OUT_DIR [rounds=2] [steps=24]
+
+A transformers GPT-2 training step (bench/device/gpt2_step.py: 6 layers, batch 8 x 512,
+bf16 autocast, fused AdamW) unprofiled, traced by cuscope, with counters in signature
+mode (kernel replay, one sample per signature) and in rotate on every launch, under
+torch.profiler, and a bounded slice of the same kernels under ncu. The modes run in
+interleaved rounds (the order turns each round); a mode's step time is the median over
+its rounds of the median of steps 4 and later. From the profiles: kernel records
+against kernel launches, measured launches without times, rotate's coverage of the last
+step (signatures and GPU time with a complete sample) and rotate's values against
+kernel replay's on the same signatures. Prints markdown.
+"""
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+build = os.path.abspath(sys.argv[1])
+out = os.path.abspath(sys.argv[2])
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+steps = int(sys.argv[4]) if len(sys.argv) > 4 else 24
+here = os.path.dirname(os.path.abspath(__file__))
+cuscope = os.path.join(build, "bin", "cuscope")
+ncu = "/usr/local/cuda/bin/ncu"
+step_cmd = ["python3", os.path.join(here, "gpt2_step.py"), str(steps)]
+os.makedirs(out, exist_ok=True)
+env = dict(os.environ, PYTHONUNBUFFERED="1")
+
+MODES = {
+    "unprofiled": lambda p: step_cmd,
+    "cuscope trace": lambda p: [cuscope, "run", f"--output={p}", "--report=none", "--"] + step_cmd,
+    "cuscope signature (roofline)": lambda p: [cuscope, "run", f"--output={p}", "--report=none",
+                                               "--metrics=roofline", "--"] + step_cmd,
+    "cuscope rotate (roofline, every launch)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
+        "--per-signature=all", "--replay=rotate", "--"] + step_cmd,
+    "torch.profiler": lambda p: step_cmd,
+}
+LAUNCH_APIS = ("cudaLaunchKernel", "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC",
+               "cudaLaunchKernelExC_ptsz", "cuLaunchKernel", "cuLaunchKernel_ptsz",
+               "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz")
+
+
+def run(mode, rnd):
+    slug = re.sub(r"[^a-z]+", "-", mode.lower()).strip("-")
+    path = os.path.join(out, f"{slug}-{rnd}.sqlite")
+    if os.path.exists(path):
+        os.remove(path)
+    e = dict(env, GPT2_TORCH_PROFILER="1") if mode == "torch.profiler" else env
+    t0 = time.perf_counter()
+    with open(os.path.join(out, f"{slug}-{rnd}.log"), "w") as f:
+        p = subprocess.run(MODES[mode](path), stdout=subprocess.PIPE, stderr=f, text=True, env=e,
+                           timeout=400)
+        f.write(p.stdout)
+    wall = time.perf_counter() - t0
+    times = [float(m.group(1)) for m in re.finditer(r"^step \d+ ([0-9.]+)$", p.stdout, re.M)]
+    return {"rc": p.returncode, "wall": wall, "steps": times,
+            "profile": path if os.path.exists(path) else None}
+
+
+def profile_facts(path):
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    launch_ids = {s_id for s_id, text in s.items() if text in LAUNCH_APIS}
+    launches = len({cid for name, cid in db.execute("SELECT name_id, correlation_id FROM api_calls")
+                    if name in launch_ids})
+    kernels, untimed, measured, placed = db.execute(
+        "SELECT COUNT(*), SUM(start_ns = 0), SUM((flags & 1) != 0), SUM((flags & 2) != 0) "
+        "FROM kernels").fetchone()
+    return {"launches": launches, "kernels": kernels, "untimed": untimed or 0,
+            "measured": measured or 0, "placed": placed or 0}
+
+
+def signature_values(path):
+    """(name, grid, block) -> {metric: value} of the profile's first set of each."""
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    out_sets = {}
+    for sid, name, gx, gy, gz, bx, by, bz in db.execute(
+            "SELECT id, name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z "
+            "FROM counter_sets ORDER BY id"):
+        key = (s[name], (gx, gy, gz), (bx, by, bz))
+        if key in out_sets:
+            continue
+        out_sets[key] = {s[m]: v for m, v in db.execute(
+            "SELECT metric_id, value FROM counter_values WHERE set_id = ?", (sid,))}
+    return out_sets
+
+
+def last_step_coverage(path):
+    """Signatures and GPU time of the last `step` range, and the part with a sample."""
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    step_ids = [i for i, t in s.items() if t == "step"]
+    if not step_ids:
+        return None
+    row = db.execute("SELECT start_ns, end_ns FROM ranges WHERE name_id = ? ORDER BY start_ns DESC "
+                     "LIMIT 1", (step_ids[0],)).fetchone()
+    api = {cid: t for cid, t in db.execute("SELECT correlation_id, MIN(start_ns) FROM api_calls "
+                                           "GROUP BY correlation_id")}
+    sampled = {(n, (gx, gy, gz), (bx, by, bz)) for n, gx, gy, gz, bx, by, bz in db.execute(
+        "SELECT name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z FROM counter_sets")}
+    time_by_sig = {}
+    for n, gx, gy, gz, bx, by, bz, cid, start, end in db.execute(
+            "SELECT name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, correlation_id, "
+            "start_ns, end_ns FROM kernels"):
+        t = api.get(cid)
+        if t is None or not row[0] <= t <= row[1]:
+            continue
+        key = (n, (gx, gy, gz), (bx, by, bz))
+        time_by_sig[key] = time_by_sig.get(key, 0) + max(0, end - start)
+    total = sum(time_by_sig.values()) or 1
+    have = [k for k in time_by_sig if k in sampled]
+    return {"signatures": len(time_by_sig), "sampled": len(have),
+            "time_pct": 100.0 * sum(time_by_sig[k] for k in have) / total}
+
+
+def compare_values(rotate_path, replay_path):
+    a, b = signature_values(rotate_path), signature_values(replay_path)
+    flops = [m for m in ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                         "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+                         "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+                         "sm__inst_executed.sum")]
+    n = flops_ok = dur_ok = 0
+    worst = []
+    for key in a.keys() & b.keys():
+        va, vb = a[key], b[key]
+        n += 1
+        ok = True
+        for m in va.keys() & vb.keys():
+            if m.startswith("sm__ops_path_tensor") or m in flops:
+                if abs(va[m] - vb[m]) > 0.02 * max(abs(vb[m]), 1.0):
+                    ok = False
+                    worst.append((key[0][:50], m, va[m], vb[m]))
+        flops_ok += ok
+        d = "gpu__time_duration.sum"
+        if d in va and d in vb and abs(va[d] - vb[d]) <= 0.05 * vb[d]:
+            dur_ok += 1
+    return n, flops_ok, dur_ok, worst[:8]
+
+
+def main():
+    t0 = time.perf_counter()
+    print(f"# Training-step benchmark (bench/device/train_step.py, {rounds} rounds, {steps} steps)\n")
+    results = {m: [] for m in MODES}
+    order = list(MODES)
+    for r in range(rounds):
+        for mode in order[r % len(order):] + order[:r % len(order)]:
+            results[mode].append(run(mode, r))
+            res = results[mode][-1]
+            print(f"<!-- round {r} {mode}: rc={res['rc']}, {res['wall']:.1f} s -->", flush=True)
+    base = None
+    print("| mode | median step, steps 4+ (ms) | x unprofiled | first step (ms) | wall (s) | "
+          "kernels / launches | measured (placed) | untimed |")
+    print("|---|---|---|---|---|---|---|---|")
+    for mode, runs in results.items():
+        meds = [statistics.median(x["steps"][4:]) for x in runs if len(x["steps"]) > 4]
+        med = statistics.median(meds) if meds else float("nan")
+        if mode == "unprofiled":
+            base = med
+        first = statistics.median([x["steps"][0] for x in runs if x["steps"]] or [float("nan")])
+        wall = statistics.median([x["wall"] for x in runs])
+        facts = profile_facts(runs[0]["profile"]) if runs[0]["profile"] else None
+        kl = f"{facts['kernels']} / {facts['launches']}" if facts else "-"
+        ms = f"{facts['measured']} ({facts['placed']})" if facts else "-"
+        un = str(facts["untimed"]) if facts else "-"
+        print(f"| {mode} | {med:.2f} | {med / base:.2f} | {first:.0f} | {wall:.1f} | {kl} | {ms} | "
+              f"{un} |")
+    rot = results["cuscope rotate (roofline, every launch)"][0]["profile"]
+    rep = results["cuscope signature (roofline)"][0]["profile"]
+    if rot:
+        cov = last_step_coverage(rot)
+        if cov:
+            print(f"\nRotate, last step: {cov['sampled']} of {cov['signatures']} signatures "
+                  f"({100.0 * cov['sampled'] / max(cov['signatures'], 1):.1f}%) and "
+                  f"{cov['time_pct']:.1f}% of its GPU time hold a complete sample.")
+        db = sqlite3.connect(rot)
+        notes = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'extra.counters.%'"))
+        for k in sorted(notes):
+            print(f"- `{k}`: {notes[k]}")
+    if rot and rep:
+        n, flops_ok, dur_ok, worst = compare_values(rot, rep)
+        print(f"\nRotate against kernel replay on {n} signatures both sampled: FLOP and "
+              f"instruction counts within 2% on {flops_ok}, gpu__time_duration within 5% on "
+              f"{dur_ok}.")
+        for w in worst:
+            print(f"- {w[0]} {w[1]}: rotate {w[2]:.4g}, kernel replay {w[3]:.4g}")
+    # ncu on a bounded slice of the same kernels (steady-state launches).
+    slice_cmd = [ncu, "--clock-control", "none", "--section", "SpeedOfLight", "--launch-skip",
+                 "1500", "--launch-count", "40"] + step_cmd[:2] + ["4"]
+    t1 = time.perf_counter()
+    with open(os.path.join(out, "ncu-slice.log"), "w") as f:
+        rc = subprocess.run(slice_cmd, stdout=f, stderr=subprocess.STDOUT, env=env,
+                            timeout=300).returncode
+    print(f"\nncu --section SpeedOfLight on 40 launches of steps 2-3 (4 steps): rc={rc}, "
+          f"{time.perf_counter() - t1:.1f} s wall")
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
