@@ -13,9 +13,9 @@ namespace {
 
 using cuscope::cli::Command;
 
-const Command* const kCommands[] = {&cuscope::cli::kRunCommand, &cuscope::cli::kReportCommand,
-                                    &cuscope::cli::kDiffCommand, &cuscope::cli::kExportCommand,
-                                    &cuscope::cli::kMetricsCommand};
+const Command* const kCommands[] = {&cuscope::cli::kRunCommand,     &cuscope::cli::kReportCommand,
+                                    &cuscope::cli::kDiffCommand,    &cuscope::cli::kExportCommand,
+                                    &cuscope::cli::kMetricsCommand, &cuscope::cli::kAdviseCommand};
 
 const Command* FindCommand(const std::string& name) {
   for (const Command* c : kCommands) {
@@ -43,7 +43,8 @@ bool IsHelp(const std::string& word) { return word == "--help" || word == "-h" |
 
 int UnknownCommand(const std::string& name) {
   std::cerr << "cuscope: unknown command \"" << name
-            << "\"; accepted: run, report, diff, export, metrics, help\n(run `cuscope --help` for "
+            << "\"; accepted: run, report, diff, export, metrics, advise, help\n(run `cuscope "
+               "--help` for "
                "usage)\n";
   return cuscope::cli::kUsageError;
 }

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -26,6 +27,7 @@
 #include "lib/collect/planner.h"
 #include "lib/collect/scopes.h"
 #include "lib/inject/collect_options.h"
+#include "lib/inject/run_end.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
 #include "lib/store/writer.h"
@@ -311,22 +313,6 @@ void RecordCollectStats(SessionState& s, const collect::ActivityStats& stats) {
   }
 }
 
-// The text report of the profile just written, on stderr.
-void PrintReport(const SessionState& s) {
-  absl::StatusOr<model::Profile> profile = store::LoadProfile(s.path);
-  if (profile.ok()) {
-    std::ostringstream text;
-    report::ReportOptions options;
-    options.top = s.config.report_top;
-    report::WriteText(report::BuildReport(*profile), options, text);
-    std::string out = text.str();
-    ssize_t n = write(STDERR_FILENO, out.data(), out.size());
-    (void)n;
-  } else {
-    Warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
-  }
-}
-
 }  // namespace
 
 absl::Status Start(const config::GetEnv& getenv) {
@@ -436,11 +422,14 @@ absl::Status Stop(const std::string& reason) {
   collect::ActivityStats stats = s.collector.tracer().stats();
   RecordCollectStats(s, stats);
   bool failed;
+  std::optional<model::Profile> ended;  // read back, with its findings
   {
     absl::MutexLock wlock(&s.writer_mu);
     failed = s.write_failed;
     if (s.writer != nullptr) {
       absl::Status st = s.writer->WriteRunInfo(s.run);
+      if (st.ok() && !failed && !on_signal)
+        ended = inject::EndProfile(s.path, *s.writer, s.config, Warn);
       if (st.ok()) st = s.writer->Close();
       if (!st.ok() && !failed) {
         Warn(absl::StrCat("finishing the profile failed: ", st.message()));
@@ -456,7 +445,8 @@ absl::Status Stop(const std::string& reason) {
         stats.dropped_records, stats.buffers_refused, s.config.max_buffers));
   }
   // On a signal the user wants the program gone: the report is for `cuscope report`.
-  if (s.config.report == config::ReportMode::kText && !failed && !on_signal) PrintReport(s);
+  if (s.config.report == config::ReportMode::kText && !failed && ended)
+    PrintReport(*ended, s.config);
   // A failed write has said so in its one line, which names the file: "written" would
   // be a second line, and not true.
   if (!failed) Warn(absl::StrCat("profile written to ", s.path));
