@@ -32,15 +32,22 @@ std::vector<model::Finding> Advise(const model::Profile& profile,
 }
 
 const std::vector<std::string>& AdviseRuleIds() {
-  static const auto* ids = new std::vector<std::string>{
-      "gpu_idle_gaps",        "low_gpu_utilization",
-      "sync_stalls",          "small_dtoh_reads",
-      "pageable_copies",      "launch_bound",
-      "first_iteration",      "default_stream",
-      "shared_bank_conflicts", "uncoalesced_access",
-      "low_occupancy",        "small_grid",
-      "tail_wave",            "fp32_without_tensor_cores",
-      "fp64_in_fp32_program", "dominant_stall"};
+  static const auto* ids = new std::vector<std::string>{"gpu_idle_gaps",
+                                                        "low_gpu_utilization",
+                                                        "sync_stalls",
+                                                        "small_dtoh_reads",
+                                                        "pageable_copies",
+                                                        "launch_bound",
+                                                        "first_iteration",
+                                                        "default_stream",
+                                                        "shared_bank_conflicts",
+                                                        "uncoalesced_access",
+                                                        "low_occupancy",
+                                                        "small_grid",
+                                                        "tail_wave",
+                                                        "fp32_without_tensor_cores",
+                                                        "fp64_in_fp32_program",
+                                                        "dominant_stall"};
   return *ids;
 }
 

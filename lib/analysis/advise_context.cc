@@ -45,14 +45,14 @@ std::vector<Busy> MergeBusy(std::vector<Op> ops) {
 }  // namespace
 
 ApiKind KindOfApi(const std::string& name) {
-  static const char* const kSyncs[] = {
-      "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-      "cudaThreadSynchronize", "cuCtxSynchronize",      "cuStreamSynchronize",
-      "cuEventSynchronize"};
+  static const char* const kSyncs[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize",
+                                       "cudaEventSynchronize",  "cudaThreadSynchronize",
+                                       "cuCtxSynchronize",      "cuStreamSynchronize",
+                                       "cuEventSynchronize"};
   static const char* const kSyncCopies[] = {
-      "cudaMemcpy",         "cudaMemcpy2D",     "cudaMemcpy3D",    "cudaMemcpyToSymbol",
-      "cudaMemcpyFromSymbol", "cudaMemcpyPeer", "cuMemcpy",        "cuMemcpyDtoH",
-      "cuMemcpyHtoD",       "cuMemcpyDtoD",     "cuMemcpy2D",      "cuMemcpy3D",
+      "cudaMemcpy",           "cudaMemcpy2D",   "cudaMemcpy3D", "cudaMemcpyToSymbol",
+      "cudaMemcpyFromSymbol", "cudaMemcpyPeer", "cuMemcpy",     "cuMemcpyDtoH",
+      "cuMemcpyHtoD",         "cuMemcpyDtoD",   "cuMemcpy2D",   "cuMemcpy3D",
       "cuMemcpyPeer"};
   for (const char* s : kSyncs) {
     if (name == s) return ApiKind::kSync;
@@ -152,8 +152,8 @@ void Context::AttributeGaps(uint64_t first_start, uint64_t first_end) {
     }
     // The last blocking call that returned inside the gap, if any: the CPU waited for
     // the GPU, and the GPU then waited for the CPU.
-    auto it = std::lower_bound(blocking.begin(), blocking.end(),
-                               std::make_pair(g.end_ns, uint32_t{0}));
+    auto it =
+        std::lower_bound(blocking.begin(), blocking.end(), std::make_pair(g.end_ns, uint32_t{0}));
     if (it != blocking.begin() && std::prev(it)->first >= g.start_ns) {
       g.api = std::prev(it)->second;
       g.blocked_ns = std::min(g.length(), profile.api_calls[g.api].duration_ns());
@@ -184,7 +184,8 @@ std::string Context::RegionAt(uint64_t t_ns, uint32_t thread) const {
     if (r.source == model::RangeSource::kNvtxMark || !HasValidTimes(r) || r.end_ns == r.start_ns) {
       continue;
     }
-    if (r.start_ns <= t_ns && t_ns < r.end_ns && (thread == model::kNoId || r.thread_id == thread)) {
+    if (r.start_ns <= t_ns && t_ns < r.end_ns &&
+        (thread == model::kNoId || r.thread_id == thread)) {
       open.push_back(&r);
     }
   }

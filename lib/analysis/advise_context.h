@@ -54,11 +54,11 @@ struct Context {
 
   const model::Profile& profile;
   const model::AdviseThresholds& t;
-  uint64_t wall_ns = 0;        // as analysis::Summarize's
-  uint64_t kernel_ns = 0;      // sum of kernel durations
-  uint64_t first_busy_ns = 0;  // first GPU activity start (0 when none)
-  uint64_t last_busy_ns = 0;   // last GPU activity end
-  uint64_t busy_ns = 0;        // union of kernels, copies and memsets
+  uint64_t wall_ns = 0;                   // as analysis::Summarize's
+  uint64_t kernel_ns = 0;                 // sum of kernel durations
+  uint64_t first_busy_ns = 0;             // first GPU activity start (0 when none)
+  uint64_t last_busy_ns = 0;              // last GPU activity end
+  uint64_t busy_ns = 0;                   // union of kernels, copies and memsets
   std::vector<ApiKind> api_kind_by_name;  // per StringId
   ApiByCorrelation apis;
   // Idle gaps between the first and the last GPU activity, in time order.
@@ -75,7 +75,9 @@ struct Context {
   // A finding of `rule` with its gain, gain % and severity set.
   model::Finding Make(const char* rule, double gain_ns, model::GainBasis basis) const;
   // Whether a finding clears min_gain_pct.
-  bool Keeps(const model::Finding& f) const { return f.gain_ns > 0 && f.gain_pct >= t.min_gain_pct; }
+  bool Keeps(const model::Finding& f) const {
+    return f.gain_ns > 0 && f.gain_pct >= t.min_gain_pct;
+  }
   // The region path ("step/forward") open at `t_ns` on `thread` (any thread when
   // model::kNoId), "" when none.
   std::string RegionAt(uint64_t t_ns, uint32_t thread) const;

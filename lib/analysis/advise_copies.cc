@@ -46,7 +46,8 @@ void PageableOf(const Context& c, model::MemcpyKind kind, std::vector<model::Fin
     ++copies;
     bytes += m.bytes;
     time += m.duration_ns();
-    gain += std::max(0.0, static_cast<double>(m.duration_ns()) - static_cast<double>(m.bytes) / pinned);
+    gain +=
+        std::max(0.0, static_cast<double>(m.duration_ns()) - static_cast<double>(m.bytes) / pinned);
     if (largest == nullptr || m.bytes > largest->bytes) largest = &m;
   }
   model::Finding f = c.Make("pageable_copies", gain, model::GainBasis::kWall);
@@ -54,11 +55,11 @@ void PageableOf(const Context& c, model::MemcpyKind kind, std::vector<model::Fin
   const double achieved = time > 0 ? static_cast<double>(bytes) / static_cast<double>(time) : 0;
   const bool htod = kind == model::MemcpyKind::kHtoD;
   f.summary = absl::StrFormat(
-      "%.0f MB copied %s pageable memory in %d copies at %s (%s); %s %s would take %s",
+      "%.0f MB copied %s pageable memory in %d copies at %s (%s); at %s (%s) they would take %s",
       static_cast<double>(bytes) / 1e6, htod ? "to the GPU from" : "from the GPU to", copies,
-      Gbps(achieved), Dur(static_cast<double>(time)),
-      measured > 0 ? "pinned copies here reach" : "at the assumed pinned bandwidth of",
-      Gbps(pinned), Dur(static_cast<double>(bytes) / pinned));
+      Gbps(achieved), Dur(static_cast<double>(time)), Gbps(pinned),
+      measured > 0 ? "pinned copies here" : "assumed for pinned memory",
+      Dur(static_cast<double>(bytes) / pinned));
   f.advice =
       "Pageable memory is staged through a driver buffer and copied synchronously: allocate "
       "the host side pinned (cudaMallocHost, cudaHostRegister, tensor.pin_memory(), "

@@ -66,8 +66,9 @@ std::pair<uint64_t, uint64_t> FirstIteration(const Context& c, std::vector<model
       "The first of %d '%s' instances took %s, %.1fx the median of the others (%s)%s", best_count,
       c.profile.str(best->name), Dur(first_ns), best_median > 0 ? first_ns / best_median : 0.0,
       Dur(best_median),
-      loading > 0 ? absl::StrFormat("; %s of it in module loading", Dur(static_cast<double>(loading)))
-                  : "");
+      loading > 0
+          ? absl::StrFormat("; %s of it in module loading", Dur(static_cast<double>(loading)))
+          : "");
   f.advice =
       "One-time costs land in the first iteration (module loading, cuDNN/cuBLAS autotuning, "
       "allocator warm-up, compilation): leave warm-up steps out of measurements; for short "

@@ -30,7 +30,8 @@ struct Span {
 std::vector<Span> RestsOf(const Context& c, GapCause cause) {
   std::vector<Span> out;
   for (const Gap& g : c.gaps) {
-    if (g.cause == cause && g.rest() > 0) out.push_back({g.start_ns + g.blocked_ns, g.end_ns, g.api});
+    if (g.cause == cause && g.rest() > 0)
+      out.push_back({g.start_ns + g.blocked_ns, g.end_ns, g.api});
   }
   return out;
 }
@@ -126,18 +127,17 @@ void IdleGaps(const Context& c, std::vector<Finding>& out) {
       "calls %s of that time%s",
       Dur(static_cast<double>(idle)), Pct(f.gain_pct), gaps.size(), Dur(c.t.min_gap_us * 1e3),
       Dur(static_cast<double>(longest.length())), Pct(cuda_share),
-      cpu.top_ns > 0 ? absl::StrFormat(", most in %s (%s)", c.profile.str(cpu.top_name),
-                                       Pct(top_share))
-                     : "");
-  f.advice =
-      cuda_share < 50
-          ? "The CPU was busy outside CUDA while the GPU waited (data loading, Python, host "
-            "preprocessing): overlap that work with the GPU's (DataLoader workers with "
-            "pin_memory, prefetching, a second stream) or queue more GPU work ahead of it."
-          : absl::StrFormat(
-                "The CPU spent the gaps in %s: take it out of the loop (allocate and load "
-                "once, reuse buffers) or overlap it with GPU work.",
-                c.profile.str(cpu.top_name));
+      top_share >= 1
+          ? absl::StrFormat(", most in %s (%s)", c.profile.str(cpu.top_name), Pct(top_share))
+          : "");
+  f.advice = cuda_share < 50
+                 ? "The CPU was busy outside CUDA while the GPU waited (data loading, Python, host "
+                   "preprocessing): overlap that work with the GPU's (DataLoader workers with "
+                   "pin_memory, prefetching, a second stream) or queue more GPU work ahead of it."
+                 : absl::StrFormat(
+                       "The CPU spent the gaps in %s: take it out of the loop (allocate and load "
+                       "once, reuse buffers) or overlap it with GPU work.",
+                       c.profile.str(cpu.top_name));
   f.evidence = {{"gaps", static_cast<double>(gaps.size())},
                 {"idle_ns", static_cast<double>(idle)},
                 {"longest_gap_ns", static_cast<double>(longest.length())},
@@ -152,8 +152,8 @@ void LowUtilization(const Context& c, std::vector<Finding>& out) {
   if (c.busy.empty() || c.last_busy_ns <= c.first_busy_ns) return;
   const uint64_t span = c.last_busy_ns - c.first_busy_ns;
   // At most 100,000 windows, whatever the setting.
-  const uint64_t window = std::max<uint64_t>(
-      {static_cast<uint64_t>(c.t.util_window_ms * 1e6), span / 100000 + 1, 1});
+  const uint64_t window =
+      std::max<uint64_t>({static_cast<uint64_t>(c.t.util_window_ms * 1e6), span / 100000 + 1, 1});
   const size_t n = static_cast<size_t>((span + window - 1) / window);
   std::vector<uint64_t> busy(n, 0), short_idle(n, 0), short_gaps(n, 0);
   auto spread = [&](uint64_t lo, uint64_t hi, std::vector<uint64_t>& into) {

@@ -45,12 +45,14 @@ const char* StallMeaning(const std::string& reason) {
       {"short_scoreboard",
        "waiting on shared memory or special functions: bank conflicts, MUFU-heavy code"},
       {"wait", "fixed-latency dependencies: more independent instructions (ILP) per warp"},
-      {"math_pipe_throttle", "a math pipe is saturated: move work to another pipe or to tensor cores"},
+      {"math_pipe_throttle",
+       "a math pipe is saturated: move work to another pipe or to tensor cores"},
       {"lg_throttle",
        "the global/local memory queue is full: fewer, wider (vectorized) memory instructions"},
       {"not_selected", "warps are ready but another was picked: the SM is issue-bound"},
       {"selected", "issuing: the kernel is instruction-bound"},
-      {"no_instruction", "instruction cache misses or branch targets: smaller or less unrolled code"},
+      {"no_instruction",
+       "instruction cache misses or branch targets: smaller or less unrolled code"},
       {"dispatch_stall", "the dispatcher could not issue: pipeline conflicts"},
       {"branch_resolving", "branch targets being computed: fewer divergent branches"},
       {"membar", "memory fences: fewer __threadfence / atomics with fences"},
@@ -88,7 +90,8 @@ bool BankConflicts(const Context& c, const KernelCounters& k, std::vector<Findin
   // ncu's estimate: the extra wavefronts' share x how busy L1/shared memory is.
   const double l1 = k.pct_l1 ? *k.pct_l1 / 100.0 : k.sol ? k.sol->l1_pct / 100.0 : 1.0;
   const double share = ratio / (1.0 + ratio) * std::clamp(l1, 0.0, 1.0);
-  Finding f = ForKernel(c, k, "shared_bank_conflicts", static_cast<double>(k.total_time_ns) * share);
+  Finding f =
+      ForKernel(c, k, "shared_bank_conflicts", static_cast<double>(k.total_time_ns) * share);
   if (!c.Keeps(f)) return false;
   f.summary = absl::StrFormat(
       "%.1f shared-memory bank conflicts per shared instruction (loads %.1f, stores %.1f): "
@@ -149,23 +152,22 @@ bool LowOccupancy(const Context& c, const KernelCounters& k, std::vector<Finding
   f.summary = absl::StrFormat(
       "Occupancy %s (%s; theoretical %s, limited by %s): too few warps to hide latency", Pct(occ),
       k.achieved_occupancy ? "achieved" : "theoretical", Pct(k.theoretical.percent), limiter);
-  f.advice =
-      limiter == "registers"       ? "Registers limit the resident warps: cap them "
-                                     "(__launch_bounds__, -maxrregcount) or simplify the kernel."
-      : limiter == "shared memory" ? "Shared memory limits the resident blocks: use smaller "
-                                     "tiles or fewer buffers per block."
-      : limiter == "blocks"        ? "The per-SM block limit caps the warps: use larger blocks "
+  f.advice = limiter == "registers"       ? "Registers limit the resident warps: cap them "
+                                            "(__launch_bounds__, -maxrregcount) or simplify the kernel."
+             : limiter == "shared memory" ? "Shared memory limits the resident blocks: use smaller "
+                                            "tiles or fewer buffers per block."
+             : limiter == "blocks" ? "The per-SM block limit caps the warps: use larger blocks "
                                      "(more threads per block)."
                                    : "Launch more warps per SM: larger blocks or more blocks, "
                                      "fewer registers and less shared memory per block.";
-  f.evidence = {{"occupancy_pct", occ},
-                {"theoretical_pct", k.theoretical.percent},
-                {"blocks_per_sm", static_cast<double>(k.theoretical.blocks_per_sm)},
-                {"registers_per_thread",
-                 k.launch_config ? static_cast<double>(k.launch_config->registers_per_thread) : 0},
-                {"shared_bytes_per_block",
-                 k.launch_config ? static_cast<double>(k.launch_config->shared_bytes_per_block)
-                                 : 0}};
+  f.evidence = {
+      {"occupancy_pct", occ},
+      {"theoretical_pct", k.theoretical.percent},
+      {"blocks_per_sm", static_cast<double>(k.theoretical.blocks_per_sm)},
+      {"registers_per_thread",
+       k.launch_config ? static_cast<double>(k.launch_config->registers_per_thread) : 0},
+      {"shared_bytes_per_block",
+       k.launch_config ? static_cast<double>(k.launch_config->shared_bytes_per_block) : 0}};
   Grid(k, f);
   out.push_back(std::move(f));
   return true;
@@ -183,19 +185,20 @@ bool Waves(const Context& c, const KernelCounters& k, std::vector<Finding>& out)
   Finding f = ForKernel(c, k, waves < 1 ? "small_grid" : "tail_wave",
                         static_cast<double>(k.total_time_ns) * idle);
   if (!c.Keeps(f)) return false;
-  f.summary =
-      waves < 1 ? absl::StrFormat("%d blocks fill %s of one wave (%d blocks): most SMs stay idle",
-                                  grid, Pct(100 * waves), k.wave_blocks)
-                : absl::StrFormat(
-                      "%.2f waves of %d blocks: the last wave runs %s full, leaving the GPU "
-                      "%s idle over the kernel",
-                      waves, k.wave_blocks, Pct(100 * last), Pct(100 * idle));
+  f.summary = waves < 1
+                  ? absl::StrFormat("%d blocks fill %s of one wave (%d blocks): most SMs stay idle",
+                                    grid, Pct(100 * waves), k.wave_blocks)
+                  : absl::StrFormat(
+                        "%.2f waves of %d blocks: the last wave runs %s full, leaving the GPU "
+                        "%s idle over the kernel",
+                        waves, k.wave_blocks, Pct(100 * last), Pct(100 * idle));
   f.advice = waves < 1 ? "Give the GPU more parallel work: more, smaller blocks (split the "
                          "problem further, split-K for a GEMM), or run independent kernels "
                          "concurrently on streams."
                        : "Size the grid to a multiple of the wave (SMs x blocks per SM), or "
                          "change the tile size so the last wave is full.";
-  f.evidence = {{"waves", waves}, {"wave_blocks", static_cast<double>(k.wave_blocks)},
+  f.evidence = {{"waves", waves},
+                {"wave_blocks", static_cast<double>(k.wave_blocks)},
                 {"idle_pct", 100 * idle}};
   Grid(k, f);
   out.push_back(std::move(f));
@@ -215,7 +218,8 @@ bool Fp32Gemm(const Context& c, const KernelCounters& k, const std::vector<Ceili
     }
   }
   const double share = k.pct_fp32 / 100.0 * (1.0 - std::clamp(ratio, 0.0, 1.0));
-  Finding f = ForKernel(c, k, "fp32_without_tensor_cores", static_cast<double>(k.total_time_ns) * share);
+  Finding f =
+      ForKernel(c, k, "fp32_without_tensor_cores", static_cast<double>(k.total_time_ns) * share);
   if (!c.Keeps(f)) return false;
   f.summary = absl::StrFormat(
       "FP32 math at %s of the FP32 roof and no tensor-core operation: a float32 GEMM-like "
@@ -236,7 +240,8 @@ bool Fp32Gemm(const Context& c, const KernelCounters& k, const std::vector<Ceili
 
 bool Fp64(const Context& c, const KernelCounters& k, double program_fp32, double program_fp64,
           std::vector<Finding>& out) {
-  if (!k.flops_of(Precision::kFp64).measured || k.total_flops <= 0 || k.fp64_flops <= 0) return false;
+  if (!k.flops_of(Precision::kFp64).measured || k.total_flops <= 0 || k.fp64_flops <= 0)
+    return false;
   const double share = 100.0 * k.fp64_flops / k.total_flops;
   if (share < c.t.fp64_pct || program_fp32 < program_fp64) return false;
   const double pipe = k.sol && k.sol->fp64_pipe_pct > 0 ? k.sol->fp64_pipe_pct / 100.0
@@ -253,7 +258,8 @@ bool Fp64(const Context& c, const KernelCounters& k, double program_fp32, double
       "Double precision runs at a fraction of FP32's rate: write float literals with an f "
       "(1.0f), call the float functions (sqrtf, expf), and keep accumulators in float unless "
       "the result needs double.";
-  f.evidence = {{"fp64_share_pct", share}, {"fp64_flops", k.fp64_flops}, {"fp64_pipe_pct", 100 * pipe}};
+  f.evidence = {
+      {"fp64_share_pct", share}, {"fp64_flops", k.fp64_flops}, {"fp64_pipe_pct", 100 * pipe}};
   Grid(k, f);
   out.push_back(std::move(f));
   return true;

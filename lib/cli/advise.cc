@@ -3,12 +3,13 @@
 // run are read alone (fast on any size); a profile without them (written before
 // findings existed, or with CUSCOPE_ADVISE=0), or --recompute, has them computed
 // with the CUSCOPE_ADVISE_* thresholds of the environment.
+#include "lib/analysis/advise.h"
+
 #include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "lib/analysis/advise.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"

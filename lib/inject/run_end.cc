@@ -18,8 +18,7 @@ std::optional<model::Profile> EndProfile(const std::string& path, store::Profile
   if (!config.advise && config.report != config::ReportMode::kText) return std::nullopt;
   absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
   if (!profile.ok()) {
-    warn(absl::StrCat("cannot read the profile back for the report: ",
-                      profile.status().message()));
+    warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
     return std::nullopt;
   }
   if (!config.advise) {

@@ -32,13 +32,13 @@ struct AdviseThresholds {
   // A first region instance slower than first_factor x the median of the others.
   double first_factor = 2;
   // Kernel rules from counters.
-  double bank_conflicts = 1;         // shared-memory conflicts per shared instruction
-  double sectors_per_request = 20;   // global sectors per request (4 is ideal for 4-byte words)
-  double low_occupancy_pct = 25;     // achieved (else theoretical) occupancy
-  double tail_pct = 20;              // SM time left idle by a small grid or the last wave
-  double fp32_gemm_pct = 30;         // FP32 roof % of a kernel with no tensor op
-  double fp64_pct = 1;               // FP64 share of a kernel's FLOPs in an FP32 program
-  double stall_pct = 30;             // top stall reason's share of warp cycles
+  double bank_conflicts = 1;        // shared-memory conflicts per shared instruction
+  double sectors_per_request = 20;  // global sectors per request (4 is ideal for 4-byte words)
+  double low_occupancy_pct = 25;    // achieved (else theoretical) occupancy
+  double tail_pct = 20;             // SM time left idle by a small grid or the last wave
+  double fp32_gemm_pct = 30;        // FP32 roof % of a kernel with no tensor op
+  double fp64_pct = 1;              // FP64 share of a kernel's FLOPs in an FP32 program
+  double stall_pct = 30;            // top stall reason's share of warp cycles
 };
 
 }  // namespace cuscope::model

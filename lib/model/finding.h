@@ -27,11 +27,11 @@ inline constexpr uint32_t kNoId = 0xffffffffu;
 struct Finding {
   std::string rule;  // "gpu_idle_gaps", "shared_bank_conflicts", ...
   Severity severity = Severity::kLow;
-  double gain_ns = 0;    // estimated time to gain
-  double gain_pct = 0;   // gain_ns as % of the basis
+  double gain_ns = 0;   // estimated time to gain
+  double gain_pct = 0;  // gain_ns as % of the basis
   GainBasis basis = GainBasis::kWall;
-  std::string summary;   // what was seen, one line with its numbers
-  std::string advice;    // what to do, one or two sentences
+  std::string summary;  // what was seen, one line with its numbers
+  std::string advice;   // what to do, one or two sentences
   // Where: each empty, 0 or kNoId when it does not apply.
   std::string kernel;                 // demangled kernel name
   std::string region;                 // region path, "step/forward"

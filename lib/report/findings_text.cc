@@ -25,7 +25,8 @@ double Relative(const model::Profile& p, uint64_t t) {
 
 std::string Where(const model::Profile& p, const model::Finding& f, size_t width) {
   std::vector<std::string> parts;
-  if (!f.kernel.empty()) parts.push_back(absl::StrCat("kernel ", FitName(model::Demangle(f.kernel), width)));
+  if (!f.kernel.empty())
+    parts.push_back(absl::StrCat("kernel ", FitName(model::Demangle(f.kernel), width)));
   if (!f.region.empty()) parts.push_back(absl::StrCat("region ", FitName(f.region, width)));
   if (f.stream_id != model::kNoId) parts.push_back(absl::StrCat("stream ", f.stream_id));
   if (f.thread_id != model::kNoId) parts.push_back(absl::StrCat("thread ", f.thread_id));
@@ -53,9 +54,8 @@ void WriteFindingsText(const model::Profile& profile, const std::vector<model::F
     out << "\nFindings\n  (none above the advisor's thresholds)\n";
     return;
   }
-  out << "\nFindings" << (shown < findings.size()
-                              ? absl::StrFormat(" (top %d of %d)", shown, findings.size())
-                              : "")
+  out << "\nFindings"
+      << (shown < findings.size() ? absl::StrFormat(" (top %d of %d)", shown, findings.size()) : "")
       << ", ranked by estimated gain\n";
   for (size_t i = 0; i < shown; ++i) {
     const model::Finding& f = findings[i];
@@ -104,9 +104,15 @@ void WriteFindingsJson(json::Writer& w, const model::Profile& profile,
     json::Key(w, "device_id");
     w.Uint(f.device_id);
     json::Key(w, "stream_id");
-    if (f.stream_id == model::kNoId) w.Null(); else w.Uint(f.stream_id);
+    if (f.stream_id == model::kNoId)
+      w.Null();
+    else
+      w.Uint(f.stream_id);
     json::Key(w, "thread_id");
-    if (f.thread_id == model::kNoId) w.Null(); else w.Uint(f.thread_id);
+    if (f.thread_id == model::kNoId)
+      w.Null();
+    else
+      w.Uint(f.thread_id);
     json::Key(w, "start_ns");
     w.Uint64(f.start_ns);
     json::Key(w, "end_ns");
