@@ -174,7 +174,7 @@ TEST(AdviseTest, PageableCopiesEstimateFromPinnedBandwidth) {
   f = Find(AdviseOn(Copy(MemoryKind::kPageable, true)), "pageable_copies");
   ASSERT_TRUE(f.has_value());
   EXPECT_NEAR(f->gain_ns, 8.0 * kMs, 1.0);  // the measured pinned copy: 2 ms
-  EXPECT_EQ(f->evidence[5].second, 1);       // pinned_measured
+  EXPECT_EQ(f->evidence[5].second, 1);      // pinned_measured
 }
 
 TEST(AdviseTest, PageableCopiesSilentForPinnedMemory) {
@@ -203,7 +203,7 @@ TEST(AdviseTest, LaunchBoundFiresOnManyTinyKernels) {
 }
 
 TEST(AdviseTest, LaunchBoundSilentBelowItsThresholds) {
-  EXPECT_FALSE(Find(AdviseOn(TinyKernels(50, 2 * kUs)), "launch_bound"));  // < 100 kernels
+  EXPECT_FALSE(Find(AdviseOn(TinyKernels(50, 2 * kUs)), "launch_bound"));    // < 100 kernels
   EXPECT_FALSE(Find(AdviseOn(TinyKernels(1000, 8 * kUs)), "launch_bound"));  // not tiny
 }
 
@@ -273,8 +273,8 @@ TEST(AdviseTest, DefaultStreamSilentOnOtherStreams) {
 
 // One kernel "k" (10 launches of 1 ms, a full wave: 1056 blocks of 256 threads) with
 // `values` measured.
-model::Profile Measured(std::vector<std::pair<std::string, double>> values,
-                        uint32_t registers = 32, uint32_t grid = 1056) {
+model::Profile Measured(std::vector<std::pair<std::string, double>> values, uint32_t registers = 32,
+                        uint32_t grid = 1056) {
   ProfileBuilder b;
   SetRun(b, 20 * kMs);
   for (int i = 0; i < 10; ++i) {
@@ -296,16 +296,16 @@ model::Profile Measured(std::vector<std::pair<std::string, double>> values,
 }
 
 TEST(AdviseTest, BankConflictsFireAboveTheRatio) {
-  std::optional<Finding> f = Find(AdviseOn(Measured({{metrics::kSharedLdBankConflicts, 31e6},
-                                        {metrics::kSharedLdInst, 1e6}})),
-                          "shared_bank_conflicts");
+  std::optional<Finding> f = Find(
+      AdviseOn(Measured({{metrics::kSharedLdBankConflicts, 31e6}, {metrics::kSharedLdInst, 1e6}})),
+      "shared_bank_conflicts");
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->kernel, "k");
   EXPECT_EQ(f->basis, model::GainBasis::kGpu);
   EXPECT_NEAR(f->gain_ns, 10.0 * kMs * 31 / 32, 1.0);  // L1 busy unknown: 100%
-  EXPECT_FALSE(Find(AdviseOn(Measured({{metrics::kSharedLdBankConflicts, 0.5e6},
-                               {metrics::kSharedLdInst, 1e6}})),
-                 "shared_bank_conflicts"));
+  EXPECT_FALSE(Find(
+      AdviseOn(Measured({{metrics::kSharedLdBankConflicts, 0.5e6}, {metrics::kSharedLdInst, 1e6}})),
+      "shared_bank_conflicts"));
 }
 
 TEST(AdviseTest, UncoalescedAccessFiresAboveSectorsPerRequest) {
@@ -314,9 +314,9 @@ TEST(AdviseTest, UncoalescedAccessFiresAboveSectorsPerRequest) {
       "uncoalesced_access");
   ASSERT_TRUE(f.has_value());
   EXPECT_NEAR(f->gain_ns, 10.0 * kMs * (1 - 4.0 / 32), 1.0);
-  EXPECT_FALSE(Find(AdviseOn(Measured({{metrics::kGlobalLdSectors, 4e6},
-                               {metrics::kGlobalLdRequests, 1e6}})),
-                 "uncoalesced_access"));
+  EXPECT_FALSE(Find(
+      AdviseOn(Measured({{metrics::kGlobalLdSectors, 4e6}, {metrics::kGlobalLdRequests, 1e6}})),
+      "uncoalesced_access"));
 }
 
 TEST(AdviseTest, LowOccupancyNamesItsLimiter) {
@@ -399,7 +399,7 @@ TEST(AdviseTest, RankedByEstimatedGain) {
   b.Kernel("b", kT0 + 41 * kMs, kT0 + 42 * kMs);
   std::vector<Finding> f = AdviseOn(b.profile());
   ASSERT_GE(f.size(), 2u);
-  EXPECT_EQ(f[0].rule, "gpu_idle_gaps");  // 29 ms + 1 ms of idle
+  EXPECT_EQ(f[0].rule, "gpu_idle_gaps");    // 29 ms + 1 ms of idle
   EXPECT_EQ(f[1].rule, "pageable_copies");  // 8.7 ms
   for (size_t i = 1; i < f.size(); ++i) EXPECT_GE(f[i - 1].gain_ns, f[i].gain_ns);
   EXPECT_EQ(f[1].severity, model::Severity::kMedium);  // 8.7% of the run
