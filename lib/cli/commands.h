@@ -1,5 +1,5 @@
 // The subcommands of `cuscope`, one file each (run.cc, report.cc, diff.cc,
-// export.cc, metrics.cc); main.cc dispatches on the first word.
+// export.cc, metrics.cc, advise.cc); main.cc dispatches on the first word.
 #ifndef CUSCOPE_LIB_CLI_COMMANDS_H_
 #define CUSCOPE_LIB_CLI_COMMANDS_H_
 
@@ -28,6 +28,7 @@ extern const Command kReportCommand;
 extern const Command kDiffCommand;
 extern const Command kExportCommand;
 extern const Command kMetricsCommand;
+extern const Command kAdviseCommand;
 
 }  // namespace cuscope::cli
 

@@ -13,9 +13,9 @@ namespace {
 
 using cuscope::cli::Command;
 
-const Command* const kCommands[] = {&cuscope::cli::kRunCommand, &cuscope::cli::kReportCommand,
-                                    &cuscope::cli::kDiffCommand, &cuscope::cli::kExportCommand,
-                                    &cuscope::cli::kMetricsCommand};
+const Command* const kCommands[] = {&cuscope::cli::kRunCommand,     &cuscope::cli::kReportCommand,
+                                    &cuscope::cli::kDiffCommand,    &cuscope::cli::kExportCommand,
+                                    &cuscope::cli::kMetricsCommand, &cuscope::cli::kAdviseCommand};
 
 const Command* FindCommand(const std::string& name) {
   for (const Command* c : kCommands) {

@@ -2,6 +2,7 @@
 // roofline chart.
 #include "lib/report/report.h"
 
+#include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/ascii.h"
@@ -11,6 +12,7 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
+#include "lib/config/from_env.h"
 #include "lib/report/ranks_text.h"
 #include "lib/report/roofline_svg.h"
 #include "lib/store/reader.h"
@@ -84,7 +86,13 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     std::cerr << "cuscope: report: " << profile.status().message() << "\n";
     return 1;
   }
-  report::ReportData data = report::BuildReport(*profile);
+  // Findings not stored in the profile are computed with the environment's thresholds.
+  absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
+  if (!thresholds.ok()) {
+    std::cerr << "cuscope: report: " << thresholds.status().message() << "\n";
+    return 1;
+  }
+  report::ReportData data = report::BuildReport(*profile, *thresholds);
   Output out;
   if (!out.Open("report", args->Get("output"))) return 1;
   std::string svg = args->Get("roofline");

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lib/model/advise_thresholds.h"
 
 namespace cuscope::config {
 
@@ -48,6 +49,11 @@ struct Config {
   int flush_period_ms = 1000;
   bool verbose = false;
   int report_rank = 0;  // the rank that prints the report (rank.h); -1 = every rank
+
+  // The advisor: findings computed at the end of the run and stored in the profile,
+  // and their thresholds (also read by `cuscope advise` and `cuscope report`).
+  bool advise = true;
+  model::AdviseThresholds thresholds;
 
   // Hardware counters (off when `metrics` is empty).
   std::vector<std::string> metrics;  // named sets ("roofline") and raw metric names

@@ -1,5 +1,6 @@
 #include "lib/config/from_env.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "lib/config/setting.h"
@@ -34,6 +35,17 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
         "regions to measure) and CUSCOPE_METRICS (what to measure)");
   }
   return c;
+}
+
+absl::StatusOr<model::AdviseThresholds> ThresholdsFromEnv(const GetEnv& getenv) {
+  Config c;
+  for (const Setting& s : Settings()) {
+    if (!absl::StartsWith(s.env, "CUSCOPE_ADVISE_")) continue;
+    const char* v = getenv(s.env);
+    if (v == nullptr || IsBlank(v)) continue;
+    if (absl::Status st = s.Apply(v, &c); !st.ok()) return st;
+  }
+  return c.thresholds;
 }
 
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {

@@ -24,6 +24,11 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv);
 // empty or blank value is valid (the default).
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value);
 
+// The advisor's thresholds from the CUSCOPE_ADVISE_* variables alone (for the
+// readers of profiles: `cuscope advise` and `cuscope report`); other variables are
+// not read. Same messages as ConfigFromEnv.
+absl::StatusOr<model::AdviseThresholds> ThresholdsFromEnv(const GetEnv& getenv);
+
 }  // namespace cuscope::config
 
 #endif  // CUSCOPE_LIB_CONFIG_FROM_ENV_H_

@@ -10,6 +10,7 @@ namespace cuscope::config {
 // lint: table
 const std::vector<Setting>& Settings() {
   using namespace values;  // NOLINT: the table reads as a list of kinds
+  using T = model::AdviseThresholds;
   static const std::vector<Setting>* settings = new std::vector<Setting>{
       {"CUSCOPE_ENABLE", "enable", "Set to 0 to load cuscope without profiling.",
        Bool(&Config::enabled)},
@@ -99,6 +100,76 @@ const std::vector<Setting>& Settings() {
        "Most launches (ranges) per rotate pass: a training step's launches; the counter "
        "image holds this many ranges per context.",
        Int(&Config::window, 1, 4096)},
+      {"CUSCOPE_ADVISE", "advise",
+       "Compute the findings (docs/advisor.md) at the end of the run, store them in the "
+       "profile and print the top five after the report.",
+       Bool(&Config::advise)},
+      {"CUSCOPE_ADVISE_MIN_GAIN_PCT", "advise_min_gain_pct",
+       "Findings whose estimated gain is below this % of the run's wall time (timeline "
+       "rules) or GPU kernel time (kernel rules) are left out.",
+       Threshold(&T::min_gain_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_HIGH_PCT", "advise_high_pct",
+       "A finding is of high severity from this estimated gain on (% of its basis).",
+       Threshold(&T::high_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_MEDIUM_PCT", "advise_medium_pct",
+       "A finding is of medium severity from this estimated gain on (% of its basis).",
+       Threshold(&T::medium_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_MIN_GAP_US", "advise_min_gap_us",
+       "GPU idle gaps this long or longer are gaps of the idle-gap rule; shorter ones count "
+       "for the utilization and launch-bound rules.",
+       Threshold(&T::min_gap_us, 0.0, 1e9, "microseconds")},
+      {"CUSCOPE_ADVISE_UTIL_WINDOW_MS", "advise_util_window_ms",
+       "Length of the windows of the low-utilization rule.",
+       Threshold(&T::util_window_ms, 0.001, 1e6, "milliseconds")},
+      {"CUSCOPE_ADVISE_LOW_UTIL_PCT", "advise_low_util_pct",
+       "A window in which the GPU is busy less than this % has low utilization.",
+       Threshold(&T::low_util_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_SMALL_COPY_BYTES", "advise_small_copy_bytes",
+       "A device-to-host copy of at most this many bytes is a small read (.item()).",
+       Threshold(&T::small_copy_bytes, uint64_t{0}, uint64_t{1} << 40, "bytes")},
+      {"CUSCOPE_ADVISE_MIN_REPEATS", "advise_min_repeats",
+       "Waited small reads needed for the small-read rule to fire.",
+       Threshold(&T::min_repeats, int64_t{1}, int64_t{1} << 40)},
+      {"CUSCOPE_ADVISE_PINNED_GBPS", "advise_pinned_gbps",
+       "Host-device bandwidth of pinned memory assumed by the pageable-copy rule when the "
+       "profile has no pinned copy of 1 MiB or more in the same direction to measure it.",
+       Threshold(&T::pinned_gbps, 0.001, 1e6, "GB/s")},
+      {"CUSCOPE_ADVISE_LAUNCH_US", "advise_launch_us",
+       "Kernels shorter than this are tiny (launch-bound rule).",
+       Threshold(&T::launch_us, 0.0, 1e6, "microseconds")},
+      {"CUSCOPE_ADVISE_MIN_TINY_KERNELS", "advise_min_tiny_kernels",
+       "Tiny kernels needed for the launch-bound rule to fire.",
+       Threshold(&T::min_tiny_kernels, int64_t{1}, int64_t{1} << 40)},
+      {"CUSCOPE_ADVISE_FIRST_FACTOR", "advise_first_factor",
+       "The first instance of a repeated region is slow when it takes more than this many "
+       "times the median of the others.",
+       Threshold(&T::first_factor, 1.0, 1e6)},
+      {"CUSCOPE_ADVISE_BANK_CONFLICTS", "advise_bank_conflicts",
+       "Shared-memory bank conflicts per shared load or store instruction from which the "
+       "bank-conflict rule fires.",
+       Threshold(&T::bank_conflicts, 0.0, 1e6)},
+      {"CUSCOPE_ADVISE_SECTORS_PER_REQUEST", "advise_sectors_per_request",
+       "Global-memory sectors per request from which the uncoalesced-access rule fires (4 "
+       "is a warp reading consecutive 4-byte words, 16 consecutive 16-byte words).",
+       Threshold(&T::sectors_per_request, 1.0, 1e6)},
+      {"CUSCOPE_ADVISE_LOW_OCCUPANCY_PCT", "advise_low_occupancy_pct",
+       "Achieved (else theoretical) occupancy under which the occupancy rule fires.",
+       Threshold(&T::low_occupancy_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_TAIL_PCT", "advise_tail_pct",
+       "Share of the GPU left idle by a grid smaller than one wave, or by a partial last "
+       "wave, from which the small-grid and tail-wave rules fire.",
+       Threshold(&T::tail_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_FP32_GEMM_PCT", "advise_fp32_gemm_pct",
+       "FP32 roof % from which a kernel with no tensor-core operation counts as a float32 "
+       "GEMM that tensor cores would speed up.",
+       Threshold(&T::fp32_gemm_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_FP64_PCT", "advise_fp64_pct",
+       "Share of a kernel's FLOPs in FP64 from which the FP64 rule fires (in a program "
+       "whose FLOPs are mostly FP32).",
+       Threshold(&T::fp64_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_STALL_PCT", "advise_stall_pct",
+       "Share of warp cycles of the top stall reason from which the stall rule fires.",
+       Threshold(&T::stall_pct, 0.0, 100.0, "%")},
   };
   return *settings;
 }

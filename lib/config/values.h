@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,30 @@ Value IntOr(T Config::*member, T lo, T hi, const char* word, T word_value) {
                [member, word, word_value](const Config& c) {
                  return c.*member == word_value ? std::string(word) : absl::StrCat(c.*member);
                }};
+}
+
+// An advisor threshold (model::AdviseThresholds): a number (T = double) or an
+// integer from `lo` to `hi`, with the unit or meaning in `note`.
+template <typename T>
+Value Threshold(T model::AdviseThresholds::*member, T lo, T hi, const char* note = nullptr) {
+  std::string accepts = absl::StrCat(std::is_floating_point_v<T> ? "a number" : "an integer",
+                                     " from ", lo, " to ", hi);
+  if (note != nullptr) absl::StrAppend(&accepts, " (", note, ")");
+  return Value{accepts,
+               [member, lo, hi](absl::string_view text, Config* c, std::string*) {
+                 T n{};
+                 const absl::string_view t = absl::StripAsciiWhitespace(text);
+                 bool ok;
+                 if constexpr (std::is_floating_point_v<T>) {
+                   ok = absl::SimpleAtod(t, &n) && n == n;  // not NaN
+                 } else {
+                   ok = absl::SimpleAtoi(t, &n);
+                 }
+                 if (!ok || n != std::clamp(n, lo, hi)) return false;
+                 c->thresholds.*member = n;
+                 return true;
+               },
+               [member](const Config& c) { return absl::StrCat(c.thresholds.*member); }};
 }
 
 // One of `names` (any case), e.g. {{"default", kDefault}, {"all", kAll}}.

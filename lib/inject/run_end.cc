@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/analysis/advise.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
 
@@ -28,23 +30,42 @@ bool PrintsReport(const RunEnd& end) {
          (end.rank < 0 || end.config.report_rank < 0 || end.rank == end.config.report_rank);
 }
 
-// The text report of the profile just written, on stderr.
-void PrintReport(const RunEnd& end) {
-  absl::StatusOr<model::Profile> profile = store::LoadProfile(end.path);
-  if (!profile.ok()) {
-    Warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
-    return;
-  }
+// The text report of `profile` on stderr, ending with its top five findings (none
+// with CUSCOPE_ADVISE=0).
+void PrintReport(const model::Profile& profile, const config::Config& config) {
   std::ostringstream text;
   report::ReportOptions options;
-  options.top = end.config.report_top;
-  report::WriteText(report::BuildReport(*profile), options, text);
-  std::string out = text.str();
+  options.top = config.report_top;
+  if (!config.advise) options.findings = -1;
+  report::WriteText(report::BuildReport(profile, config.thresholds), options, text);
+  const std::string out = text.str();
   ssize_t n = write(STDERR_FILENO, out.data(), out.size());
   (void)n;
 }
 
 }  // namespace
+
+std::optional<model::Profile> EndProfile(const std::string& path, store::ProfileWriter& writer,
+                                         const config::Config& config,
+                                         const std::function<void(const std::string&)>& warn) {
+  if (!config.advise && config.report != config::ReportMode::kText) return std::nullopt;
+  absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
+  if (!profile.ok()) {
+    warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
+    return std::nullopt;
+  }
+  if (!config.advise) {
+    profile->findings.emplace();
+    return std::move(*profile);
+  }
+  std::vector<model::Finding> findings = analysis::Advise(*profile, config.thresholds);
+  if (absl::Status st = writer.WriteFindings(findings); !st.ok()) {
+    warn(absl::StrCat("storing the findings failed (`cuscope advise` computes them): ",
+                      st.message()));
+  }
+  profile->findings = std::move(findings);
+  return std::move(*profile);
+}
 
 void TellCommand(const std::string& line) {
   const char* log = std::getenv("CUSCOPE_RUN_LOG");
@@ -68,7 +89,9 @@ void FinishRun(const RunEnd& end) {
     }
     return;
   }
-  if (PrintsReport(end) && !end.on_signal) PrintReport(end);
+  if (PrintsReport(end) && !end.on_signal && end.profile != nullptr) {
+    PrintReport(*end.profile, end.config);
+  }
   Warn(absl::StrCat("profile written to ", end.path));
   TellCommand(absl::StrCat("written ", end.path));
 }

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -426,11 +427,17 @@ absl::Status Stop(const std::string& reason) {
   collect::ActivityStats stats = s.collector.tracer().stats();
   RecordCollectStats(s, stats);
   bool failed;
+  const bool nothing_recorded = reason == "exit" && s.records_written == 0;
+  std::optional<model::Profile> ended;  // read back, with its findings
   {
     absl::MutexLock wlock(&s.writer_mu);
     failed = s.write_failed;
     if (s.writer != nullptr) {
       absl::Status st = s.writer->WriteRunInfo(s.run);
+      // Kernel-replay launches get their times before the profile is read back.
+      if (st.ok()) st = s.writer->PlaceMeasuredKernels();
+      if (st.ok() && !failed && !on_signal && !nothing_recorded)
+        ended = inject::EndProfile(s.path, *s.writer, s.config, Warn);
       if (st.ok()) st = s.writer->Close();
       if (!st.ok() && !failed) {
         Warn(absl::StrCat("finishing the profile failed: ", st.message()));
@@ -447,8 +454,8 @@ absl::Status Stop(const std::string& reason) {
   }
   // A failed write has said so in its one line, which names the file: nothing more.
   if (!failed) {
-    FinishRun({s.path, s.run.pid, s.run.rank, s.config, on_signal,
-               /*nothing_recorded=*/reason == "exit" && s.records_written == 0});
+    FinishRun({s.path, s.run.pid, s.run.rank, s.config, on_signal, nothing_recorded,
+               ended ? &*ended : nullptr});
   }
   return absl::OkStatus();
 }

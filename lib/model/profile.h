@@ -12,11 +12,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/model/finding.h"
 
 namespace cuscope::model {
 
@@ -271,6 +273,10 @@ struct Profile {
   std::vector<OverheadRecord> overheads;
   std::vector<CounterSet> counters;
   std::vector<DeviceMetric> device_metrics;
+  // The advisor's findings stored in the file (ranked), or nullopt when the file has
+  // none stored (written before findings existed, or not finished): the readers then
+  // compute them (lib/analysis/advise.h).
+  std::optional<std::vector<Finding>> findings;
 
   const std::string& str(StringId id) const { return strings.Get(id); }
   // The device with this id, or nullptr.

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lib/model/demangle.h"
+#include "lib/report/findings_text.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
 #include "lib/report/number_format.h"
@@ -388,6 +389,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
   WriteRegions(w, data.regions, options.top);
   WriteCeilings(w, data.ceilings);
   WriteCounters(w, data, options.top);
+  WriteFindingsJson(w, p, data.findings, 0);
   w.EndObject();
   doc.WriteTo(out);
 }

@@ -1,8 +1,10 @@
 #include "lib/report/report_data.h"
 
+#include "lib/analysis/advise.h"
+
 namespace cuscope::report {
 
-ReportData BuildReport(const model::Profile& profile) {
+ReportData BuildReport(const model::Profile& profile, const model::AdviseThresholds& thresholds) {
   ReportData data;
   data.profile = &profile;
   data.summary = analysis::Summarize(profile);
@@ -10,6 +12,7 @@ ReportData BuildReport(const model::Profile& profile) {
   data.ceilings = analysis::ComputeAllCeilings(profile);
   data.counters = analysis::AnalyzeCounters(profile, data.ceilings, &data.regions);
   data.counter_notes = analysis::CounterNotes(profile, data.ceilings);
+  data.findings = analysis::FindingsOf(profile, thresholds);
   return data;
 }
 

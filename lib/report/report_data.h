@@ -9,6 +9,8 @@
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/summary.h"
+#include "lib/model/advise_thresholds.h"
+#include "lib/model/finding.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::report {
@@ -22,11 +24,15 @@ struct ReportData {
   std::vector<analysis::Ceilings> ceilings;
   std::vector<analysis::KernelCounters> counters;
   std::vector<std::string> counter_notes;
+  // The advisor's findings, ranked: those stored in the profile, else computed.
+  std::vector<model::Finding> findings;
 };
 
 // Runs each analysis once: the summary, the regions, the ceilings, then the
-// counters and their notes from those ceilings and regions.
-ReportData BuildReport(const model::Profile& profile);
+// counters and their notes from those ceilings and regions, and the findings
+// (analysis::FindingsOf: the stored ones, else computed with `thresholds`).
+ReportData BuildReport(const model::Profile& profile,
+                       const model::AdviseThresholds& thresholds = {});
 
 // The data's profile, or an empty one when it has none.
 const model::Profile& ProfileOf(const ReportData& data);

@@ -11,6 +11,9 @@ struct ReportOptions {
   // Text only (report and diff): longer names are cut to this many bytes, ending in
   // "..."; 0 for no limit.
   size_t max_name_width = 80;
+  // Text report only: the top findings shown at its end (all when 0, none and no
+  // section when < 0); the JSON report has them all.
+  int findings = 5;
 };
 
 }  // namespace cuscope::report

@@ -12,6 +12,7 @@
 #include "lib/model/checked.h"
 #include "lib/model/demangle.h"
 #include "lib/model/metrics.h"
+#include "lib/report/findings_text.h"
 #include "lib/report/format.h"
 #include "lib/report/number_format.h"
 #include "lib/report/verdict_text.h"
@@ -386,6 +387,8 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
   WriteMemory(data.summary, options, out);
   WriteRegions(data.regions, options, out);
   WriteCounters(data, options, out);
+  WriteFindingsText(p, data.findings, options.findings, options.max_name_width,
+                    "(`cuscope advise PROFILE` lists them all)", out);
 }
 
 }  // namespace cuscope::report

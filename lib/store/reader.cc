@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -47,14 +48,16 @@ class Loader {
  public:
   Loader(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 
-  absl::StatusOr<Profile> Load() {
+  // `findings_only`: the meta checks and the stored findings, no records.
+  absl::StatusOr<Profile> Load(bool findings_only = false) {
     Profile profile;
     // One read transaction: every table comes from the same committed state, even
     // while the profiled program is still appending.
     if (int rc = sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr); rc != SQLITE_OK) {
       return SqlError(rc);
     }
-    absl::Status status = LoadAll(profile);
+    absl::Status status = findings_only ? LoadMeta(profile.run) : LoadAll(profile);
+    if (status.ok() && findings_only) status = LoadFindings(profile.findings);
     sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
     if (!status.ok()) return status;
     return profile;
@@ -79,7 +82,27 @@ class Loader {
     if (absl::Status s = LoadTable(profile.ranges, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.overheads, n); !s.ok()) return s;
     if (absl::Status s = LoadCounters(profile.counters, n); !s.ok()) return s;
-    return LoadTable(profile.device_metrics, n);
+    if (absl::Status s = LoadTable(profile.device_metrics, n); !s.ok()) return s;
+    return LoadFindings(profile.findings);
+  }
+
+  // The findings tables exist once findings were stored (schema.h): without them,
+  // `out` stays nullopt.
+  absl::Status LoadFindings(std::optional<std::vector<model::Finding>>& out) {
+    absl::StatusOr<Stmt> exists = PrepareRead(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'findings'");
+    if (!exists.ok()) return exists.status();
+    if (sqlite3_step(exists->get()) != SQLITE_ROW || sqlite3_column_int64(exists->get(), 0) == 0) {
+      return absl::OkStatus();
+    }
+    std::vector<FindingRow> rows;
+    std::vector<FindingEvidenceRow> evidence;
+    if (absl::Status s = LoadTable(rows, 0); !s.ok()) return s;
+    if (absl::Status s = LoadTable(evidence, 0); !s.ok()) return s;
+    std::vector<model::Finding> findings;
+    if (std::string e = FindingsFromRows(rows, evidence, findings); !e.empty()) return Damaged(e);
+    out = std::move(findings);
+    return absl::OkStatus();
   }
 
   // Counter sets: the rows of counter_sets, then their launches and values, each
@@ -408,9 +431,24 @@ const char* FileKind(mode_t mode) {
   return "a special file";
 }
 
+// The checks of LoadProfile on the path, before SQLite opens it.
+absl::Status CheckProfilePath(const std::string& path);
+
 }  // namespace
 
-absl::StatusOr<Profile> LoadProfile(const std::string& path) {
+absl::StatusOr<Profile> LoadStoredFindings(const std::string& path) {
+  if (absl::Status s = CheckProfilePath(path); !s.ok()) return s;
+  absl::StatusOr<Db> db = OpenReadOnly(path);
+  if (!db.ok()) return db.status();
+  Loader loader(db->get(), path);
+  absl::StatusOr<Profile> profile = loader.Load(/*findings_only=*/true);
+  if (!profile.ok() && loader.needs_rollback()) return LoadAfterRollback(path);
+  return profile;
+}
+
+namespace {
+
+absl::Status CheckProfilePath(const std::string& path) {
   // Checked up front for a clear message: SQLite would say "unable to open
   // database file" for all of these.
   struct stat st;
@@ -428,6 +466,13 @@ absl::StatusOr<Profile> LoadProfile(const std::string& path) {
         "%s is not a cuscope profile (it is %s, not a regular file)", path, FileKind(st.st_mode)));
   }
 
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Profile> LoadProfile(const std::string& path) {
+  if (absl::Status s = CheckProfilePath(path); !s.ok()) return s;
   absl::StatusOr<Db> db = OpenReadOnly(path);
   if (!db.ok()) return db.status();
   Loader loader(db->get(), path);

@@ -15,6 +15,11 @@ namespace cuscope::store {
 // one of another schema version gives an error naming the path and the problem.
 absl::StatusOr<model::Profile> LoadProfile(const std::string& path);
 
+// A profile's run info (meta) and stored findings (nullopt when it has none
+// stored) alone, with the same checks of the file as LoadProfile but without
+// reading its records: fast on any size.
+absl::StatusOr<model::Profile> LoadStoredFindings(const std::string& path);
+
 }  // namespace cuscope::store
 
 #endif  // CUSCOPE_LIB_STORE_READER_H_

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/model/finding.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::store {
@@ -284,6 +285,73 @@ struct Table<model::DeviceMetric> {
     v.Real("value", m.value);
   }
 };
+
+// The advisor's findings (model::Finding), as rows of two tables made when the
+// findings are stored (ProfileWriter::WriteFindings, at the end of the run): a
+// profile without them has no findings stored, and readers compute them. A
+// finding's id is its rank (1 = the largest estimated gain); its evidence rows, in
+// rowid order, are its named numbers in order. Severity and basis are stored by name.
+struct FindingRow {
+  int64_t id = 0;
+  std::string rule, severity, basis;
+  double gain_ns = 0, gain_pct = 0;
+  std::string summary, advice, kernel, region;
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, stream_id = 0, thread_id = 0;
+};
+
+struct FindingEvidenceRow {
+  int64_t finding_id = 0;
+  std::string name;
+  double value = 0;
+};
+
+template <>
+struct Table<FindingRow> {
+  static constexpr char kName[] = "findings";
+  static constexpr char kConstraints[] = "PRIMARY KEY (id)";
+  template <typename R, typename V>
+  static void Visit(R& f, V& v) {
+    v.Int("id", f.id);
+    v.Text("rule", f.rule);
+    v.Text("severity", f.severity);
+    v.Real("gain_ns", f.gain_ns);
+    v.Real("gain_pct", f.gain_pct);
+    v.Text("basis", f.basis);
+    v.Text("summary", f.summary);
+    v.Text("advice", f.advice);
+    v.Text("kernel", f.kernel);
+    v.Text("region", f.region);
+    v.Int("start_ns", f.start_ns);
+    v.Int("end_ns", f.end_ns);
+    v.Int("device_id", f.device_id);
+    v.Int("stream_id", f.stream_id);
+    v.Int("thread_id", f.thread_id);
+  }
+};
+
+template <>
+struct Table<FindingEvidenceRow> {
+  static constexpr char kName[] = "finding_evidence";
+  static constexpr char kConstraints[] = "FOREIGN KEY (finding_id) REFERENCES findings (id)";
+  template <typename R, typename V>
+  static void Visit(R& e, V& v) {
+    v.Int("finding_id", e.finding_id);
+    v.Text("name", e.name);
+    v.Real("value", e.value);
+  }
+};
+
+// Findings as rows (ids 1, 2, ... in rank order), and back: "" when the rows make
+// findings, else what is wrong with them (for a "damaged" error).
+void FindingsToRows(const std::vector<model::Finding>& findings, std::vector<FindingRow>& rows,
+                    std::vector<FindingEvidenceRow>& evidence);
+std::string FindingsFromRows(const std::vector<FindingRow>& rows,
+                             const std::vector<FindingEvidenceRow>& evidence,
+                             std::vector<model::Finding>& out);
+
+// CREATE TABLE IF NOT EXISTS of the findings tables, and the DELETE of their rows.
+std::string FindingsSchemaSql();
 
 // The run metadata, as meta rows. Integers are stored as decimal text (meta.value
 // is TEXT), so uint64 values keep their full range here.

@@ -396,10 +396,42 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
   return absl::OkStatus();
 }
 
+absl::Status ProfileWriter::WriteFindings(const std::vector<model::Finding>& findings) {
+  if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
+  std::vector<FindingRow> rows;
+  std::vector<FindingEvidenceRow> evidence;
+  FindingsToRows(findings, rows, evidence);
+  Inserter insert_rows, insert_evidence;
+  return InTransaction(
+      db_, path_, stmts_->begin.get(), stmts_->commit.get(), stmts_->rollback.get(),
+      "cannot write findings to", [&] {
+        int rc = sqlite3_exec(db_, FindingsSchemaSql().c_str(), nullptr, nullptr, nullptr);
+        for (auto [stmt, sql] :
+             {std::pair{&insert_rows.one, InsertSql<FindingRow>()},
+              std::pair{&insert_rows.many, InsertSql<FindingRow>(kRowsPerInsert)},
+              std::pair{&insert_evidence.one, InsertSql<FindingEvidenceRow>()},
+              std::pair{&insert_evidence.many, InsertSql<FindingEvidenceRow>(kRowsPerInsert)}}) {
+          if (rc != SQLITE_OK) break;
+          sqlite3_stmt* raw = nullptr;
+          rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr);
+          stmt->reset(raw);
+        }
+        std::string bad;  // findings hold no string ids
+        if (rc == SQLITE_OK) rc = InsertAll(insert_rows, rows, 0, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(insert_evidence, evidence, 0, bad);
+        return rc;
+      });
+}
+
+absl::Status ProfileWriter::PlaceMeasuredKernels() {
+  if (db_ == nullptr) return absl::OkStatus();
+  return store::PlaceMeasuredKernels(db_, path_).status();
+}
+
 absl::Status ProfileWriter::Close() {
   if (db_ == nullptr) return absl::OkStatus();
   stmts_.reset();  // statements must be finalized before the connection closes
-  absl::StatusOr<int64_t> placed = PlaceMeasuredKernels(db_, path_);
+  absl::StatusOr<int64_t> placed = store::PlaceMeasuredKernels(db_, path_);
   int rc = sqlite3_close(db_);
   absl::Status status =
       rc == SQLITE_OK ? placed.status() : WriteError(db_, rc, path_, "cannot close profile");
@@ -416,6 +448,7 @@ absl::Status SaveProfile(const Profile& profile, const std::string& path) {
   absl::Status status = (*writer)->WriteRunInfo(profile.run);
   if (status.ok()) status = (*writer)->WriteDevices(profile.devices);
   if (status.ok()) status = (*writer)->Append(profile);
+  if (status.ok() && profile.findings) status = (*writer)->WriteFindings(*profile.findings);
   if (status.ok()) status = (*writer)->Close();
   if (!status.ok()) {
     writer->reset();

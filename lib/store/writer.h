@@ -34,6 +34,12 @@ class ProfileWriter {
   // writer has not written yet (strings are append-only: the batch's table must be
   // the same growing table on every call). One transaction.
   absl::Status Append(const model::Profile& batch);
+  // Stores the advisor's findings (ranked), replacing any stored before; creates the
+  // findings tables when the file has none. One transaction.
+  absl::Status WriteFindings(const std::vector<model::Finding>& findings);
+  // Kernels measured by kernel replay get their times (lib/store/measured_times.h);
+  // Close does it too, for what arrived after.
+  absl::Status PlaceMeasuredKernels();
   absl::Status Close();
   const std::string& path() const { return path_; }
 
@@ -46,7 +52,8 @@ class ProfileWriter {
   size_t strings_written_ = 0;
 };
 
-// Writes a whole profile (Create + WriteRunInfo + WriteDevices + Append + Close).
+// Writes a whole profile (Create + WriteRunInfo + WriteDevices + Append, its findings
+// when it has them, Close).
 absl::Status SaveProfile(const model::Profile& profile, const std::string& path);
 
 }  // namespace cuscope::store

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "lib/config/docs_table.h"
 #include "lib/config/from_env.h"
@@ -337,7 +339,12 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
     const std::string& a = s.value.accepts;
     std::vector<std::string> ok, bad;
     long long lo = 0, hi = 0;
-    if (sscanf(a.c_str(), "an integer from %lld to %lld", &lo, &hi) == 2) {
+    double dlo = 0, dhi = 0;
+    if (sscanf(a.c_str(), "a number from %lf to %lf", &dlo, &dhi) == 2) {
+      auto text = [](double v) { return absl::StrFormat("%.17g", v); };
+      ok = {text(dlo), text(dhi), text((dlo + dhi) / 2)};
+      bad = {text(dlo - 0.5), text(dhi + 0.5), "nan", "1x"};
+    } else if (sscanf(a.c_str(), "an integer from %lld to %lld", &lo, &hi) == 2) {
       ok = {std::to_string(lo), std::to_string(hi)};
       bad = {std::to_string(lo - 1), std::to_string(hi + 1)};
     } else if (sscanf(a.c_str(), "an integer >= %lld", &lo) == 1) {
@@ -358,8 +365,9 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
     for (const std::string& v : bad)
       EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
   }
-  // top, report rank, buffer size, max buffers, flush, skip, count, per signature, window
-  EXPECT_EQ(checked, 9);
+  // top, report rank, buffer size, max buffers, flush, skip, count, per signature, window,
+  // the advisor's 3 integer and 16 number thresholds.
+  EXPECT_EQ(checked, 28);
 }
 
 TEST(Config, FormatBytes) {

@@ -1,0 +1,111 @@
+// `cuscope advise PROFILE`: the advisor's findings (docs/advisor.md), ranked by
+// estimated gain, as text or JSON. Those stored in the profile at the end of the
+// run are read alone (fast on any size); a profile without them (written before
+// findings existed, or with CUSCOPE_ADVISE=0), or --recompute, has them computed
+// with the CUSCOPE_ADVISE_* thresholds of the environment.
+#include "lib/analysis/advise.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "lib/cli/commands.h"
+#include "lib/cli/flags.h"
+#include "lib/cli/output.h"
+#include "lib/config/from_env.h"
+#include "lib/report/findings_text.h"
+#include "lib/report/json_writer.h"
+#include "lib/report/report_options.h"
+#include "lib/store/reader.h"
+
+namespace cuscope::cli {
+namespace {
+
+const std::vector<Flag>& AdviseFlags() {
+  static const std::vector<Flag>* flags = new std::vector<Flag>{
+      {"format", nullptr, "FORMAT", "text or json (default text)"},
+      {"top", nullptr, "N", "findings shown, 0 for all (default 0)"},
+      {"output", "o", "FILE", "the file to write (default stdout, also -)"},
+      {"recompute", nullptr, nullptr,
+       "compute the findings again with the CUSCOPE_ADVISE_* thresholds of the environment "
+       "(docs/configuration.md) instead of reading those stored in the profile"},
+  };
+  return *flags;
+}
+
+std::string Help() {
+  return CommandHelp(kAdviseCommand.usage, kAdviseCommand.summary, AdviseFlags());
+}
+
+// The findings of `path`: stored (`profile` then holds the run info alone), else
+// computed (`profile` holds the whole profile).
+absl::StatusOr<std::vector<model::Finding>> Findings(const std::string& path, bool recompute,
+                                                     model::Profile& profile) {
+  if (!recompute) {
+    absl::StatusOr<model::Profile> stored = store::LoadStoredFindings(path);
+    if (!stored.ok()) return stored.status();
+    if (stored->findings) {
+      profile = std::move(*stored);
+      return *profile.findings;
+    }
+  }
+  absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
+  if (!thresholds.ok()) return thresholds.status();
+  absl::StatusOr<model::Profile> loaded = store::LoadProfile(path);
+  if (!loaded.ok()) return loaded.status();
+  profile = std::move(*loaded);
+  return analysis::Advise(profile, *thresholds);
+}
+
+int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
+  absl::StatusOr<Args> args = ParseArgs(AdviseFlags(), words);
+  if (!args.ok()) return UsageError("advise", args.status().message());
+  if (args->positional.size() != 1) {
+    return UsageError("advise", absl::StrCat("expected exactly one PROFILE argument, got ",
+                                             args->positional.size()));
+  }
+  const std::string& path = args->positional[0];
+  const std::string format = absl::AsciiStrToLower(args->Get("format", "text"));
+  if (format != "text" && format != "json") {
+    return UsageError("advise", absl::StrCat("--format=\"", args->Get("format"),
+                                             "\" is not valid; accepted: text, json"));
+  }
+  int top = 0;
+  if (!ParseTop("advise", args->Get("top"), &top)) return kUsageError;
+  if (int code = RefuseToOverwrite("advise", "output", path, args->Get("output"))) return code;
+  model::Profile profile;
+  absl::StatusOr<std::vector<model::Finding>> findings =
+      Findings(path, args->Get("recompute") == "true", profile);
+  if (!findings.ok()) {
+    std::cerr << "cuscope: advise: " << findings.status().message() << "\n";
+    return 1;
+  }
+  Output out;
+  if (!out.Open("advise", args->Get("output"))) return 1;
+  if (format == "text") {
+    report::WriteFindingsText(profile, *findings, top, report::ReportOptions{}.max_name_width,
+                              "(--top 0 lists them all)", out.stream());
+  } else {
+    report::json::Document doc;
+    doc.writer().StartObject();
+    report::WriteFindingsJson(doc.writer(), profile, *findings, top);
+    doc.writer().EndObject();
+    doc.WriteTo(out.stream());
+  }
+  return out.Finish();
+}
+
+}  // namespace
+
+const Command kAdviseCommand = {
+    "advise",
+    "cuscope advise PROFILE [FLAGS]",
+    "Prints the findings of a profile, ranked by estimated gain: what costs time (GPU idle "
+    "gaps, synchronizations, copies, launch overhead, slow kernels' causes), where, and what "
+    "to do (docs/advisor.md).",
+    false,
+    Help,
+    Main};
+
+}  // namespace cuscope::cli
