@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -122,7 +123,10 @@ class ActivityTracer final : public GpuKindControl {
   // The buffer pool. A leaf lock.
   absl::Mutex pool_mu_;
   std::vector<uint8_t*> free_buffers_ ABSL_GUARDED_BY(pool_mu_);
-  absl::flat_hash_set<uint8_t*> own_buffers_ ABSL_GUARDED_BY(pool_mu_);
+  // Every buffer cuscope allocated and has not freed, with its size: a buffer of an
+  // older session's size that CUPTI hands back is freed, never lent out again as the
+  // new size.
+  absl::flat_hash_map<uint8_t*, size_t> own_buffers_ ABSL_GUARDED_BY(pool_mu_);
   uint64_t allocated_ ABSL_GUARDED_BY(pool_mu_) = 0;
   size_t buffer_bytes_ ABSL_GUARDED_BY(pool_mu_) = 0;  // size of every pooled buffer
   int max_buffers_ ABSL_GUARDED_BY(pool_mu_) = 0;

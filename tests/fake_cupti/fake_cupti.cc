@@ -251,6 +251,10 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
   return CUPTI_SUCCESS;
 }
 
+CUptiResult CUPTIAPI cuptiActivitySetAttribute(CUpti_ActivityAttribute, size_t* size, void* value) {
+  return size == nullptr || value == nullptr ? CUPTI_ERROR_INVALID_PARAMETER : CUPTI_SUCCESS;
+}
+
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
   std::unique_lock<std::mutex> lock(S().mu);
   std::function<void(CUpti_ActivityKind)> hook = S().enable_hook;
