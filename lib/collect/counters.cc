@@ -10,7 +10,6 @@
 #include "absl/strings/str_format.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/launch_params.h"
-#include "lib/collect/rotate_driver.h"
 #include "lib/model/metrics.h"
 
 namespace cuscope::collect {
@@ -37,28 +36,10 @@ bool CounterSampler::ReinitCounterData(Context& c) {
     Note("counters.status", ExplainCupti(failed_call, r));
     return false;
   }
-  if (c.max_ranges >= image_noted_ranges_) {
-    image_noted_ranges_ = c.max_ranges;
+  if (notes_.count("counters.image") == 0) {
     notes_["counters.image"] = absl::StrFormat(
         "%.1f MiB for %d ranges (%d bytes per range)", c.profiler.counter_data().size() / 1048576.0,
         c.max_ranges, c.profiler.counter_data().size() / std::max<size_t>(1, c.max_ranges));
-  }
-  return true;
-}
-
-// Rotate: the counter image and the configuration sized to the set's window,
-// rounded up to a power of two (at least RotateDriver::kGrowTo ranges), so that a
-// set of a 581-launch step holds 1024 ranges, not the window limit's.
-bool CounterSampler::ReserveRanges(Context& c, size_t ranges) {
-  size_t capacity = RotateDriver::kGrowTo;
-  while (capacity < ranges) capacity *= 2;
-  capacity = std::min(capacity, static_cast<size_t>(options_.counters.window));
-  capacity = std::max(capacity, ranges);
-  if (capacity == c.max_ranges) return true;
-  c.max_ranges = capacity;
-  if (!ReinitCounterData(c) || !SetConfig(c, 0, 1)) {
-    c.failed = true;
-    return false;
   }
   return true;
 }
@@ -171,9 +152,8 @@ CounterSampler::Context* CounterSampler::SetUpContext(CUcontext ctx) {
     Note("counters.status", ExplainCupti("cuptiRangeProfilerEnable", r));
     return nullptr;
   }
-  // Rotate grows the image to each set's window (ReserveRanges).
   c.max_ranges = planner_->rotate() && !planner_->region_mode()
-                     ? std::min<size_t>(RotateDriver::kGrowTo, options_.counters.window)
+                     ? static_cast<size_t>(options_.counters.window)
                      : 1;
   if (!ReinitCounterData(c) || !SetConfig(c, 0, 1)) return nullptr;
   c.failed = false;
@@ -307,7 +287,6 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   device_metrics_done_.clear();
   windows_logged_ = 0;
   null_context_launches_ = 0;
-  image_noted_ranges_ = 0;
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   setconfig_each_pass_ = internal != nullptr && internal[0] == '1';
   if (region_mode) {

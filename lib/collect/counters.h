@@ -106,7 +106,6 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   Context* SetUpContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SetUpMetrics(uint32_t device_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<Resolution> ResolveForChip() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool ReserveRanges(Context& c, size_t ranges) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool ReinitCounterData(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SetConfig(Context& c, size_t pass, size_t level) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Decodes the counter data of a finished set and turns matching ranges into sets
@@ -171,8 +170,6 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   int windows_logged_ ABSL_GUARDED_BY(mu_) = 0;
   // Launch callbacks that carried no context (left to the nested driver callback).
   uint64_t null_context_launches_ ABSL_GUARDED_BY(mu_) = 0;
-  // The largest counter image noted in counters.image so far (ranges).
-  size_t image_noted_ranges_ ABSL_GUARDED_BY(mu_) = 0;
   // CUSCOPE_INTERNAL_SETCONFIG=1: SetConfig(passIndex) before each window.
   bool setconfig_each_pass_ ABSL_GUARDED_BY(mu_) = false;
 

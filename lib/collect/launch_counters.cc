@@ -26,9 +26,6 @@ class CounterSampler::RotateCalls final : public RangeCalls {
     s_.ReinitCounterData(c_);
     s_.Progress();
   }
-  bool Reserve(size_t ranges) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return s_.ReserveRanges(c_, ranges);
-  }
   void Measured(uint32_t correlation_id) override { s_.MarkMeasured(correlation_id); }
 
  private:

@@ -95,7 +95,6 @@ void RotateDriver::StartSet(ContextPlan& c) {
     const uint64_t limit = static_cast<uint64_t>(o.per_signature);
     window = std::max<size_t>(1, std::min<uint64_t>(window, limit - std::min(have, limit)));
   }
-  if (!calls_.Reserve(window)) return;
   c.window_cap = window;
   c.windows.clear();
   c.off_period = false;

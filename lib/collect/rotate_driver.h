@@ -50,10 +50,6 @@ class RangeCalls {
   virtual bool Keep(size_t range, RangeMatch& match) = 0;
   // Prepares the counter data for the next set.
   virtual void Reset() = 0;
-  // Before a set's first pass: room for `ranges` ranges per pass (the counter image
-  // is sized to the window, not to the window limit: about 600 KB per range for the
-  // roofline set on the H200). False: the context failed.
-  virtual bool Reserve(size_t ranges) = 0;
   // A launch ran inside a window (its timing is not representative).
   virtual void Measured(uint32_t correlation_id) = 0;
 };

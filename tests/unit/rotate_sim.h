@@ -52,20 +52,12 @@ class SimCalls : public RangeCalls {
     return true;
   }
   void Reset() override {}
-  bool Reserve(size_t ranges) override {
-    EXPECT_FALSE(started_) << "Reserve inside a pass";
-    EXPECT_GE(ranges, 1u);
-    EXPECT_LE(ranges, planner_.window_limit());
-    max_reserved = std::max(max_reserved, ranges);
-    return true;
-  }
   void Measured(uint32_t correlation_id) override { measured.push_back(correlation_id); }
   bool in_pass() const { return started_; }
 
   std::vector<RangeMatch> kept;  // samples, in order
   std::vector<uint32_t> measured;
   size_t starts = 0, stops = 0;
-  size_t max_reserved = 0;  // the largest window a set asked room for
 
  private:
   const Planner& planner_;
