@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 BUILD=${BUILD:-build-fuzz}
-TARGETS=${TARGETS:-load text csv json diff settings}
+TARGETS=${TARGETS:-load text csv json diff trace settings}
 JOBS=${JOBS:-$(nproc)}
 source scripts/deps.sh
 if ! command -v clang++ >/dev/null; then  # libFuzzer comes with Debian's clang

@@ -102,7 +102,10 @@ void DefaultStream(const Context& c, std::vector<model::Finding>& out) {
   for (const auto& m : c.profile.memsets) {
     if (HasValidTimes(m)) add(m.context_id, m.stream_id, m.start_ns, m.end_ns);
   }
-  for (const auto& [ctx, streams] : spans) {
+  for (const auto& entry : spans) {
+    // Not a structured binding: clang 14 (the fuzz build) refuses capturing one.
+    const uint32_t ctx = entry.first;
+    const auto& streams = entry.second;
     if (streams.size() < 2) continue;
     // CUPTI numbers a context's NULL stream before the streams the program creates.
     const uint32_t def = streams.begin()->first;
