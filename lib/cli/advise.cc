@@ -85,7 +85,8 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   if (!out.Open("advise", args->Get("output"))) return 1;
   if (format == "text") {
     report::WriteFindingsText(profile, *findings, top, report::ReportOptions{}.max_name_width,
-                              "(--top 0 lists them all)", out.stream());
+                              report::ReportOptions{}.width, "(--top 0 lists them all)",
+                              out.stream());
   } else {
     report::json::Document doc;
     doc.writer().StartObject();

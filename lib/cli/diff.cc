@@ -18,6 +18,9 @@ const std::vector<Flag>& DiffFlags() {
       {"format", nullptr, "FORMAT", "text or json (default text)"},
       {"top", nullptr, "N",
        absl::StrCat("rows per table, 0 for all (default ", report::ReportOptions{}.top, ")")},
+      {"width", nullptr, "N",
+       "columns of the text (default: the terminal's when stdout is one, else 100; 0 = no "
+       "limit)"},
       {"output", "o", "FILE", "the file to write (default stdout, also -)"},
   };
   return *flags;
@@ -40,6 +43,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   }
   report::ReportOptions options;
   if (!ParseTop("diff", args->Get("top"), &options.top)) return kUsageError;
+  if (!ParseWidth("diff", args->Get("width"), &options.width)) return kUsageError;
   for (const std::string& input : paths) {
     if (int code = RefuseToOverwrite("diff", "output", input, args->Get("output"))) return code;
   }

@@ -1,5 +1,7 @@
 #include "lib/cli/flags.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 
@@ -8,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/config/report_width.h"
 
 namespace cuscope::cli {
 namespace {
@@ -205,6 +208,19 @@ bool ParseTop(absl::string_view command, const std::string& text, int* top) {
   UsageError(command, absl::StrCat("--top=\"", text,
                                    "\" is not valid; accepted: an integer >= 0 (0 = all)"));
   return false;
+}
+
+bool ParseWidth(absl::string_view command, const std::string& text, size_t* width) {
+  int n = -1;
+  if (!text.empty() && (!absl::SimpleAtoi(text, &n) || n < 0 ||
+                        (n > 0 && n < config::kMinReportWidth) || n > config::kMaxReportWidth)) {
+    UsageError(command, absl::StrCat("--width=\"", text, "\" is not valid; accepted: 0 (no limit) ",
+                                     "or a number of columns from ", config::kMinReportWidth,
+                                     " to ", config::kMaxReportWidth));
+    return false;
+  }
+  *width = config::ReportWidth(n, STDOUT_FILENO);
+  return true;
 }
 
 int UsageError(absl::string_view command, absl::string_view message) {

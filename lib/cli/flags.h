@@ -77,6 +77,11 @@ std::string CommandHelp(absl::string_view usage, absl::string_view description,
 // after a usage error line.
 bool ParseTop(absl::string_view command, const std::string& text, int* top);
 
+// --width of report and diff: the columns of the text, 0 for no limit, or from 60; ""
+// is the terminal's width when stdout is one (at least 60), else 100. False after a
+// usage error line.
+bool ParseWidth(absl::string_view command, const std::string& text, size_t* width);
+
 // "cuscope: COMMAND: MESSAGE" and where the help is, on stderr; returns kUsageError.
 int UsageError(absl::string_view command, absl::string_view message);
 

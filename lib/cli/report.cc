@@ -25,6 +25,9 @@ const std::vector<Flag>& ReportFlags() {
       {"format", nullptr, "FORMAT", "text, csv or json (default text)"},
       {"top", nullptr, "N",
        absl::StrCat("rows per table, 0 for all (default ", report::ReportOptions{}.top, ")")},
+      {"width", nullptr, "N",
+       "columns of the text (default: the terminal's when stdout is one, else 100; 0 = no "
+       "limit)"},
       {"output", "o", "FILE", "the file to write (default stdout, also -)"},
       {"roofline", nullptr, "FILE",
        "also write the roofline chart (SVG); the profile needs counters (cuscope run "
@@ -77,6 +80,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   }
   report::ReportOptions options;
   if (!ParseTop("report", args->Get("top"), &options.top)) return kUsageError;
+  if (!ParseWidth("report", args->Get("width"), &options.width)) return kUsageError;
   if (args->positional.size() > 1) return ReportRanks(*args, format, options);
   for (const char* flag : {"output", "roofline"}) {
     if (int code = RefuseToOverwrite("report", flag, path, args->Get(flag))) return code;

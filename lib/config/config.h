@@ -44,6 +44,7 @@ struct Config {
   ApiMode api = ApiMode::kDefault;
   ReportMode report = ReportMode::kText;
   int report_top = 10;
+  int report_width = -1;  // columns of the report (0 = no limit); -1 = auto (report_width.h)
   uint64_t buffer_bytes = 8ull << 20;
   int max_buffers = 64;
   int flush_period_ms = 1000;

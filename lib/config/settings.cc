@@ -34,6 +34,11 @@ const std::vector<Setting>& Settings() {
        Choice(&Config::report, {{"text", ReportMode::kText}, {"none", ReportMode::kNone}})},
       {"CUSCOPE_REPORT_TOP", "top", "Rows per table in the report printed at the end.",
        Int(&Config::report_top, 0, 1000000, "0 = all rows")},
+      {"CUSCOPE_REPORT_WIDTH", "report_width",
+       "Columns that every line of the report printed at the end fits in (long names are cut "
+       "in the middle, long lines wrap); auto: the terminal's width when stderr is one (at "
+       "least 60), else 100.",
+       IntOr(&Config::report_width, 60, 100000, "auto", -1)},
       {"CUSCOPE_REPORT_RANK", "report_rank",
        "When the program runs as several ranks (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, "
        "SLURM_PROCID), the rank that prints the report at the end; all: every rank. A "

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/advise.h"
+#include "lib/config/report_width.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
 
@@ -36,6 +37,7 @@ void PrintReport(const model::Profile& profile, const config::Config& config) {
   std::ostringstream text;
   report::ReportOptions options;
   options.top = config.report_top;
+  options.width = config::ReportWidth(config.report_width, STDERR_FILENO);
   if (!config.advise) options.findings = -1;
   report::WriteText(report::BuildReport(profile, config.thresholds), options, text);
   const std::string out = text.str();

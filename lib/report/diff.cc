@@ -40,6 +40,8 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
   }
   headers.push_back(regions ? "Region" : "Name");
   TextTable t(headers);
+  t.Fit(options.width, options.max_name_width);
+  t.SetDroppable({"Base Kernels", "New Kernels", "Base N", "New N"});
   const size_t shown = ShownRows(rows.size(), options.top);
   for (size_t i = 0; i < shown; ++i) {
     const analysis::Delta& d = rows[i];
@@ -53,7 +55,7 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
       cells.push_back(absl::StrCat(d.base.kernels));
       cells.push_back(absl::StrCat(d.next.kernels));
     }
-    cells.push_back(FitName(Demangle(d.name), options.max_name_width));
+    cells.push_back(Demangle(d.name));
     t.AddRow(std::move(cells));
   }
   t.Write(out);
@@ -103,8 +105,8 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
                          const std::string& next_label, const ReportOptions& options,
                          std::ostream& out) {
   out << "cuscope diff\n";
-  out << "  Base        " << base_label << "\n";
-  out << "  New         " << next_label << "\n";
+  out << Wrapped(absl::StrCat("Base        ", base_label), options.width, 2, 14);
+  out << Wrapped(absl::StrCat("New         ", next_label), options.width, 2, 14);
   out << "  Wall time   " << FormatDuration(double(c.base_wall_ns)) << " -> "
       << FormatDuration(double(c.next_wall_ns)) << "\n";
   out << "  Kernel time " << FormatDuration(double(c.base_kernel_ns)) << " -> "

@@ -1,5 +1,6 @@
 #include "lib/report/findings_text.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,7 @@ size_t Shown(size_t n, int limit) {
 }  // namespace
 
 void WriteFindingsText(const model::Profile& profile, const std::vector<model::Finding>& findings,
-                       int limit, size_t max_name_width, const std::string& footer,
+                       int limit, size_t max_name_width, size_t width, const std::string& footer,
                        std::ostream& out) {
   if (limit < 0) return;
   const size_t shown = Shown(findings.size(), limit);
@@ -59,16 +60,21 @@ void WriteFindingsText(const model::Profile& profile, const std::vector<model::F
       << ", ranked by estimated gain\n";
   for (size_t i = 0; i < shown; ++i) {
     const model::Finding& f = findings[i];
-    out << absl::StrFormat("  %d. [%s] %s: gain %s (%.1f%% of %s)\n", i + 1,
-                           model::SeverityName(f.severity), f.rule, FormatDuration(f.gain_ns),
-                           f.gain_pct,
-                           f.basis == model::GainBasis::kGpu ? "GPU kernel time" : "wall time");
-    out << "     " << f.summary << "\n";
-    const std::string where = Where(profile, f, max_name_width);
-    if (!where.empty()) out << "     where: " << where << "\n";
-    out << "     fix: " << f.advice << "\n";
+    out << Wrapped(
+        absl::StrFormat("%d. [%s] %s: gain %s (%.1f%% of %s)", i + 1,
+                        model::SeverityName(f.severity), f.rule, FormatDuration(f.gain_ns),
+                        f.gain_pct,
+                        f.basis == model::GainBasis::kGpu ? "GPU kernel time" : "wall time"),
+        width, 2, 5);
+    out << Wrapped(f.summary, width, 5, 5);
+    // Names in "where" get the line's room, less "where: kernel ".
+    const size_t name_room = width == 0 ? max_name_width : width > 40 ? width - 20 : 20;
+    const std::string where =
+        Where(profile, f, max_name_width == 0 ? name_room : std::min(max_name_width, name_room));
+    if (!where.empty()) out << Wrapped(absl::StrCat("where: ", where), width, 5, 7);
+    out << Wrapped(absl::StrCat("fix: ", f.advice), width, 5, 7);
   }
-  if (shown < findings.size() && !footer.empty()) out << "  " << footer << "\n";
+  if (shown < findings.size() && !footer.empty()) out << Wrapped(footer, width, 2, 4);
 }
 
 void WriteFindingsJson(json::Writer& w, const model::Profile& profile,

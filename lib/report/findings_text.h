@@ -15,9 +15,10 @@ namespace cuscope::report {
 
 // "Findings" and the first `limit` findings (all when 0, nothing when < 0), each as a heading line
 // (rank, severity, rule, estimated gain), its summary, where and the advice.
-// `footer` (when not empty) follows a list that was cut.
+// `footer` (when not empty) follows a list that was cut. Lines wrap at `width` (0: no
+// limit).
 void WriteFindingsText(const model::Profile& profile, const std::vector<model::Finding>& findings,
-                       int limit, size_t max_name_width, const std::string& footer,
+                       int limit, size_t max_name_width, size_t width, const std::string& footer,
                        std::ostream& out);
 
 // "findings": [...] (the first `limit`, all when <= 0), every field of each finding;

@@ -36,32 +36,55 @@ std::string CutInTheMiddle(absl::string_view s, size_t n);
 // always print full names.
 std::string FitName(absl::string_view name, size_t width);
 
+// `text` in lines of at most `width` bytes (0: one line), broken at spaces (inside a
+// word longer than a line only when there is no space), the first line indented by
+// `indent` spaces and the next ones by `next_indent`; each line ends in "\n".
+std::string Wrapped(absl::string_view text, size_t width, size_t indent, size_t next_indent);
+
 // Rows to show of a table of `total` rows: at most `top`, all when `top` <= 0.
 size_t ShownRows(size_t total, int top);
 
 // A table with right-aligned columns and a left-aligned last (name) column, under
-// a header line and a rule of dashes, each line indented by two spaces.
+// a header line and a rule of dashes, each line indented by two spaces. Names are
+// fitted (FitName) to the room left after the numbers. Within a width (Fit), a table
+// whose names would be cut to under 40 bytes puts each name on its own line above its
+// numbers, and leaves out droppable columns (first to last) while the numbers are
+// still too wide, saying which; detail lines wrap at the width.
 class TextTable {
  public:
-  // Detail lines are indented to the name column, or by `detail_indent` spaces when
-  // it is not negative.
+  // Detail lines are indented to the name column (4 spaces when names are on their
+  // own lines), or by `detail_indent` spaces when it is not negative.
   explicit TextTable(std::vector<std::string> headers, int detail_indent = -1);
-  // `cells` has one string per header.
+  // The width of every line (0: no limit) and the longest name (0: no limit).
+  void Fit(size_t width, size_t max_name);
+  // Headers of the columns that may be left out to fit the width, first to last.
+  void SetDroppable(std::vector<std::string> headers);
+  // `cells` has one string per header; the last (the name) is given whole.
   void AddRow(std::vector<std::string> cells);
-  // A line printed under the last row added.
-  void AddDetail(std::string line);
+  // A line printed under the last row added; `name`, when given, ends it, fitted to
+  // the room left on the line.
+  void AddDetail(std::string line, absl::string_view name = {});
   void Write(std::ostream& out) const;
 
  private:
+  struct Detail {
+    std::string line;
+    std::string name;
+  };
   struct Row {
     std::vector<std::string> cells;
-    std::vector<std::string> details;
+    std::vector<Detail> details;
   };
-  void WriteLine(const std::vector<std::string>& cells, const std::vector<size_t>& widths,
+  struct Layout;
+  Layout Plan() const;
+  void WriteLine(const std::vector<std::string>& cells, const Layout& layout, bool with_name,
                  std::ostream& out) const;
 
   std::vector<std::string> headers_;
   int detail_indent_ = -1;
+  size_t width_ = 0;
+  size_t max_name_ = 0;
+  std::vector<std::string> droppable_;
   std::vector<Row> rows_;
 };
 

@@ -11,6 +11,9 @@ struct ReportOptions {
   // Text only (report and diff): longer names are cut to this many bytes, ending in
   // "..."; 0 for no limit.
   size_t max_name_width = 80;
+  // Text only (report and diff): the columns every line fits in, 0 for no limit. Tables
+  // whose names would be cut short put them on their own lines, long lines wrap.
+  size_t width = 100;
   // Text report only: the top findings shown at its end (all when 0, none and no
   // section when < 0); the JSON report has them all.
   int findings = 5;

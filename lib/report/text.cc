@@ -25,8 +25,9 @@ namespace {
 using analysis::DurationStats;
 
 // "  Label       value": the label padded to 11 columns.
-void Field(std::ostream& out, absl::string_view label, const std::string& value) {
-  out << absl::StrFormat("  %-11s %s\n", label, value);
+// Long values wrap at the width, under the value.
+void Field(std::ostream& out, absl::string_view label, const std::string& value, size_t width) {
+  out << Wrapped(absl::StrFormat("%-11s %s", label, value), width, 2, 14);
 }
 
 std::string DeviceLine(const model::DeviceInfo& d) {
@@ -57,20 +58,21 @@ std::vector<std::string> TimeCells(double time_percent, const DurationStats& s) 
       {FormatPercent(time_percent), FormatDuration(double(s.total_ns)), absl::StrCat(s.count)}, s);
 }
 
-void WriteRunFields(const model::Profile& p, const analysis::Summary& s, std::ostream& out) {
+void WriteRunFields(const model::Profile& p, const analysis::Summary& s, size_t width,
+                    std::ostream& out) {
   const model::RunInfo& run = p.run;
-  Field(out, "Command", run.command_line.empty() ? "<unknown>" : run.command_line);
+  Field(out, "Command", run.command_line.empty() ? "<unknown>" : run.command_line, width);
   std::string process = absl::StrCat("pid ", run.pid);
   if (!run.hostname.empty()) absl::StrAppend(&process, " on ", run.hostname);
   if (run.rank >= 0) absl::StrAppend(&process, ", rank ", run.rank);
   if (!run.exit_reason.empty()) absl::StrAppend(&process, ", ended by ", run.exit_reason);
-  Field(out, "Process", process);
-  Field(out, "cuscope", run.cuscope_version.empty() ? "<unknown>" : run.cuscope_version);
-  if (p.devices.empty()) Field(out, "Devices", "none recorded");
+  Field(out, "Process", process, width);
+  Field(out, "cuscope", run.cuscope_version.empty() ? "<unknown>" : run.cuscope_version, width);
+  if (p.devices.empty()) Field(out, "Devices", "none recorded", width);
   for (size_t i = 0; i < p.devices.size(); ++i) {
-    Field(out, i == 0 ? "Devices" : "", DeviceLine(p.devices[i]));
+    Field(out, i == 0 ? "Devices" : "", DeviceLine(p.devices[i]), width);
   }
-  Field(out, "Wall time", FormatDuration(double(s.wall_ns)));
+  Field(out, "Wall time", FormatDuration(double(s.wall_ns)), width);
   for (size_t i = 0; i < s.devices.size(); ++i) {
     const analysis::DeviceBusy& d = s.devices[i];
     const double kernel_percent =
@@ -78,30 +80,34 @@ void WriteRunFields(const model::Profile& p, const analysis::Summary& s, std::os
     Field(out, i == 0 ? "GPU busy" : "",
           absl::StrFormat("GPU %d: %.1f%% (%s), kernels %.1f%% (%s)", d.device_id, d.busy_percent,
                           FormatDuration(double(d.busy_ns)), kernel_percent,
-                          FormatDuration(double(d.kernel_ns))));
+                          FormatDuration(double(d.kernel_ns))),
+          width);
   }
   Field(out, "Records",
         absl::StrFormat("kernels %d, memcpys %d, memsets %d, API calls %d, syncs %d, ranges %d",
                         s.kernel_count, s.memcpy_count, s.memset_count, s.api_count, s.sync_count,
-                        s.range_count));
+                        s.range_count),
+        width);
 }
 
-void WriteRunWarnings(const model::RunInfo& run, const analysis::Summary& s, std::ostream& out) {
+void WriteRunWarnings(const model::RunInfo& run, const analysis::Summary& s, size_t width,
+                      std::ostream& out) {
   if (s.dropped_records > 0) {
-    out << absl::StrFormat(
-        "  WARNING: %d records were dropped by CUPTI (activity buffers exhausted); "
-        "totals below are incomplete.\n",
-        s.dropped_records);
+    out << Wrapped(absl::StrFormat("WARNING: %d records were dropped by CUPTI (activity buffers "
+                                   "exhausted); totals below are incomplete.",
+                                   s.dropped_records),
+                   width, 2, 4);
   }
   if (run.buffers_refused > 0) {
-    out << absl::StrFormat("  WARNING: %d activity buffer requests were refused (pool cap).\n",
-                           run.buffers_refused);
+    out << Wrapped(absl::StrFormat("WARNING: %d activity buffer requests were refused (pool cap).",
+                                   run.buffers_refused),
+                   width, 2, 4);
   }
   if (s.invalid_records > 0) {
-    out << absl::StrFormat(
-        "  NOTE: %d records with unusable times (start 0 or end before start) are left "
-        "out of the statistics.\n",
-        s.invalid_records);
+    out << Wrapped(absl::StrFormat("NOTE: %d records with unusable times (start 0 or end before "
+                                   "start) are left out of the statistics.",
+                                   s.invalid_records),
+                   width, 2, 4);
   }
 }
 
@@ -119,6 +125,8 @@ void WriteKernels(const analysis::Summary& s, const ReportOptions& options, std:
   if (any_measured) headers.push_back("Measured");
   headers.push_back("Name");
   TextTable table(headers);
+  table.Fit(options.width, options.max_name_width);
+  table.SetDroppable({"Med", "Min", "Max", "StdDev"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelSummaryRow& r = s.kernels[i];
     std::vector<std::string> cells = TimeCells(r.time_percent, r.stats);
@@ -127,14 +135,16 @@ void WriteKernels(const analysis::Summary& s, const ReportOptions& options, std:
                       : r.all_measured         ? absl::StrCat(r.measured_launches, " (all)")
                                                : absl::StrCat(r.measured_launches));
     }
-    cells.push_back(FitName(Demangle(r.name), options.max_name_width));
+    cells.push_back(Demangle(r.name));
     table.AddRow(std::move(cells));
   }
   table.Write(out);
   WriteMoreLine(s.kernels.size(), shown, "kernels", out);
   if (any_measured) {
-    out << "  Measured: launches slowed by counter collection, left out of the statistics "
-           "(\"all\": every launch was measured and the statistics include them).\n";
+    out << Wrapped(
+        "Measured: launches slowed by counter collection, left out of the statistics "
+        "(\"all\": every launch was measured and the statistics include them).",
+        options.width, 2, 4);
   }
 }
 
@@ -147,10 +157,12 @@ void WriteApi(const analysis::Summary& s, const ReportOptions& options, std::ost
   const size_t shown = ShownRows(s.api.size(), options.top);
   TextTable table(
       {"Time %", "Total Time", "Num Calls", "Avg", "Med", "Min", "Max", "StdDev", "Name"});
+  table.Fit(options.width, options.max_name_width);
+  table.SetDroppable({"Med", "Min", "Max", "StdDev"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::ApiSummaryRow& r = s.api[i];
     std::vector<std::string> cells = TimeCells(r.time_percent, r.stats);
-    cells.push_back(FitName(r.name, options.max_name_width));
+    cells.push_back(r.name);
     table.AddRow(std::move(cells));
   }
   table.Write(out);
@@ -166,6 +178,8 @@ void WriteMemory(const analysis::Summary& s, const ReportOptions& options, std::
   const size_t shown = ShownRows(s.memory.size(), options.top);
   TextTable table({"Time %", "Total Time", "Count", "Avg", "Med", "Min", "Max", "StdDev",
                    "Total Size", "Bandwidth", "Operation"});
+  table.Fit(options.width, options.max_name_width);
+  table.SetDroppable({"Med", "Min", "Max", "StdDev", "Count"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::MemorySummaryRow& r = s.memory[i];
     std::vector<std::string> cells = TimeCells(r.time_percent, r.stats);
@@ -185,21 +199,22 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions,
     out << "  (none)\n";
     return;
   }
-  const size_t name_width = options.max_name_width;
   const size_t shown = ShownRows(regions.size(), options.top);
   TextTable table({"Total Time", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Kernels",
                    "GPU Time", "Region"});
+  table.Fit(options.width, options.max_name_width);
+  table.SetDroppable({"Med", "Min", "Max", "StdDev"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::RegionSummaryRow& r = regions[i];
     std::vector<std::string> cells =
         WithStats({FormatDuration(double(r.stats.total_ns)), absl::StrCat(r.stats.count)}, r.stats);
     cells.push_back(absl::StrCat(r.kernel_count));
     cells.push_back(FormatDuration(double(r.gpu_time_ns)));
-    cells.push_back(FitName(analysis::RegionLabel(r), name_width));
+    cells.push_back(analysis::RegionLabel(r));
     table.AddRow(std::move(cells));
     for (const analysis::RegionTopKernel& k : r.top_kernels) {
-      table.AddDetail(absl::StrFormat("%s  %dx  %s", FormatDuration(double(k.total_ns)), k.count,
-                                      FitName(Demangle(k.name), name_width)));
+      table.AddDetail(absl::StrFormat("%s  %dx  ", FormatDuration(double(k.total_ns)), k.count),
+                      Demangle(k.name));
     }
   }
   table.Write(out);
@@ -318,60 +333,80 @@ std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
   return lines;
 }
 
-std::vector<std::string> CounterCells(const analysis::KernelCounters& k, size_t name_width) {
+std::vector<std::string> CounterCells(const analysis::KernelCounters& k) {
   const bool flops = k.total_flops > 0 || k.pct_compute.has_value();
   return {FormatPercent(k.time_percent),
           k.region ? absl::StrCat(model::SaturatingMul(k.sets, k.max_passes), " inst")
                    : absl::StrCat(k.measured_launches, "/", k.launches),
-          k.StrategyNames(),
           k.duration_ns > 0 ? FormatDuration(k.duration_ns) : "-",
           flops && k.duration_ns > 0 ? FormatRate(k.total_flops_per_s, "FLOP/s") : "-",
-          GbPerS(k, metrics::kDramBytes, k.dram_bytes_per_s),
-          GbPerS(k, metrics::kL2Bytes, k.l2_bytes_per_s),
-          GbPerS(k, metrics::kL1Bytes, k.l1_bytes_per_s),
           k.has(metrics::kDramBytes) ? FormatRatio(k.ai_dram) : "-",
           PctCell(k.pct_compute),
           PctCell(k.pct_dram),
           PctCell(k.pct_l2),
           PctCell(k.pct_l1),
-          VerdictLabel(k.verdict),
-          FitName(k.region ? absl::StrCat("[region] ", k.name) : Demangle(k.name), name_width)};
+          k.region ? absl::StrCat("[region] ", k.name) : Demangle(k.name)};
+}
+
+// "measured by kernel replay; GB/s: DRAM 21.6, L2 1348.3, L1 10803.6" (the rates
+// measured).
+std::string StrategyLine(const analysis::KernelCounters& k) {
+  std::string line = absl::StrCat("measured by ", k.StrategyNames());
+  std::vector<std::string> rates;
+  const std::pair<const char*, std::string> levels[] = {
+      {"DRAM", GbPerS(k, metrics::kDramBytes, k.dram_bytes_per_s)},
+      {"L2", GbPerS(k, metrics::kL2Bytes, k.l2_bytes_per_s)},
+      {"L1", GbPerS(k, metrics::kL1Bytes, k.l1_bytes_per_s)}};
+  for (const auto& [level, rate] : levels) {
+    if (rate != "-") rates.push_back(absl::StrCat(level, " ", rate));
+  }
+  if (!rates.empty()) absl::StrAppend(&line, "; GB/s: ", absl::StrJoin(rates, ", "));
+  return line;
 }
 
 void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters,
                        const ReportOptions& options, std::ostream& out) {
   out << "\nKernel counters\n";
   const size_t shown = ShownRows(counters.size(), options.top);
-  TextTable table({"Time %", "Measured", "Strategy", "Duration", "FLOP/s", "DRAM GB/s", "L2 GB/s",
-                   "L1 GB/s", "AI DRAM", "Compute %", "DRAM %", "L2 %", "L1 %", "Verdict", "Name"},
+  TextTable table({"Time %", "Measured", "Duration", "FLOP/s", "AI DRAM", "Compute %", "DRAM %",
+                   "L2 %", "L1 %", "Name"},
                   /*detail_indent=*/6);
+  table.Fit(options.width, options.max_name_width);
+  table.SetDroppable({"AI DRAM", "L2 %", "L1 %", "DRAM %"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelCounters& k = counters[i];
-    table.AddRow(CounterCells(k, options.max_name_width));
-    table.AddDetail(CountersReason(k));
+    table.AddRow(CounterCells(k));
+    table.AddDetail(absl::StrCat("verdict: ", CountersReason(k)));
+    table.AddDetail(StrategyLine(k));
     for (std::string& line : CounterDetails(k)) table.AddDetail(std::move(line));
   }
   table.Write(out);
   WriteMoreLine(counters.size(), shown, "kernel signatures", out);
-  out << "  Measured: launches whose counters were measured / launches of the signature. "
-         "Compute %: the highest % of a FLOP roof (CUDA-core FP64/FP32/FP16 and each tensor "
-         "precision), per elapsed SM cycle.\n";
+  out << Wrapped(
+      "Measured: launches whose counters were measured / launches of the signature. "
+      "Compute %: the highest % of a FLOP roof (CUDA-core FP64/FP32/FP16 and each tensor "
+      "precision), per elapsed SM cycle.",
+      options.width, 2, 4);
   bool any_region = false;
   for (const analysis::KernelCounters& k : counters) any_region = any_region || k.region;
   if (any_region) {
-    out << "  [region]: a region measured as a whole (one user range per instance, "
-           "instances = passes x samples); its values are the sum over its kernels.\n";
+    out << Wrapped(
+        "[region]: a region measured as a whole (one user range per instance, "
+        "instances = passes x samples); its values are the sum over its kernels.",
+        options.width, 2, 4);
   }
 }
 
 void WriteCounters(const ReportData& data, const ReportOptions& options, std::ostream& out) {
   if (data.ceilings.empty() && data.counters.empty() && data.counter_notes.empty()) return;
   out << "\nHardware counters\n";
-  for (const analysis::Ceilings& c : data.ceilings) out << "  " << CeilingsLine(c) << "\n";
+  for (const analysis::Ceilings& c : data.ceilings) {
+    out << Wrapped(CeilingsLine(c), options.width, 2, 4);
+  }
   if (!data.counters.empty()) WriteCounterTable(data.counters, options, out);
   if (!data.counter_notes.empty()) {
     out << "\n  Counter notes:\n";
-    for (const std::string& n : data.counter_notes) out << "    " << n << "\n";
+    for (const std::string& n : data.counter_notes) out << Wrapped(n, options.width, 4, 6);
   }
 }
 
@@ -380,14 +415,14 @@ void WriteCounters(const ReportData& data, const ReportOptions& options, std::os
 void WriteText(const ReportData& data, const ReportOptions& options, std::ostream& out) {
   const model::Profile& p = ProfileOf(data);
   out << "cuscope report\n";
-  WriteRunFields(p, data.summary, out);
-  WriteRunWarnings(p.run, data.summary, out);
+  WriteRunFields(p, data.summary, options.width, out);
+  WriteRunWarnings(p.run, data.summary, options.width, out);
   WriteKernels(data.summary, options, out);
   WriteApi(data.summary, options, out);
   WriteMemory(data.summary, options, out);
   WriteRegions(data.regions, options, out);
   WriteCounters(data, options, out);
-  WriteFindingsText(p, data.findings, options.findings, options.max_name_width,
+  WriteFindingsText(p, data.findings, options.findings, options.max_name_width, options.width,
                     "(`cuscope advise PROFILE` lists them all)", out);
 }
 

@@ -365,9 +365,9 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
     for (const std::string& v : bad)
       EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
   }
-  // top, report rank, buffer size, max buffers, flush, skip, count, per signature, window,
-  // the advisor's 3 integer and 16 number thresholds.
-  EXPECT_EQ(checked, 28);
+  // top, report width, report rank, buffer size, max buffers, flush, skip, count, per signature,
+  // window, the advisor's 3 integer and 16 number thresholds.
+  EXPECT_EQ(checked, 29);
 }
 
 TEST(Config, FormatBytes) {

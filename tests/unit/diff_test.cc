@@ -48,6 +48,7 @@ std::string Text(const analysis::Comparison& c, int top, size_t max_name_width) 
   ReportOptions options;
   options.top = top;
   options.max_name_width = max_name_width;
+  options.width = 0;  // one line per row, names cut by max_name_width only
   std::ostringstream out;
   WriteComparisonText(c, "base.sqlite", "new.sqlite", options, out);
   return out.str();

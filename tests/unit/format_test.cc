@@ -184,4 +184,37 @@ TEST(WriteMoreLineTest, OnlyWhenRowsWereLeftOut) {
 }
 
 }  // namespace
+TEST(WrappedTest, BreaksAtSpacesWithinTheWidth) {
+  EXPECT_EQ(Wrapped("aaa bbb ccc ddd eee fff ggg hhh", 20, 2, 4),
+            "  aaa bbb ccc ddd\n    eee fff ggg hhh\n");
+  EXPECT_EQ(Wrapped("short", 20, 2, 4), "  short\n");
+  EXPECT_EQ(Wrapped("no limit at all here", 0, 1, 4), " no limit at all here\n");
+  // A word longer than the line is cut inside it.
+  EXPECT_EQ(Wrapped(std::string(30, 'x'), 20, 0, 0),
+            std::string(20, 'x') + "\n" + std::string(10, 'x') + "\n");
+}
+
+TEST(TextTableTest, NamesGoAboveTheirNumbersAndColumnsDropToFitTheWidth) {
+  TextTable t({"Total", "Median", "Name"});
+  t.Fit(24, 0);
+  t.SetDroppable({"Median"});
+  t.AddRow({"1.000 ms", "1234567890123", "a_kernel_name_longer_than_the_row"});
+  std::ostringstream out;
+  t.Write(out);
+  EXPECT_EQ(out.str(),
+            "     Total\n"
+            "  --------\n"
+            "  a_kernel_n...n_the_row\n"
+            "  1.000 ms\n"
+            "  (Median left out to\n"
+            "    fit 24 columns; see\n"
+            "    --width)\n");
+  TextTable wide({"Total", "Name"});
+  wide.Fit(100, 0);
+  wide.AddRow({"1.000 ms", "k"});
+  std::ostringstream one;
+  wide.Write(one);
+  EXPECT_EQ(one.str(), "     Total  Name\n  --------  ----\n  1.000 ms  k\n");
+}
+
 }  // namespace cuscope::report

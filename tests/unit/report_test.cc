@@ -240,7 +240,9 @@ TEST(WriteTextTest, RegionsWithTopKernels) {
   std::string text = Text(BuildReport(b.profile()));
   // step: 249.1 us, 12 kernels, 78 us of GPU time; top kernel kernel_11.
   EXPECT_THAT(text, HasSubstr("249.100 us          1"));
-  EXPECT_THAT(text, HasSubstr("12  78.000 us  step\n"));
+  // At the default width of 100 the names sit on their own line above their numbers.
+  EXPECT_THAT(text, HasSubstr("  step\n  249.100 us"));
+  EXPECT_THAT(text, HasSubstr("12  78.000 us\n"));
   EXPECT_THAT(text, HasSubstr("12.000 us  1x  kernel_11\n"));
   EXPECT_THAT(text, HasSubstr("step/fwd\n"));
 }
