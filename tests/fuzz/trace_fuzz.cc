@@ -36,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (cuscope::report::WriteChromeTrace(view, json).ok()) cuscope::fuzz::CheckJson(ReadAll(json));
   std::fclose(json);
 
-  static const std::string path = "/tmp/cuscope_trace_fuzz." + std::to_string(getpid()) + ".pftrace";
+  static const std::string path =
+      "/tmp/cuscope_trace_fuzz." + std::to_string(getpid()) + ".pftrace";
   if (cuscope::report::WritePerfettoTrace(view, path).ok()) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f != nullptr) {

@@ -94,9 +94,13 @@ model::Profile CounterProfile() {
   return b.Take();
 }
 
+// Unwrapped (width 0), so that the checks below see whole lines; the width itself is
+// tested by tests/golden/width.sh.
 std::string Text(const ReportData& d) {
   std::ostringstream out;
-  WriteText(d, ReportOptions(), out);
+  ReportOptions options;
+  options.width = 0;
+  WriteText(d, options, out);
   return out.str();
 }
 std::string Csv(const ReportData& d) {
