@@ -47,7 +47,8 @@ int ReportRanks(const Args& args, const std::string& format, const report::Repor
     return UsageError("report", "several profiles are reported as text only (--format=text)");
   }
   for (const char* flag : {"roofline", "html"}) {
-    if (!args.Get(flag).empty()) return UsageError("report", absl::StrCat("--", flag, " takes one profile"));
+    if (!args.Get(flag).empty())
+      return UsageError("report", absl::StrCat("--", flag, " takes one profile"));
   }
   for (const std::string& input : args.positional) {
     if (int code = RefuseToOverwrite("report", "output", input, args.Get("output"))) return code;

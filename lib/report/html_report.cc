@@ -23,8 +23,8 @@ void Str(Writer& w, absl::string_view s) {
 
 // Busy time in thousandths of the bin: 0..1000.
 unsigned Permille(uint64_t ns, uint64_t bin_ns) {
-  return static_cast<unsigned>(std::lround(1000.0 * static_cast<double>(ns) /
-                                           static_cast<double>(bin_ns)));
+  return static_cast<unsigned>(
+      std::lround(1000.0 * static_cast<double>(ns) / static_cast<double>(bin_ns)));
 }
 
 void WriteLane(Writer& w, const TimelineLane& lane, uint64_t bin_ns) {
@@ -120,19 +120,21 @@ std::string RenderHtmlReport(const ReportData& data) {
   absl::StrAppend(&out, "<title>cuscope report: ", HtmlEscape(p.run.command_line),
                   "</title>\n<style>", HtmlStyle(), "</style>\n</head><body>\n");
   absl::StrAppend(&out, "<header><h1>cuscope report</h1><p class=\"cmd\">",
-                  HtmlEscape(p.run.command_line), "</p><nav><a href=\"#run\">Run</a> <a "
+                  HtmlEscape(p.run.command_line),
+                  "</p><nav><a href=\"#run\">Run</a> <a "
                   "href=\"#findings\">Findings</a> <a href=\"#timeline\">Timeline</a> <a "
                   "href=\"#kernels\">Kernels</a> <a href=\"#regions\">Regions</a> <a "
                   "href=\"#roofline\">Roofline</a> <a href=\"#counters\">Counters</a></nav>"
                   "</header>\n<main>\n");
   AppendRunHeader(data, out);
   AppendFindings(data, out);
-  out += "<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"note\">Busy time per stream "
-         "(kernels blue, copies and memsets orange) in at most 4000 bins over the GPU span. "
-         "Drag to zoom into a range, double-click to zoom out, hover for the bin's top kernel."
-         "</p>\n<div id=\"tl-info\" class=\"note\"></div>\n<canvas id=\"tl\" width=\"1200\" "
-         "height=\"60\"></canvas>\n<noscript>The timeline needs JavaScript.</noscript>\n"
-         "</section>\n";
+  out +=
+      "<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"note\">Busy time per stream "
+      "(kernels blue, copies and memsets orange) in at most 4000 bins over the GPU span. "
+      "Drag to zoom into a range, double-click to zoom out, hover for the bin's top kernel."
+      "</p>\n<div id=\"tl-info\" class=\"note\"></div>\n<canvas id=\"tl\" width=\"1200\" "
+      "height=\"60\"></canvas>\n<noscript>The timeline needs JavaScript.</noscript>\n"
+      "</section>\n";
   AppendKernelTable(data, out);
   AppendRegionTree(data, out);
   AppendCounters(data, out);

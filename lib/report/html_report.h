@@ -7,16 +7,12 @@
 #ifndef CUSCOPE_LIB_REPORT_HTML_REPORT_H_
 #define CUSCOPE_LIB_REPORT_HTML_REPORT_H_
 
-#include <cstddef>
 #include <string>
 
 #include "absl/status/status.h"
 #include "lib/report/report_data.h"
 
 namespace cuscope::report {
-
-// Rows shown per table (kernels, regions, counter panels); the rest are counted.
-inline constexpr size_t kHtmlMaxRows = 1000;
 
 // The page's text.
 std::string RenderHtmlReport(const ReportData& data);

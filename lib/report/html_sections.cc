@@ -8,7 +8,6 @@
 #include "absl/time/time.h"
 #include "lib/report/format.h"
 #include "lib/report/html_escape.h"
-#include "lib/report/html_report.h"
 #include "lib/report/number_format.h"
 #include "lib/report/roofline_svg.h"
 #include "lib/report/verdict_text.h"
@@ -32,8 +31,9 @@ void AppendRow(absl::string_view key, absl::string_view value, std::string& out)
 
 void AppendMore(size_t total, size_t shown, absl::string_view what, std::string& out) {
   if (total <= shown) return;
-  absl::StrAppend(&out, "<p class=\"more\">", total - shown, " more ", what,
-                  " not shown (the ", shown, " with the most time are); cuscope report --top 0 "
+  absl::StrAppend(&out, "<p class=\"more\">", total - shown, " more ", what, " not shown (the ",
+                  shown,
+                  " with the most time are); cuscope report --top 0 "
                   "lists them all.</p>\n");
 }
 
@@ -57,21 +57,23 @@ void AppendRunHeader(const ReportData& data, std::string& out) {
   const analysis::Summary& s = data.summary;
   out += "<section id=\"run\"><h2>Run</h2>\n<table class=\"kv\">\n";
   AppendRow("command", p.run.command_line, out);
-  AppendRow("host", absl::StrCat(p.run.hostname, ", pid ", p.run.pid,
-                                 p.run.rank >= 0 ? absl::StrCat(", rank ", p.run.rank) : ""),
+  AppendRow("host",
+            absl::StrCat(p.run.hostname, ", pid ", p.run.pid,
+                         p.run.rank >= 0 ? absl::StrCat(", rank ", p.run.rank) : ""),
             out);
   if (p.run.start_unix_ns > 0) {
-    AppendRow("started", absl::FormatTime("%Y-%m-%d %H:%M:%S UTC",
-                                          absl::FromUnixNanos(p.run.start_unix_ns),
-                                          absl::UTCTimeZone()),
+    AppendRow("started",
+              absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", absl::FromUnixNanos(p.run.start_unix_ns),
+                               absl::UTCTimeZone()),
               out);
   }
   AppendRow("wall time", FormatDuration(static_cast<double>(s.wall_ns)), out);
   AppendRow("exit", p.run.exit_reason.empty() ? "(not finished)" : p.run.exit_reason, out);
   AppendRow("cuscope", p.run.cuscope_version, out);
-  AppendRow("records", absl::StrCat(s.kernel_count, " kernels, ", s.memcpy_count, " memcpys, ",
-                                    s.memset_count, " memsets, ", s.api_count, " API calls, ",
-                                    s.sync_count, " syncs, ", s.range_count, " ranges"),
+  AppendRow("records",
+            absl::StrCat(s.kernel_count, " kernels, ", s.memcpy_count, " memcpys, ", s.memset_count,
+                         " memsets, ", s.api_count, " API calls, ", s.sync_count, " syncs, ",
+                         s.range_count, " ranges"),
             out);
   if (s.dropped_records > 0) AppendRow("dropped", absl::StrCat(s.dropped_records, " records"), out);
   for (const analysis::DeviceBusy& d : s.devices) {
@@ -90,11 +92,15 @@ void AppendFindings(const ReportData& data, std::string& out) {
   if (data.findings.empty()) out += "<p>No finding: no rule fired on this profile.</p>\n";
   for (const model::Finding& f : data.findings) {
     const char* severity = model::SeverityName(f.severity);
-    absl::StrAppend(&out, "<div class=\"finding ", severity, "\"><div class=\"fhead\"><span "
-                    "class=\"sev\">", severity, "</span> <b>", Esc(f.rule), "</b> <span class=\"gain\">"
-                    "could save ", Esc(FormatDuration(f.gain_ns)), " (", Esc(FormatPercent(f.gain_pct)),
-                    "% of ", model::GainBasisName(f.basis), " time)</span></div>\n<p>",
-                    Esc(f.summary), "</p>\n<p class=\"advice\">", Esc(f.advice), "</p>\n");
+    absl::StrAppend(&out, "<div class=\"finding ", severity,
+                    "\"><div class=\"fhead\"><span "
+                    "class=\"sev\">",
+                    severity, "</span> <b>", Esc(f.rule),
+                    "</b> <span class=\"gain\">"
+                    "could save ",
+                    Esc(FormatDuration(f.gain_ns)), " (", Esc(FormatPercent(f.gain_pct)), "% of ",
+                    model::GainBasisName(f.basis), " time)</span></div>\n<p>", Esc(f.summary),
+                    "</p>\n<p class=\"advice\">", Esc(f.advice), "</p>\n");
     const std::string where = Where(f);
     if (!where.empty()) absl::StrAppend(&out, "<p class=\"where\">", Esc(where), "</p>\n");
     if (!f.evidence.empty()) {
@@ -114,9 +120,10 @@ void AppendKernelTable(const ReportData& data, std::string& out) {
   const size_t shown = std::min(rows.size(), kHtmlMaxRows);
   absl::StrAppend(&out, "<section id=\"kernels\"><h2>Kernels (", rows.size(), " names, ",
                   data.summary.kernel_count, " launches)</h2>\n");
-  out += "<table class=\"sortable\" id=\"kernel-table\"><thead><tr><th>Kernel</th><th>Time %</th>"
-         "<th>Total</th><th>Instances</th><th>Avg</th><th>Median</th><th>Min</th><th>Max</th>"
-         "</tr></thead><tbody>\n";
+  out +=
+      "<table class=\"sortable\" id=\"kernel-table\"><thead><tr><th>Kernel</th><th>Time %</th>"
+      "<th>Total</th><th>Instances</th><th>Avg</th><th>Median</th><th>Min</th><th>Max</th>"
+      "</tr></thead><tbody>\n";
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelSummaryRow& r = rows[i];
     const analysis::DurationStats& st = r.stats;
@@ -127,8 +134,7 @@ void AppendKernelTable(const ReportData& data, std::string& out) {
                     NumCell(st.avg_ns, FormatDuration(st.avg_ns)),
                     NumCell(st.median_ns, FormatDuration(st.median_ns)));
     absl::StrAppend(&out, NumCell(static_cast<double>(st.min_ns), FormatDuration(st.min_ns)),
-                    NumCell(static_cast<double>(st.max_ns), FormatDuration(st.max_ns)),
-                    "</tr>\n");
+                    NumCell(static_cast<double>(st.max_ns), FormatDuration(st.max_ns)), "</tr>\n");
   }
   out += "</tbody></table>\n";
   AppendMore(rows.size(), shown, "kernels", out);
@@ -147,9 +153,10 @@ void AppendRegionTree(const ReportData& data, std::string& out) {
   absl::StrAppend(&out, "<section id=\"regions\"><h2>Regions (", data.regions.size(), ")</h2>\n");
   if (rows.empty()) out += "<p>No NVTX range or cuscope scope in this profile.</p>\n";
   if (!rows.empty()) {
-    out += "<table id=\"region-tree\"><thead><tr><th>Region</th><th>Instances</th><th>Wall total"
-           "</th><th>Wall avg</th><th>Kernels</th><th>GPU time</th><th>Top kernel</th></tr>"
-           "</thead><tbody>\n";
+    out +=
+        "<table id=\"region-tree\"><thead><tr><th>Region</th><th>Instances</th><th>Wall total"
+        "</th><th>Wall avg</th><th>Kernels</th><th>GPU time</th><th>Top kernel</th></tr>"
+        "</thead><tbody>\n";
   }
   for (const analysis::RegionSummaryRow* r : rows) {
     const size_t depth = static_cast<size_t>(std::count(r->path.begin(), r->path.end(), '/'));
@@ -174,14 +181,16 @@ void AppendRegionTree(const ReportData& data, std::string& out) {
 namespace {
 
 void AppendPanel(const analysis::KernelCounters& k, std::string& out) {
-  absl::StrAppend(&out, "<details class=\"panel\"><summary><b>", Esc(k.name), "</b> ",
-                  k.region ? "(region)" : Esc(absl::StrCat("grid ", Dim(k.grid), " block ",
-                                                           Dim(k.block))),
-                  " &mdash; ", Esc(VerdictLabel(k.verdict)), ", ",
-                  Esc(FormatPercent(k.time_percent)), "% of kernel time</summary>\n");
+  absl::StrAppend(
+      &out, "<details class=\"panel\"><summary><b>", Esc(k.name), "</b> ",
+      k.region ? "(region)" : Esc(absl::StrCat("grid ", Dim(k.grid), " block ", Dim(k.block))),
+      " &mdash; ", Esc(VerdictLabel(k.verdict)), ", ", Esc(FormatPercent(k.time_percent)),
+      "% of kernel time</summary>\n");
   absl::StrAppend(&out, "<p>", Esc(CountersReason(k)), "</p>\n<table class=\"kv\">\n");
-  AppendRow("launches", absl::StrCat(k.launches, " (", k.measured_launches, " measured, ",
-                                     k.StrategyNames(), ")"), out);
+  AppendRow(
+      "launches",
+      absl::StrCat(k.launches, " (", k.measured_launches, " measured, ", k.StrategyNames(), ")"),
+      out);
   AppendRow("duration", FormatDuration(k.duration_ns), out);
   AppendRow("FLOP/s", FormatRate(k.total_flops_per_s, "FLOP/s"), out);
   AppendRow("DRAM", FormatRate(k.dram_bytes_per_s, "B/s"), out);
@@ -194,17 +203,17 @@ void AppendPanel(const analysis::KernelCounters& k, std::string& out) {
   pct("L2 % of peak", k.pct_l2);
   pct("L1 % of peak", k.pct_l1);
   if (k.theoretical.valid) {
-    AppendRow("theoretical occupancy", absl::StrCat(FormatPercent(k.theoretical.percent),
-                                                    "% (limit: ", k.theoretical.limiter, ")"),
+    AppendRow("theoretical occupancy",
+              absl::StrCat(FormatPercent(k.theoretical.percent),
+                           "% (limit: ", k.theoretical.limiter, ")"),
               out);
   }
   if (k.achieved_occupancy) {
     AppendRow("achieved occupancy", FormatPercent(k.achieved_occupancy->percent) + "%", out);
   }
   for (size_t i = 0; i < k.stalls.size() && i < 3; ++i) {
-    AppendRow(absl::StrCat("stall #", i + 1), absl::StrCat(k.stalls[i].reason, " ",
-                                                          FormatPercent(k.stalls[i].percent), "%"),
-              out);
+    AppendRow(absl::StrCat("stall #", i + 1),
+              absl::StrCat(k.stalls[i].reason, " ", FormatPercent(k.stalls[i].percent), "%"), out);
   }
   out += "</table>\n<details><summary>all ";
   absl::StrAppend(&out, k.values.size(), " metrics</summary><table class=\"kv metrics\">\n");
@@ -216,16 +225,15 @@ void AppendPanel(const analysis::KernelCounters& k, std::string& out) {
 
 void AppendCounters(const ReportData& data, std::string& out) {
   out += "<section id=\"roofline\"><h2>Roofline</h2>\n";
-  absl::StatusOr<std::string> svg = data.counters.empty()
-                                        ? absl::StatusOr<std::string>(absl::FailedPreconditionError(
-                                              "the profile has no hardware counters"))
-                                        : RenderRooflineSvg(ProfileOf(data), data.ceilings,
-                                                            data.counters);
+  absl::StatusOr<std::string> svg =
+      data.counters.empty() ? absl::StatusOr<std::string>(absl::FailedPreconditionError(
+                                  "the profile has no hardware counters"))
+                            : RenderRooflineSvg(ProfileOf(data), data.ceilings, data.counters);
   if (svg.ok()) {
     // The SVG file's XML declaration is not allowed inside HTML.
     size_t at = svg->find("<svg");
-    absl::StrAppend(&out, "<div class=\"svg\">",
-                    at == std::string::npos ? *svg : svg->substr(at), "</div>\n");
+    absl::StrAppend(&out, "<div class=\"svg\">", at == std::string::npos ? *svg : svg->substr(at),
+                    "</div>\n");
   } else {
     absl::StrAppend(&out, "<p>No roofline: ", Esc(svg.status().message()),
                     " (cuscope run --metrics=roofline measures them).</p>\n");

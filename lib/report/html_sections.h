@@ -3,11 +3,15 @@
 #ifndef CUSCOPE_LIB_REPORT_HTML_SECTIONS_H_
 #define CUSCOPE_LIB_REPORT_HTML_SECTIONS_H_
 
+#include <cstddef>
 #include <string>
 
 #include "lib/report/report_data.h"
 
 namespace cuscope::report {
+
+// Rows shown per table (kernels, regions, counter panels); the rest are counted.
+inline constexpr size_t kHtmlMaxRows = 1000;
 
 void AppendRunHeader(const ReportData& data, std::string& out);
 void AppendFindings(const ReportData& data, std::string& out);

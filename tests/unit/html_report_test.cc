@@ -65,7 +65,8 @@ TEST(HtmlReportTest, EscapesKernelNamesEverywhere) {
   EXPECT_NE(html.find("evil&lt;/script&gt;&lt;b&gt;&amp;amp;"), std::string::npos);
   // Two script elements (data, code) and exactly their two closing tags.
   size_t closes = 0;
-  for (size_t at = html.find("</script>"); at != std::string::npos; at = html.find("</script>", at + 1))
+  for (size_t at = html.find("</script>"); at != std::string::npos;
+       at = html.find("</script>", at + 1))
     ++closes;
   EXPECT_EQ(closes, 2u);
 }
@@ -73,8 +74,8 @@ TEST(HtmlReportTest, EscapesKernelNamesEverywhere) {
 TEST(HtmlReportTest, HasEverySectionAndNoNetwork) {
   const model::Profile p = Small();
   const std::string html = RenderHtmlReport(BuildReport(p));
-  for (const char* id : {"run", "findings", "timeline", "kernels", "regions", "roofline",
-                         "counters"}) {
+  for (const char* id :
+       {"run", "findings", "timeline", "kernels", "regions", "roofline", "counters"}) {
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
   }
   EXPECT_NE(html.find("id=\"kernel-table\""), std::string::npos);
@@ -96,7 +97,8 @@ TEST(HtmlReportTest, DataBlobParses) {
   EXPECT_EQ(tl["end_ns"].GetUint64(), 9500u);
   ASSERT_EQ(tl["lanes"].Size(), 2u);  // streams 7 and 8 (the memset is on stream 7)
   bool evil = false;
-  for (const auto& n : tl["names"].GetArray()) evil |= std::string(n.GetString()) == "evil</script><b>&amp;";
+  for (const auto& n : tl["names"].GetArray())
+    evil |= std::string(n.GetString()) == "evil</script><b>&amp;";
   EXPECT_TRUE(evil);
 }
 
