@@ -1,5 +1,5 @@
 // `cuscope report PROFILE`: the summaries of a profile as text, CSV or JSON, and the
-// roofline chart.
+// roofline chart and the HTML report.
 #include "lib/report/report.h"
 
 #include <cstdlib>
@@ -13,6 +13,7 @@
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
+#include "lib/report/html_report.h"
 #include "lib/report/ranks_text.h"
 #include "lib/report/roofline_svg.h"
 #include "lib/store/reader.h"
@@ -32,6 +33,9 @@ const std::vector<Flag>& ReportFlags() {
       {"roofline", nullptr, "FILE",
        "also write the roofline chart (SVG); the profile needs counters (cuscope run "
        "--metrics=roofline)"},
+      {"html", nullptr, "FILE",
+       "also write the HTML report: one self-contained page (findings, kernels, regions, "
+       "roofline, counters, timeline) that opens in any browser"},
   };
   return *flags;
 }
@@ -45,8 +49,9 @@ int ReportRanks(const Args& args, const std::string& format, const report::Repor
   if (format != "text") {
     return UsageError("report", "several profiles are reported as text only (--format=text)");
   }
-  if (!args.Get("roofline").empty()) {
-    return UsageError("report", "--roofline takes one profile");
+  for (const char* flag : {"roofline", "html"}) {
+    if (!args.Get(flag).empty())
+      return UsageError("report", absl::StrCat("--", flag, " takes one profile"));
   }
   for (const std::string& input : args.positional) {
     if (int code = RefuseToOverwrite("report", "output", input, args.Get("output"))) return code;
@@ -82,7 +87,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   if (!ParseTop("report", args->Get("top"), &options.top)) return kUsageError;
   if (!ParseWidth("report", args->Get("width"), &options.width)) return kUsageError;
   if (args->positional.size() > 1) return ReportRanks(*args, format, options);
-  for (const char* flag : {"output", "roofline"}) {
+  for (const char* flag : {"output", "roofline", "html"}) {
     if (int code = RefuseToOverwrite("report", flag, path, args->Get(flag))) return code;
   }
   absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
@@ -107,6 +112,15 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
       return 1;
     }
     std::cerr << "cuscope: roofline chart written to " << svg << "\n";
+  }
+  std::string html = args->Get("html");
+  if (!html.empty()) {
+    absl::Status st = report::WriteHtmlReport(data, html);
+    if (!st.ok()) {
+      std::cerr << "cuscope: report: --html: " << st.message() << "\n";
+      return 1;
+    }
+    std::cerr << "cuscope: HTML report written to " << html << "\n";
   }
   if (format == "text")
     report::WriteText(data, options, out.stream());

@@ -95,7 +95,7 @@ TEST(Cli, EachCommandsHelpListsItsOwnFlags) {
     std::vector<std::string> has, lacks;
   } cases[] = {
       {"report",
-       {"--format=FORMAT", "--top=N", "-o, --output=FILE", "--roofline=FILE"},
+       {"--format=FORMAT", "--top=N", "-o, --output=FILE", "--roofline=FILE", "--html=FILE"},
        {"--chrome", "CUSCOPE_", "--enable"}},
       {"diff",
        {"--format=FORMAT", "--top=N", "-o, --output=FILE"},
@@ -511,6 +511,7 @@ TEST(Cli, OutputThatIsTheProfileIsRefused) {
        std::vector<std::vector<std::string>>{{"report", copy, "-o", copy},
                                              {"report", copy, "--output", other_spelling},
                                              {"report", copy, "--roofline", link},
+                                             {"report", copy, "--html", copy},
                                              {"report", copy, "--format=json", "-o=" + link},
                                              {"export", copy, "--chrome", "-o", copy},
                                              {"export", copy, "--chrome", "--output=" + link},
