@@ -1,6 +1,7 @@
 #include "lib/report/html_escape.h"
 
 #include "lib/model/utf8.h"
+#include "lib/report/svg_primitives.h"
 
 namespace cuscope::report {
 
@@ -10,30 +11,8 @@ std::string HtmlEscape(absl::string_view text) {
     valid = model::ReplaceInvalidUtf8({text.data(), text.size()});
     text = valid;
   }
-  std::string out;
-  out.reserve(text.size() + 16);
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  // The same references as the SVG writer's (&apos; is HTML5's too).
+  return svg::Escape(text);
 }
 
 std::string ScriptSafeJson(absl::string_view json) {

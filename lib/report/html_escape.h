@@ -9,7 +9,8 @@
 
 namespace cuscope::report {
 
-// & < > " ' as character references; bytes that are not valid UTF-8 become U+FFFD.
+// & < > " ' as character references (svg::Escape's), control characters as spaces;
+// bytes that are not valid UTF-8 become U+FFFD.
 // Safe in element text and in quoted attribute values.
 std::string HtmlEscape(absl::string_view text);
 

@@ -25,7 +25,7 @@ std::string DataBlob(const std::string& html) {
 }
 
 TEST(HtmlEscapeTest, EscapesMarkupCharacters) {
-  EXPECT_EQ(HtmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  EXPECT_EQ(HtmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
   EXPECT_EQ(HtmlEscape("plain"), "plain");
   EXPECT_EQ(HtmlEscape("bad \xff byte"), "bad \xEF\xBF\xBD byte");
 }
