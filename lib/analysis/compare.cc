@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include "lib/analysis/advise.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/checked.h"
@@ -34,7 +36,8 @@ double Delta::total_change_percent() const {
   return 100.0 * static_cast<double>(total_change_ns()) / static_cast<double>(base.total_ns);
 }
 
-Comparison Compare(const model::Profile& base, const model::Profile& next) {
+Comparison Compare(const model::Profile& base, const model::Profile& next,
+                   const model::AdviseThresholds& thresholds) {
   Comparison c;
   std::map<std::string, Delta> kernels, regions;
   auto add = [&](const model::Profile& p, bool is_base, uint64_t* wall, uint64_t* kernel_ns,
@@ -63,6 +66,8 @@ Comparison Compare(const model::Profile& base, const model::Profile& next) {
   add(next, false, &c.next_wall_ns, &c.next_kernel_ns, &c.next_kernel_count);
   c.kernels = Ranked(kernels);
   c.regions = Ranked(regions);
+  c.verdicts = CompareVerdicts(AnalyzeCounters(base), AnalyzeCounters(next));
+  c.findings = CompareFindings(FindingsOf(base, thresholds), FindingsOf(next, thresholds));
   return c;
 }
 

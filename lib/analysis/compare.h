@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/analysis/compare_findings.h"
+#include "lib/model/advise_thresholds.h"
 #include "lib/model/checked.h"
 #include "lib/model/profile.h"
 
@@ -36,11 +38,14 @@ struct Comparison {
   uint64_t base_wall_ns = 0, next_wall_ns = 0;
   uint64_t base_kernel_ns = 0, next_kernel_ns = 0;  // sum of kernel times
   uint64_t base_kernel_count = 0, next_kernel_count = 0;
-  std::vector<Delta> kernels;  // by |change of total time|, largest first
-  std::vector<Delta> regions;  // by |change of total time|, largest first
+  std::vector<Delta> kernels;           // by |change of total time|, largest first
+  std::vector<Delta> regions;           // by |change of total time|, largest first
+  std::vector<VerdictChange> verdicts;  // measured in both, verdict changed
+  std::vector<FindingChange> findings;  // stored findings, or computed with `thresholds`
 };
 
-Comparison Compare(const model::Profile& base, const model::Profile& next);
+Comparison Compare(const model::Profile& base, const model::Profile& next,
+                   const model::AdviseThresholds& thresholds = {});
 
 }  // namespace cuscope::analysis
 

@@ -1,4 +1,5 @@
 // `cuscope diff BASE NEW`: what changed between two profiles.
+#include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/ascii.h"
@@ -7,6 +8,7 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
+#include "lib/config/from_env.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
 
@@ -57,7 +59,13 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     std::cerr << "cuscope: diff: " << next.status().message() << "\n";
     return 1;
   }
-  analysis::Comparison c = analysis::Compare(*base, *next);
+  // Findings not stored in a profile are computed with the environment's thresholds.
+  absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
+  if (!thresholds.ok()) {
+    std::cerr << "cuscope: diff: " << thresholds.status().message() << "\n";
+    return 1;
+  }
+  analysis::Comparison c = analysis::Compare(*base, *next, *thresholds);
   Output out;
   if (!out.Open("diff", args->Get("output"))) return 1;
   if (format == "text") {
@@ -73,8 +81,9 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
 const Command kDiffCommand = {
     "diff",
     "cuscope diff BASE NEW [FLAGS]",
-    "What changed between two profiles: wall and kernel time, then kernels and regions "
-    "ranked by the change of their total time.",
+    "What changed between two profiles: wall and kernel time, kernels and regions ranked by "
+    "the change of their total time, verdicts that changed, and the findings that appeared, "
+    "were resolved or stayed.",
     false,
     Help,
     Main};

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/config/config.h"
+#include "lib/config/setting.h"
 
 namespace cuscope::config {
 namespace {
@@ -45,14 +46,17 @@ absl::StatusOr<std::string> Expand(absl::string_view output, const OutputContext
       if (ctx == nullptr) continue;
       const char* value = ctx->getenv ? ctx->getenv(name.c_str()) : nullptr;
       if (value == nullptr) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("%q{", name, "} in the output name, but ", name, " is not set"));
+        return absl::InvalidArgumentError(absl::StrCat(Quoted(absl::StrCat("%q{", name, "}")),
+                                                       " in the output name, but ", Quoted(name),
+                                                       " is not set"));
       }
       out += value;
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown placeholder %", kind == '\0' ? std::string() : std::string(1, kind),
-                       " in the output name; ", kAccepted));
+      // Quoted: the character after % may be a newline or any other byte.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown placeholder ",
+          Quoted(absl::StrCat("%", kind == '\0' ? std::string() : std::string(1, kind))),
+          " in the output name; ", kAccepted));
     }
   }
   return out;

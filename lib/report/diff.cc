@@ -1,5 +1,6 @@
 #include "lib/report/diff.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -90,6 +91,74 @@ void JsonDeltas(json::Writer& w, const char* key, const std::vector<analysis::De
   w.EndArray();
 }
 
+void VerdictTable(const std::vector<analysis::VerdictChange>& rows, const ReportOptions& options,
+                  std::ostream& out) {
+  out << "\nVerdicts that changed (kernels measured in both)\n";
+  if (rows.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  TextTable t({"Base Verdict", "New Verdict", "Name"});
+  t.Fit(options.width, options.max_name_width);
+  const size_t shown = ShownRows(rows.size(), options.top);
+  for (size_t i = 0; i < shown; ++i) {
+    t.AddRow({rows[i].base_verdict, rows[i].next_verdict, Demangle(rows[i].name)});
+  }
+  t.Write(out);
+  WriteMoreLine(rows.size(), shown, "", out);
+}
+
+// "appeared", "resolved" or "stayed", with the gains that say by how much.
+void FindingLines(const std::vector<analysis::FindingChange>& rows, const ReportOptions& options,
+                  std::ostream& out) {
+  out << "\nFindings (what appeared, what was resolved, what stayed)\n";
+  if (rows.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  const size_t shown = ShownRows(rows.size(), options.top);
+  for (size_t i = 0; i < shown; ++i) {
+    const analysis::FindingChange& f = rows[i];
+    std::string where = f.kernel.empty() ? f.region : Demangle(f.kernel);
+    std::string gains =
+        f.kind == analysis::FindingChangeKind::kStayed
+            ? absl::StrCat("gain ", FormatDuration(f.base_gain_ns), " -> ",
+                           FormatDuration(f.next_gain_ns))
+            : absl::StrCat("gain ", FormatDuration(std::max(f.base_gain_ns, f.next_gain_ns)));
+    out << Wrapped(absl::StrCat(analysis::FindingChangeKindName(f.kind), " ", f.rule, ": ", gains,
+                                where.empty() ? "" : absl::StrCat(" (", where, ")")),
+                   options.width, 2, 4);
+  }
+  WriteMoreLine(rows.size(), shown, "", out);
+}
+
+void JsonChanges(json::Writer& w, const analysis::Comparison& c) {
+  json::Key(w, "verdict_changes");
+  w.StartArray();
+  for (const analysis::VerdictChange& v : c.verdicts) {
+    w.StartObject();
+    json::Key(w, "name"), json::Str(w, Demangle(v.name));
+    json::Key(w, "base"), json::Str(w, v.base_verdict);
+    json::Key(w, "new"), json::Str(w, v.next_verdict);
+    w.EndObject();
+  }
+  w.EndArray();
+  json::Key(w, "finding_changes");
+  w.StartArray();
+  for (const analysis::FindingChange& f : c.findings) {
+    w.StartObject();
+    json::Key(w, "change"), json::Str(w, analysis::FindingChangeKindName(f.kind));
+    json::Key(w, "rule"), json::Str(w, f.rule);
+    json::Key(w, "kernel"), json::Str(w, Demangle(f.kernel));
+    json::Key(w, "region"), json::Str(w, f.region);
+    json::Key(w, "base_gain_ns"), w.Double(f.base_gain_ns);
+    json::Key(w, "new_gain_ns"), w.Double(f.next_gain_ns);
+    json::Key(w, "summary"), json::Str(w, f.summary);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 // "key": [base, next].
 void JsonPair(json::Writer& w, const char* key, uint64_t base, uint64_t next) {
   json::Key(w, key);
@@ -116,6 +185,8 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
   out << "  Kernels     " << c.base_kernel_count << " -> " << c.next_kernel_count << "\n";
   DeltaTable("GPU kernels (by change of total time)", c.kernels, false, options, out);
   DeltaTable("Regions (by change of total time)", c.regions, true, options, out);
+  VerdictTable(c.verdicts, options, out);
+  FindingLines(c.findings, options, out);
 }
 
 void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_label,
@@ -131,6 +202,7 @@ void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_
   JsonPair(w, "kernel_count", c.base_kernel_count, c.next_kernel_count);
   JsonDeltas(w, "kernels", c.kernels, options.top);
   JsonDeltas(w, "regions", c.regions, options.top);
+  JsonChanges(w, c);
   w.EndObject();
   doc.WriteTo(out);
 }

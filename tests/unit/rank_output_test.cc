@@ -118,17 +118,19 @@ TEST(OutputPath, PlaceholdersThatTellProcessesApart) {
 
 TEST(OutputPath, BadPlaceholdersAreNamed) {
   EXPECT_EQ(Path("x%q{NOPE}.sqlite", {1, 0, "n", -1, From({})}),
-            "ERROR: %q{NOPE} in the output name, but NOPE is not set");
+            "ERROR: \"%q{NOPE}\" in the output name, but \"NOPE\" is not set");
   EXPECT_EQ(Path("x%q{NOPE}.sqlite", {1, 0, "n", -1, nullptr}),
-            "ERROR: %q{NOPE} in the output name, but NOPE is not set");
+            "ERROR: \"%q{NOPE}\" in the output name, but \"NOPE\" is not set");
   for (const char* bad : {"x%z", "x%", "%q", "%qRANK", "%q{", "%q{}"}) {
     absl::Status st = CheckOutputPlaceholders(bad);
     EXPECT_FALSE(st.ok()) << bad;
     EXPECT_TRUE(st.message().find("%") != absl::string_view::npos) << st.message();
   }
   EXPECT_EQ(CheckOutputPlaceholders("x%z").message(),
-            "unknown placeholder %z in the output name; accepted: %p (pid), %h (host), %r "
+            "unknown placeholder \"%z\" in the output name; accepted: %p (pid), %h (host), %r "
             "(rank), %q{VAR}, %%");
+  // Found by the settings fuzzer: the byte after % is echoed, escaped, on one line.
+  EXPECT_EQ(CheckOutputPlaceholders("a%\nb").message().find('\n'), absl::string_view::npos);
   for (const char* good : {"a.sqlite", "%p%h%r%%.sqlite", "%q{UNSET_AT_CHECK}.sqlite"}) {
     EXPECT_TRUE(CheckOutputPlaceholders(good).ok()) << good;
   }

@@ -1,0 +1,92 @@
+#include "lib/analysis/compare_findings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace cuscope::analysis {
+namespace {
+
+// Rule and kernel: where in the timeline a rule fired (its region, its time range)
+// moves between runs without being another finding.
+using Key = std::pair<std::string, std::string>;
+
+Key KeyOf(const model::Finding& f) { return {f.rule, f.kernel}; }
+
+// Each key's finding with the largest gain (a rule may fire twice at one place).
+std::map<Key, const model::Finding*> ByKey(const std::vector<model::Finding>& findings) {
+  std::map<Key, const model::Finding*> out;
+  for (const model::Finding& f : findings) {
+    const model::Finding*& slot = out[KeyOf(f)];
+    if (slot == nullptr || f.gain_ns > slot->gain_ns) slot = &f;
+  }
+  return out;
+}
+
+double Gain(const FindingChange& c) { return std::max(c.base_gain_ns, c.next_gain_ns); }
+
+}  // namespace
+
+const char* FindingChangeKindName(FindingChangeKind k) {
+  switch (k) {
+    case FindingChangeKind::kAppeared:
+      return "appeared";
+    case FindingChangeKind::kResolved:
+      return "resolved";
+    case FindingChangeKind::kStayed:
+      return "stayed";
+  }
+  return "stayed";
+}
+
+std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& base,
+                                           const std::vector<model::Finding>& next) {
+  const std::map<Key, const model::Finding*> b = ByKey(base), n = ByKey(next);
+  std::vector<FindingChange> out;
+  auto add = [&out](FindingChangeKind kind, const Key& key, const model::Finding* before,
+                    const model::Finding* after) {
+    FindingChange c;
+    c.kind = kind;
+    std::tie(c.rule, c.kernel) = key;
+    c.region = after != nullptr ? after->region : before->region;
+    c.base_gain_ns = before != nullptr ? before->gain_ns : 0;
+    c.next_gain_ns = after != nullptr ? after->gain_ns : 0;
+    c.summary = after != nullptr ? after->summary : before->summary;
+    out.push_back(std::move(c));
+  };
+  for (const auto& [key, f] : n) {
+    auto it = b.find(key);
+    add(it == b.end() ? FindingChangeKind::kAppeared : FindingChangeKind::kStayed, key,
+        it == b.end() ? nullptr : it->second, f);
+  }
+  for (const auto& [key, f] : b) {
+    if (n.count(key) == 0) add(FindingChangeKind::kResolved, key, f, nullptr);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const FindingChange& x, const FindingChange& y) {
+    const bool xs = x.kind == FindingChangeKind::kStayed, ys = y.kind == FindingChangeKind::kStayed;
+    if (xs != ys) return ys;  // appeared and resolved first
+    if (!xs) return Gain(x) > Gain(y);
+    return std::fabs(x.next_gain_ns - x.base_gain_ns) > std::fabs(y.next_gain_ns - y.base_gain_ns);
+  });
+  return out;
+}
+
+std::vector<VerdictChange> CompareVerdicts(const std::vector<KernelCounters>& base,
+                                           const std::vector<KernelCounters>& next) {
+  std::vector<VerdictChange> out;
+  for (const KernelCounters& n : next) {
+    if (n.region) continue;
+    for (const KernelCounters& b : base) {
+      if (b.region || b.name != n.name || !(b.grid == n.grid) || !(b.block == n.block)) continue;
+      const std::string before = VerdictName(b.verdict.bound);
+      const std::string after = VerdictName(n.verdict.bound);
+      if (before != after) out.push_back({n.name, n.grid, n.block, before, after});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace cuscope::analysis

@@ -1,0 +1,45 @@
+// What a change did to the advice and the verdicts: findings that appeared, were
+// resolved or stayed (with their estimated gains), and kernels whose verdict
+// changed. Pure functions over the findings and kernel counters of two profiles.
+#ifndef CUSCOPE_LIB_ANALYSIS_COMPARE_FINDINGS_H_
+#define CUSCOPE_LIB_ANALYSIS_COMPARE_FINDINGS_H_
+
+#include <string>
+#include <vector>
+
+#include "lib/analysis/kernel_counters.h"
+#include "lib/model/finding.h"
+
+namespace cuscope::analysis {
+
+enum class FindingChangeKind { kAppeared, kResolved, kStayed };
+const char* FindingChangeKindName(FindingChangeKind k);  // "appeared", "resolved", "stayed"
+
+// A finding is the same in both profiles when its rule and kernel are (a rule fires
+// once per kernel or once per run; its region and time range may move).
+struct FindingChange {
+  FindingChangeKind kind = FindingChangeKind::kStayed;
+  std::string rule, kernel, region;
+  double base_gain_ns = 0, next_gain_ns = 0;  // 0 on the side that lacks it
+  std::string summary;                        // the new profile's, else the base's
+};
+
+// Appeared and resolved first, each by estimated gain (largest first), then those that
+// stayed by the change of their gain.
+std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& base,
+                                           const std::vector<model::Finding>& next);
+
+// A kernel signature measured in both profiles whose verdict differs.
+struct VerdictChange {
+  std::string name;
+  model::Dim3 grid, block;
+  std::string base_verdict, next_verdict;  // VerdictName
+};
+
+// In the new profile's order (its kernels by time).
+std::vector<VerdictChange> CompareVerdicts(const std::vector<KernelCounters>& base,
+                                           const std::vector<KernelCounters>& next);
+
+}  // namespace cuscope::analysis
+
+#endif  // CUSCOPE_LIB_ANALYSIS_COMPARE_FINDINGS_H_

@@ -1,0 +1,75 @@
+// What a change did to the findings and the verdicts (lib/analysis/compare_findings.h).
+#include "lib/analysis/compare_findings.h"
+
+#include "gtest/gtest.h"
+
+namespace cuscope::analysis {
+namespace {
+
+model::Finding F(const std::string& rule, double gain_ns, const std::string& kernel = "",
+                 const std::string& region = "") {
+  model::Finding f;
+  f.rule = rule;
+  f.gain_ns = gain_ns;
+  f.kernel = kernel;
+  f.region = region;
+  f.summary = rule + " summary";
+  return f;
+}
+
+TEST(CompareFindings, AppearedResolvedThenStayedByChange) {
+  const std::vector<model::Finding> base = {F("gpu_idle_gaps", 900e6, "", "step"),
+                                            F("small_grid", 1e6, "k1"), F("launch_bound", 8e6),
+                                            F("bank_conflicts", 5e6, "k2")};
+  const std::vector<model::Finding> next = {F("gpu_idle_gaps", 100e6, "", "step/matmul"),
+                                            F("first_iteration", 200e6, "", "step"),
+                                            F("bank_conflicts", 4e6, "k2"),
+                                            F("small_grid", 2e6, "k3")};
+  const std::vector<FindingChange> c = CompareFindings(base, next);
+  ASSERT_EQ(c.size(), 6u);
+  // Appeared and resolved, by gain.
+  EXPECT_EQ(c[0].kind, FindingChangeKind::kAppeared);
+  EXPECT_EQ(c[0].rule, "first_iteration");
+  EXPECT_EQ(c[1].kind, FindingChangeKind::kResolved);
+  EXPECT_EQ(c[1].rule, "launch_bound");
+  EXPECT_EQ(c[1].next_gain_ns, 0);
+  EXPECT_EQ(c[2].rule, "small_grid");  // k3 appeared (2 ms) before k1 resolved (1 ms)
+  EXPECT_EQ(c[2].kernel, "k3");
+  EXPECT_EQ(c[2].kind, FindingChangeKind::kAppeared);
+  EXPECT_EQ(c[3].kernel, "k1");
+  EXPECT_EQ(c[3].kind, FindingChangeKind::kResolved);
+  // Stayed, by the size of the change; the same rule in another region is the same finding.
+  EXPECT_EQ(c[4].kind, FindingChangeKind::kStayed);
+  EXPECT_EQ(c[4].rule, "gpu_idle_gaps");
+  EXPECT_EQ(c[4].base_gain_ns, 900e6);
+  EXPECT_EQ(c[4].next_gain_ns, 100e6);
+  EXPECT_EQ(c[4].region, "step/matmul");
+  EXPECT_EQ(c[5].rule, "bank_conflicts");
+  EXPECT_TRUE(CompareFindings({}, {}).empty());
+}
+
+KernelCounters K(const std::string& name, uint32_t grid, Bound bound) {
+  KernelCounters k;
+  k.name = name;
+  k.grid = {grid, 1, 1};
+  k.block = {128, 1, 1};
+  k.verdict.bound = bound;
+  return k;
+}
+
+TEST(CompareVerdicts, SameSignatureWithAnotherVerdict) {
+  const std::vector<KernelCounters> base = {K("gemm", 64, Bound::kL1), K("copy", 8, Bound::kDram),
+                                            K("gone", 1, Bound::kLatency)};
+  const std::vector<KernelCounters> next = {K("gemm", 64, Bound::kCompute),
+                                            K("copy", 8, Bound::kDram),
+                                            K("gemm", 128, Bound::kCompute)};
+  const std::vector<VerdictChange> v = CompareVerdicts(base, next);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].name, "gemm");
+  EXPECT_EQ(v[0].grid.x, 64u);
+  EXPECT_EQ(v[0].base_verdict, VerdictName(Bound::kL1));
+  EXPECT_EQ(v[0].next_verdict, VerdictName(Bound::kCompute));
+}
+
+}  // namespace
+}  // namespace cuscope::analysis
