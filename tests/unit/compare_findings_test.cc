@@ -21,10 +21,9 @@ TEST(CompareFindings, AppearedResolvedThenStayedByChange) {
   const std::vector<model::Finding> base = {F("gpu_idle_gaps", 900e6, "", "step"),
                                             F("small_grid", 1e6, "k1"), F("launch_bound", 8e6),
                                             F("bank_conflicts", 5e6, "k2")};
-  const std::vector<model::Finding> next = {F("gpu_idle_gaps", 100e6, "", "step/matmul"),
-                                            F("first_iteration", 200e6, "", "step"),
-                                            F("bank_conflicts", 4e6, "k2"),
-                                            F("small_grid", 2e6, "k3")};
+  const std::vector<model::Finding> next = {
+      F("gpu_idle_gaps", 100e6, "", "step/matmul"), F("first_iteration", 200e6, "", "step"),
+      F("bank_conflicts", 4e6, "k2"), F("small_grid", 2e6, "k3")};
   const std::vector<FindingChange> c = CompareFindings(base, next);
   ASSERT_EQ(c.size(), 6u);
   // Appeared and resolved, by gain.
@@ -60,9 +59,8 @@ KernelCounters K(const std::string& name, uint32_t grid, Bound bound) {
 TEST(CompareVerdicts, SameSignatureWithAnotherVerdict) {
   const std::vector<KernelCounters> base = {K("gemm", 64, Bound::kL1), K("copy", 8, Bound::kDram),
                                             K("gone", 1, Bound::kLatency)};
-  const std::vector<KernelCounters> next = {K("gemm", 64, Bound::kCompute),
-                                            K("copy", 8, Bound::kDram),
-                                            K("gemm", 128, Bound::kCompute)};
+  const std::vector<KernelCounters> next = {
+      K("gemm", 64, Bound::kCompute), K("copy", 8, Bound::kDram), K("gemm", 128, Bound::kCompute)};
   const std::vector<VerdictChange> v = CompareVerdicts(base, next);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].name, "gemm");
