@@ -1,7 +1,13 @@
 // `cuscope export PROFILE --chrome|--perfetto`: a trace of a profile, as a Chrome
 // trace (JSON, gzip when the name ends in .gz) or Perfetto's protobuf (.pftrace),
-// with options that keep it small.
+// with options that keep it small. Several profiles (the ranks of one job) make one
+// merged Chrome trace with one set of processes per rank on a common clock.
+#include <deque>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -23,8 +29,9 @@ const std::vector<Flag>& ExportFlags() {
       {"perfetto", nullptr, nullptr,
        "write Perfetto's protobuf trace (.pftrace), compact for large runs"},
       {"output", "o", "FILE",
-       "the file to write (default PROFILE with .trace.json or .pftrace; - is stdout); a name "
-       "ending in .gz is gzip-compressed, and .pftrace or .json chooses the format"},
+       "the file to write (default PROFILE with .trace.json or .pftrace; - is stdout; needed "
+       "with several profiles); a name ending in .gz is gzip-compressed, and .pftrace or .json "
+       "chooses the format"},
       {"from", nullptr, "TIME", "keep what happens from TIME after the run's start (1.5ms, 200us)"},
       {"to", nullptr, "TIME", "keep what happens until TIME after the run's start"},
       {"kernels", nullptr, "REGEX", "keep only kernels whose name matches (and their launches)"},
@@ -79,13 +86,57 @@ bool IsPerfettoPath(absl::string_view path) {
          absl::EndsWith(path, ".perfetto-trace");
 }
 
+// One profile's view with what it is built from.
+struct LoadedTrace {
+  model::Profile profile;
+  std::vector<analysis::KernelCounters> counters;
+  std::optional<report::TraceFilter> filter;
+  std::optional<report::TraceView> view;
+};
+
+// Loads `path` and builds its view; an exit code (1 or a usage error) on failure.
+int Load(const std::string& path, const report::TraceOptions& options, LoadedTrace* t) {
+  absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
+  if (!profile.ok()) {
+    std::cerr << "cuscope: export: " << profile.status().message() << "\n";
+    return 1;
+  }
+  t->profile = *std::move(profile);
+  absl::StatusOr<report::TraceFilter> filter = report::TraceFilter::Create(t->profile, options);
+  if (!filter.ok()) return UsageError("export", filter.status().message());
+  t->filter.emplace(*std::move(filter));
+  if (!t->profile.counters.empty()) t->counters = analysis::AnalyzeCounters(t->profile);
+  t->view.emplace(t->profile, t->counters, options.keeps_everything() ? nullptr : &*t->filter);
+  return 0;
+}
+
+// Several profiles: one Chrome trace, each profile as the rank its run recorded (the
+// argument order when one has none).
+absl::Status WriteMerged(const std::vector<std::string>& paths,
+                         const std::deque<LoadedTrace>& traces, const std::string& out_path,
+                         report::ChromeTraceStats* stats) {
+  bool recorded = true;
+  for (const LoadedTrace& t : traces) recorded = recorded && t.profile.run.rank >= 0;
+  std::vector<report::RankTrace> ranks;
+  std::map<int, size_t> by_rank;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const int rank = recorded ? traces[i].profile.run.rank : static_cast<int>(i);
+    auto [it, fresh] = by_rank.emplace(rank, i);
+    if (!fresh) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(paths[it->second], " and ", paths[i], " are both rank ", rank,
+                       ": a merged trace takes one profile per rank of one job"));
+    }
+    ranks.push_back({&*traces[i].view, rank});
+  }
+  return report::WriteMergedChromeTrace(ranks, out_path, stats);
+}
+
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
   absl::StatusOr<Args> args = ParseArgs(ExportFlags(), words);
   if (!args.ok()) return UsageError("export", args.status().message());
-  if (args->positional.size() != 1) {
-    return UsageError("export", absl::StrCat("expected exactly one PROFILE argument, got ",
-                                             args->positional.size()));
-  }
+  const std::vector<std::string>& paths = args->positional;
+  if (paths.empty()) return UsageError("export", "expected a PROFILE argument");
   std::string out_path = args->Get("output");
   bool chrome = args->Get("chrome") == "true", perfetto = args->Get("perfetto") == "true";
   if (!chrome && !perfetto && !out_path.empty()) perfetto = IsPerfettoPath(out_path);
@@ -95,31 +146,37 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
                       "choose one format: --chrome (a Chrome trace for Perfetto and "
                       "HTA) or --perfetto (a .pftrace)");
   }
+  if (paths.size() > 1 && perfetto) {
+    return UsageError("export",
+                      "several profiles are merged into a Chrome trace only (--chrome); "
+                      "--perfetto takes one profile");
+  }
+  if (paths.size() > 1 && out_path.empty()) {
+    return UsageError("export", "several profiles make one merged trace: name it with -o FILE");
+  }
   report::TraceOptions options;
   if (!ReadOptions(*args, &options)) return kUsageError;
-  const std::string& path = args->positional[0];
-  if (out_path.empty()) out_path = DefaultTracePath(path, chrome ? ".trace.json" : ".pftrace");
-  if (int code = RefuseToOverwrite("export", "output", path, out_path)) return code;
-  absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
-  if (!profile.ok()) {
-    std::cerr << "cuscope: export: " << profile.status().message() << "\n";
-    return 1;
+  if (out_path.empty()) out_path = DefaultTracePath(paths[0], chrome ? ".trace.json" : ".pftrace");
+  for (const std::string& path : paths) {
+    if (int code = RefuseToOverwrite("export", "output", path, out_path)) return code;
   }
-  absl::StatusOr<report::TraceFilter> filter = report::TraceFilter::Create(*profile, options);
-  if (!filter.ok()) return UsageError("export", filter.status().message());
-  const std::vector<analysis::KernelCounters> counters =
-      profile->counters.empty() ? std::vector<analysis::KernelCounters>()
-                                : analysis::AnalyzeCounters(*profile);
-  const report::TraceView view(*profile, counters, options.keeps_everything() ? nullptr : &*filter);
+  std::deque<LoadedTrace> traces(paths.size());  // a deque: views point into it
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (int code = Load(paths[i], options, &traces[i])) return code;
+  }
   uint64_t events = 0;
   absl::Status st;
-  if (chrome) {
+  if (paths.size() > 1) {
     report::ChromeTraceStats stats;
-    st = report::WriteChromeTrace(view, out_path, &stats);
+    st = WriteMerged(paths, traces, out_path, &stats);
+    events = stats.events;
+  } else if (chrome) {
+    report::ChromeTraceStats stats;
+    st = report::WriteChromeTrace(*traces[0].view, out_path, &stats);
     events = stats.events;
   } else {
     report::PerfettoTraceStats stats;
-    st = report::WritePerfettoTrace(view, out_path, &stats);
+    st = report::WritePerfettoTrace(*traces[0].view, out_path, &stats);
     events = stats.packets;
   }
   if (!st.ok()) {
@@ -137,9 +194,12 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
 
 const Command kExportCommand = {
     "export",
-    "cuscope export PROFILE --chrome|--perfetto [FLAGS]",
+    "cuscope export PROFILE... --chrome|--perfetto [FLAGS]",
     "Writes a trace that opens in Perfetto UI (ui.perfetto.dev) and HTA: a Chrome trace "
-    "(JSON, .json.gz compressed) or Perfetto's protobuf (.pftrace) for large runs.",
+    "(JSON, .json.gz compressed) or Perfetto's protobuf (.pftrace) for large runs. Several "
+    "profiles (the ranks of one job, e.g. run -o ddp.%r.sqlite) make one Chrome trace "
+    "(-o FILE) with one set of processes per rank, named \"rank N: ...\", on a common clock "
+    "(each run's wall-clock start); for HTA keep one trace per rank.",
     false,
     Help,
     Main};

@@ -1,9 +1,11 @@
 #include "lib/report/chrome_trace.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -227,7 +229,7 @@ class TraceWriter final : public TraceSink {
     static const std::string kStart = R"("ph":"s","cat":"ac2g","name":"ac2g","bp":"e","id")";
     static const std::string kFinish = R"("ph":"f","cat":"ac2g","name":"ac2g","bp":"e","id")";
     w_.MembersThenKey(e.phase == TracePhase::kFlowStart ? kStart : kFinish);
-    w_.Uint(e.flow_id);
+    w_.Uint64(e.flow_id);
     Key("pid"), w_.Int64(e.pid);
     Key("tid"), w_.Int64(e.tid);
     Key("ts"), Ts(e.start_ns);
@@ -311,14 +313,14 @@ void WriteDevice(TraceWriter& t, const model::DeviceInfo& d) {
 }
 
 // The object's members up to the open "traceEvents" array.
-void WriteHeader(TraceWriter& t, const TraceView& view) {
+void WriteHeader(TraceWriter& t, const std::vector<const model::DeviceInfo*>& devices,
+                 const TraceHeader& h) {
   Writer& w = t.w();
-  const TraceHeader& h = view.header();
   w.StartObject();
   t.Key("schemaVersion"), w.Int(1);
   t.Key("deviceProperties");
   w.StartArray();
-  for (const model::DeviceInfo& d : view.profile().devices) WriteDevice(t, d);
+  for (const model::DeviceInfo* d : devices) WriteDevice(t, *d);
   w.EndArray();
   t.Key("distributedInfo");
   w.StartObject();
@@ -334,11 +336,8 @@ void WriteHeader(TraceWriter& t, const TraceView& view) {
   w.StartArray();
 }
 
-absl::Status Write(const TraceView& view, std::FILE* out, bool gzip, ChromeTraceStats* stats) {
-  TraceOutput output(out, gzip);
-  TraceWriter t(&output, view.header().origin_ns);
-  WriteHeader(t, view);
-  view.Events(t);
+// Closes the event array and the object, then the output.
+absl::Status Finish(TraceWriter& t, TraceOutput& output, ChromeTraceStats* stats) {
   Writer& w = t.w();
   w.EndArray();
   w.EndObject();
@@ -347,6 +346,93 @@ absl::Status Write(const TraceView& view, std::FILE* out, bool gzip, ChromeTrace
   if (stats != nullptr) stats->events = t.events();
   if (!w.IsComplete()) return absl::InternalError("Chrome trace writer ended incomplete");
   return output.Finish();
+}
+
+absl::Status Write(const TraceView& view, std::FILE* out, bool gzip, ChromeTraceStats* stats) {
+  TraceOutput output(out, gzip);
+  TraceWriter t(&output, view.header().origin_ns);
+  std::vector<const model::DeviceInfo*> devices;
+  for (const model::DeviceInfo& d : view.profile().devices) devices.push_back(&d);
+  WriteHeader(t, devices, view.header());
+  view.Events(t);
+  return Finish(t, output, stats);
+}
+
+// One rank's events on the merged trace: pids moved into the rank's block, process
+// names prefixed "rank N: ", processes sorted by rank, flow ids made distinct per
+// rank, and timestamps moved from the rank's origin to the common one.
+class RankSink final : public TraceSink {
+ public:
+  RankSink(TraceWriter& out, int rank, uint64_t origin_ns, uint64_t shift_ns)
+      : out_(out), rank_(rank), origin_(origin_ns), shift_(shift_ns) {}
+
+  void Event(const TraceEvent& e) override {
+    e_ = e;
+    e_.pid = e.pid + int64_t{rank_} * kRankPidStride;
+    if (e.phase == TracePhase::kMetadata && !e.args.empty()) {
+      if (std::strcmp(e.category, "process_name") == 0) {
+        name_ = absl::StrCat("rank ", rank_, ": ",
+                             absl::string_view(e.args[0].s.data(), e.args[0].s.size()));
+        e_.args[0].s = name_;
+      } else if (std::strcmp(e.category, "process_sort_index") == 0) {
+        e_.args[0].i += int64_t{rank_} * kRankSortStride;
+      }
+    } else if (e.phase != TracePhase::kMetadata) {
+      e_.start_ns = (e.start_ns > origin_ ? e.start_ns - origin_ : 0) + shift_;
+      e_.end_ns = e_.start_ns + (e.end_ns - e.start_ns);
+      e_.flow_id = (uint64_t(uint32_t(rank_)) << 32) | e.flow_id;
+    }
+    out_.Event(e_);
+  }
+
+ private:
+  static constexpr int64_t kRankSortStride = 0x4000000;  // above the overhead's 0x2000000
+  TraceWriter& out_;
+  const int rank_;
+  const uint64_t origin_, shift_;
+  TraceEvent e_;
+  std::string name_;
+};
+
+absl::Status WriteMerged(std::vector<RankTrace> ranks, std::FILE* out, bool gzip,
+                         ChromeTraceStats* stats) {
+  std::sort(ranks.begin(), ranks.end(),
+            [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].view == nullptr || ranks[i].rank < 0 ||
+        (i > 0 && ranks[i].rank == ranks[i - 1].rank)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a merged trace needs one profile per rank, each rank >= 0 and distinct; "
+                       "got rank ",
+                       ranks[i].rank, " twice or without a profile"));
+    }
+  }
+  TraceHeader h;  // the lowest rank; the earliest origin known in Unix time
+  h.rank = ranks.empty() ? 0 : ranks.front().rank;
+  h.world_size = static_cast<int64_t>(ranks.size());
+  std::vector<const model::DeviceInfo*> devices;
+  std::set<std::pair<uint32_t, std::string>> seen;
+  for (const RankTrace& r : ranks) {
+    const TraceHeader& rh = r.view->header();
+    if (h.backend.empty()) h.backend = rh.backend;
+    if (rh.base_unix_ns != 0 && (h.base_unix_ns == 0 || rh.base_unix_ns < h.base_unix_ns)) {
+      h.base_unix_ns = rh.base_unix_ns;
+      h.origin_ns = rh.origin_ns;
+    }
+    for (const model::DeviceInfo& d : r.view->profile().devices) {
+      if (seen.insert({d.id, d.uuid}).second) devices.push_back(&d);
+    }
+  }
+  TraceOutput output(out, gzip);
+  TraceWriter t(&output, /*origin_ns=*/0);
+  WriteHeader(t, devices, h);
+  for (const RankTrace& r : ranks) {
+    const TraceHeader& rh = r.view->header();
+    const int64_t shift = rh.base_unix_ns != 0 ? rh.base_unix_ns - h.base_unix_ns : 0;
+    RankSink sink(t, r.rank, rh.origin_ns, static_cast<uint64_t>(shift));
+    r.view->Events(sink);
+  }
+  return Finish(t, output, stats);
 }
 
 std::vector<analysis::KernelCounters> CountersOf(const model::Profile& profile) {
@@ -370,6 +456,24 @@ absl::Status WriteChromeTrace(const TraceView& view, const std::string& path,
                               ChromeTraceStats* stats) {
   return WriteOutputFile(path, "Chrome trace file",
                          [&](std::FILE* out) { return Write(view, out, IsGzipPath(path), stats); });
+}
+
+absl::Status WriteMergedChromeTrace(const std::vector<RankTrace>& ranks, std::FILE* out,
+                                    ChromeTraceStats* stats) {
+  if (out == nullptr) return absl::InvalidArgumentError("no output stream for the Chrome trace");
+  absl::Status status = WriteMerged(ranks, out, /*gzip=*/false, stats);
+  if (!status.ok()) return status;
+  if (std::fflush(out) != 0 || std::ferror(out)) {
+    return absl::ErrnoToStatus(errno, "cannot write the Chrome trace");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteMergedChromeTrace(const std::vector<RankTrace>& ranks, const std::string& path,
+                                    ChromeTraceStats* stats) {
+  return WriteOutputFile(path, "Chrome trace file", [&](std::FILE* out) {
+    return WriteMerged(ranks, out, IsGzipPath(path), stats);
+  });
 }
 
 absl::Status WriteChromeTrace(const model::Profile& profile, std::FILE* out,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "lib/model/profile.h"
@@ -25,6 +26,28 @@ absl::Status WriteChromeTrace(const TraceView& view, const std::string& path,
                               ChromeTraceStats* stats = nullptr);
 absl::Status WriteChromeTrace(const TraceView& view, std::FILE* out,
                               ChromeTraceStats* stats = nullptr);
+
+// A merged trace of several ranks' profiles (`cuscope export A.sqlite B.sqlite`): one
+// rank's view and its rank (>= 0, distinct).
+struct RankTrace {
+  const TraceView* view = nullptr;
+  int rank = 0;
+};
+// Rank r's processes get pid + r * kRankPidStride (Linux pids stay below 2^22), so rank 0
+// keeps its own pids; the CUPTI overhead pseudo-process (-1) becomes r * stride - 1.
+inline constexpr int64_t kRankPidStride = 10'000'000;
+
+// Writes the ranks' traces, by rank, as one Chrome trace: each rank's processes named
+// "rank N: ..." and sorted by rank, its flow ids made distinct ((rank << 32) | id), and
+// its timestamps on a common clock: a rank's ts is its own trace's ts plus the time its
+// origin (baseTimeNanoseconds) is after the earliest rank's, which is the merged
+// baseTimeNanoseconds. A profile without a wall-clock start keeps its own ts. The header
+// lists every rank's devices once; distributedInfo holds the lowest rank, the backend,
+// and world_size = the number of ranks. Not for HTA, which reads one file per rank.
+absl::Status WriteMergedChromeTrace(const std::vector<RankTrace>& ranks, const std::string& path,
+                                    ChromeTraceStats* stats = nullptr);
+absl::Status WriteMergedChromeTrace(const std::vector<RankTrace>& ranks, std::FILE* out,
+                                    ChromeTraceStats* stats = nullptr);
 
 // The same for a profile: analyses its counters and builds the view.
 // Writes the trace to `path` ("-" for stdout).

@@ -60,7 +60,7 @@ struct TraceEvent {
   std::string_view name;  // complete and instant events
   int64_t pid = 0, tid = 0;
   uint64_t start_ns = 0, end_ns = 0;  // on CUPTI's clock; flows: start_ns only
-  uint32_t flow_id = 0;               // flows: the correlation id
+  uint64_t flow_id = 0;               // flows: the correlation id
   std::vector<TraceArg> args;
 };
 

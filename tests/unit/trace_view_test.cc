@@ -26,7 +26,7 @@ struct Event {
   std::string category, name;
   int64_t pid, tid;
   uint64_t start_ns, end_ns;
-  uint32_t flow_id;
+  uint64_t flow_id;
   std::vector<std::string> keys;            // in order
   std::map<std::string, std::string> args;  // key -> value as text
 };
