@@ -434,8 +434,9 @@ absl::Status Stop(const std::string& reason) {
     failed = s.write_failed;
     if (s.writer != nullptr) {
       absl::Status st = s.writer->WriteRunInfo(s.run);
-      // Kernel-replay launches get their times before the profile is read back.
-      if (st.ok()) st = s.writer->PlaceMeasuredKernels();
+      // Kernel-replay launches get their times before the profile is read back (only
+      // counters leave launches without times: a traced run skips the query).
+      if (st.ok() && s.options.counters_enabled()) st = s.writer->PlaceMeasuredKernels();
       if (st.ok() && !failed && !on_signal && !nothing_recorded)
         ended = inject::EndProfile(s.path, *s.writer, s.config, Warn);
       if (st.ok()) st = s.writer->Close();

@@ -431,10 +431,9 @@ absl::Status ProfileWriter::PlaceMeasuredKernels() {
 absl::Status ProfileWriter::Close() {
   if (db_ == nullptr) return absl::OkStatus();
   stmts_.reset();  // statements must be finalized before the connection closes
-  absl::StatusOr<int64_t> placed = store::PlaceMeasuredKernels(db_, path_);
   int rc = sqlite3_close(db_);
   absl::Status status =
-      rc == SQLITE_OK ? placed.status() : WriteError(db_, rc, path_, "cannot close profile");
+      rc == SQLITE_OK ? absl::OkStatus() : WriteError(db_, rc, path_, "cannot close profile");
   if (rc != SQLITE_OK) sqlite3_close_v2(db_);  // closes once nothing is pending
   db_ = nullptr;
   return status;
@@ -449,6 +448,7 @@ absl::Status SaveProfile(const Profile& profile, const std::string& path) {
   if (status.ok()) status = (*writer)->WriteDevices(profile.devices);
   if (status.ok()) status = (*writer)->Append(profile);
   if (status.ok() && profile.findings) status = (*writer)->WriteFindings(*profile.findings);
+  if (status.ok()) status = (*writer)->PlaceMeasuredKernels();
   if (status.ok()) status = (*writer)->Close();
   if (!status.ok()) {
     writer->reset();

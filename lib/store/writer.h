@@ -37,8 +37,8 @@ class ProfileWriter {
   // Stores the advisor's findings (ranked), replacing any stored before; creates the
   // findings tables when the file has none. One transaction.
   absl::Status WriteFindings(const std::vector<model::Finding>& findings);
-  // Kernels measured by kernel replay get their times (lib/store/measured_times.h);
-  // Close does it too, for what arrived after.
+  // Kernels measured by kernel replay get their times (lib/store/measured_times.h):
+  // once, after the last Append (SaveProfile does it; the session when counters ran).
   absl::Status PlaceMeasuredKernels();
   absl::Status Close();
   const std::string& path() const { return path_; }
