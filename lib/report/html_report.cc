@@ -3,10 +3,10 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "lib/model/utf8.h"
 #include "lib/report/html_escape.h"
 #include "lib/report/html_sections.h"
 #include "lib/report/html_timeline.h"
+#include "lib/report/json_writer.h"
 #include "lib/report/output_file.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -16,10 +16,7 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Str(Writer& w, absl::string_view s) {
-  const std::string valid = model::ReplaceInvalidUtf8({s.data(), s.size()});
-  w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
-}
+using json::Str;
 
 // Busy time in thousandths of the bin: 0..1000.
 unsigned Permille(uint64_t ns, uint64_t bin_ns) {

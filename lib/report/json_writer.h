@@ -17,8 +17,10 @@ namespace cuscope::report::json {
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
 // Strings that are not valid UTF-8 (a file name from the command line, say) are
-// written with U+FFFD for each bad byte, so that the document stays valid JSON.
-inline void Str(Writer& w, absl::string_view s) {
+// written with U+FFFD for each bad byte, so that the document stays valid JSON. For
+// any RapidJSON writer (the HTML report's is compact).
+template <typename W = Writer>
+inline void Str(W& w, absl::string_view s) {
   if (!model::IsValidUtf8({s.data(), s.size()})) {
     const std::string valid = model::ReplaceInvalidUtf8({s.data(), s.size()});
     w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
@@ -26,7 +28,8 @@ inline void Str(Writer& w, absl::string_view s) {
   }
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
-inline void Key(Writer& w, absl::string_view k) {
+template <typename W = Writer>
+inline void Key(W& w, absl::string_view k) {
   if (!model::IsValidUtf8({k.data(), k.size()})) {
     const std::string valid = model::ReplaceInvalidUtf8({k.data(), k.size()});
     w.Key(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
