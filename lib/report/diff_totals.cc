@@ -14,31 +14,11 @@ namespace cuscope::report {
 
 using analysis::TotalsDelta;
 
-std::string CountChangeText(uint64_t base, uint64_t next, absl::string_view noun) {
-  return absl::StrCat(
-      base, " -> ", next, noun.empty() ? "" : " ", noun, " (",
-      absl::StrFormat("%+d", model::SaturatingDifference(next, base)), ", ",
-      ChangePercentText(analysis::ChangePercent(double(base), double(next)), base, next), ")");
-}
-
 namespace {
 
 std::string SizeChangeText(const TotalsDelta& d) {
   return absl::StrCat(FormatBytes(d.base.bytes), " -> ", FormatBytes(d.next.bytes), " (",
                       ChangePercentText(d.bytes_change_percent(), d.base.count, d.next.count), ")");
-}
-
-// "7.70 GB/s", or "-" for a side without operations.
-std::string Gbps(const analysis::Totals& t) {
-  return t.count == 0 ? "-" : absl::StrFormat("%.2f GB/s", t.gbps());
-}
-
-// "12 -> 3 copies, 327.000 MB -> 327.000 MB (+0.0%), 42.1 ms -> 12.0 ms (...)".
-std::string TotalsLine(const TotalsDelta& d, const char* what, bool bytes) {
-  std::string s = CountChangeText(d.base.count, d.next.count, what);
-  if (bytes) absl::StrAppend(&s, ", ", SizeChangeText(d));
-  absl::StrAppend(&s, ", ", DurationChangeText(d.base.total_ns, d.next.total_ns));
-  return s;
 }
 
 // The four time columns of a row.
@@ -92,11 +72,32 @@ void JsonBusy(json::Writer& w, const char* key, const analysis::DeviceBusy& b) {
 
 }  // namespace
 
+std::string CountChangeText(uint64_t base, uint64_t next, absl::string_view noun) {
+  return absl::StrCat(
+      base, " -> ", next, noun.empty() ? "" : " ", noun, " (",
+      absl::StrFormat("%+d", model::SaturatingDifference(next, base)), ", ",
+      ChangePercentText(analysis::ChangePercent(double(base), double(next)), base, next), ")");
+}
+
+std::string GbpsText(const analysis::Totals& t) {
+  if (t.count == 0) return "-";
+  const double v = t.gbps();
+  return absl::StrFormat("%.*f", v >= 100 ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3, v);
+}
+
 std::string ChangePercentText(double percent, uint64_t base_count, uint64_t next_count) {
   if (base_count == 0 && next_count > 0) return "new";
   if (next_count == 0 && base_count > 0) return "gone";
   if (!std::isfinite(percent)) return "n/a";
   return absl::StrFormat("%+.1f%%", percent);
+}
+
+std::string TotalsChangeText(const TotalsDelta& d, absl::string_view what, bool bytes) {
+  if (d.base.count == 0 && d.next.count == 0) return "none in either profile";
+  std::string s = CountChangeText(d.base.count, d.next.count, what);
+  if (bytes) absl::StrAppend(&s, ", ", SizeChangeText(d));
+  absl::StrAppend(&s, ", ", DurationChangeText(d.base.total_ns, d.next.total_ns));
+  return s;
 }
 
 std::string DurationChangeText(uint64_t base_ns, uint64_t next_ns) {
@@ -116,9 +117,9 @@ void WriteTotalsHeaderText(const analysis::Comparison& c, const ReportOptions& o
                                    b.base.busy_percent, b.next.busy_percent, b.change_points()),
                    options.width, 2, 14);
   }
-  out << Wrapped(absl::StrCat("Copies      ", TotalsLine(c.copies, "copies", true)), options.width,
-                 2, 14);
-  out << Wrapped(absl::StrCat("Sync calls  ", TotalsLine(c.sync_calls, "calls", false)),
+  out << Wrapped(absl::StrCat("Copies      ", TotalsChangeText(c.copies, "copies", true)),
+                 options.width, 2, 14);
+  out << Wrapped(absl::StrCat("Sync calls  ", TotalsChangeText(c.sync_calls, "calls", false)),
                  options.width, 2, 14);
 }
 
@@ -138,8 +139,8 @@ void WriteMemoryText(const analysis::Comparison& c, const ReportOptions& options
     cells.push_back(d.name);
     t.AddRow(std::move(cells));
     t.AddDetail(absl::StrCat("count ", CountChangeText(d.base.count, d.next.count, ""), ", size ",
-                             SizeChangeText(d), ", bandwidth ", Gbps(d.base), " -> ",
-                             Gbps(d.next)));
+                             SizeChangeText(d), ", GB/s ", GbpsText(d.base), " -> ",
+                             GbpsText(d.next)));
   }
   t.Write(out);
   WriteMoreLine(c.memory.size(), shown, "", out);
@@ -190,7 +191,7 @@ void WriteApiText(const analysis::Comparison& c, const ReportOptions& options, s
   }
   if (shown.size() < c.api.size()) {
     out << Wrapped(absl::StrCat("... ", c.api.size() - shown.size(),
-                                " more names: ", TotalsLine(rest, "calls", false)),
+                                " more names: ", TotalsChangeText(rest, "calls", false)),
                    options.width, 2, 4);
   }
 }

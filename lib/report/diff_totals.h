@@ -27,6 +27,14 @@ std::string DurationChangeText(uint64_t base_ns, uint64_t next_ns);
 // "12 -> 15 calls (+3, +25.0%)" (`noun` may be empty: "12 -> 15 (+3, +25.0%)").
 std::string CountChangeText(uint64_t base, uint64_t next, absl::string_view noun);
 
+// "12 -> 3 copies (-9, -75.0%), 327.000 MB -> 80.000 MB (-75.5%), 42.1 ms -> 12.0 ms
+// (-30.1 ms, -71.4%)" (sizes when `bytes`), or "none in either profile".
+std::string TotalsChangeText(const analysis::TotalsDelta& d, absl::string_view what, bool bytes);
+
+// Bandwidth in GB/s with 3 or 4 significant digits ("7.70", "55.4", "4291"), "-"
+// for a side without operations.
+std::string GbpsText(const analysis::Totals& t);
+
 // Header lines: "GPU busy" per device, all copies, and the synchronizing API calls.
 void WriteTotalsHeaderText(const analysis::Comparison& c, const ReportOptions& options,
                            std::ostream& out);

@@ -67,6 +67,11 @@ TEST(WriteComparisonTextTest, TotalsAndRankedRows) {
   EXPECT_THAT(text, HasSubstr("+30 ns       new"));
   EXPECT_THAT(text, HasSubstr("Base Kernels  New Kernels  Region\n"));
   EXPECT_THAT(text, HasSubstr("3            4  step\n"));
+  // No copy and no synchronizing call on either side; no GPU busy line without devices.
+  EXPECT_THAT(text, HasSubstr("  Copies      none in either profile\n"
+                              "  Sync calls  none in either profile\n"));
+  EXPECT_THAT(text, Not(HasSubstr("GPU busy")));
+  EXPECT_THAT(text, HasSubstr("\nMemory operations (by change of total time)\n  (none)\n"));
 }
 
 TEST(WriteComparisonTextTest, TopCutsRowsWithMoreLine) {
@@ -170,9 +175,9 @@ TEST(WriteComparisonTextTest, MemoryOperationsWithCountSizeAndBandwidth) {
   EXPECT_THAT(text, HasSubstr("\nMemory operations (by change of total time)\n"));
   EXPECT_THAT(text, HasSubstr("1.000 ms        0 ns    -1.000 ms      gone  [CUDA memcpy HtoD "
                               "pageable]\n    count 2 -> 0 (-2, gone), size 8.000 MB -> 0 B "
-                              "(gone), bandwidth 8.00 GB/s -> -\n"));
+                              "(gone), GB/s 8.00 -> -\n"));
   EXPECT_THAT(text, HasSubstr("new  [CUDA memcpy HtoD pinned]\n    count 0 -> 2 (+2, new), size "
-                              "0 B -> 8.000 MB (new), bandwidth - -> 40.00 GB/s\n"));
+                              "0 B -> 8.000 MB (new), GB/s - -> 40.0\n"));
   EXPECT_THAT(text, HasSubstr("+100.0%  [CUDA memset]\n    count 1 -> 2 (+1, +100.0%), size "
                               "100 B -> 200 B (+100.0%)"));
 }
