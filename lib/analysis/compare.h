@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "lib/analysis/compare_findings.h"
+#include "lib/analysis/compare_totals.h"
+#include "lib/analysis/summary.h"
 #include "lib/model/advise_thresholds.h"
 #include "lib/model/checked.h"
 #include "lib/model/profile.h"
@@ -34,12 +36,32 @@ struct Delta {
   double total_change_percent() const;
 };
 
+// One GPU's busy time on each side (matched by device id; zero on the side that
+// lacks the device): the union of its kernels, copies and memsets within the wall
+// time, as the report's header (analysis::Summarize).
+struct BusyDelta {
+  uint32_t device_id = 0;
+  std::string device_name;  // the new profile's, else the base's
+  DeviceBusy base, next;
+  int64_t change_ns() const { return model::SaturatingDifference(next.busy_ns, base.busy_ns); }
+  double change_percent() const {
+    return ChangePercent(static_cast<double>(base.busy_ns), static_cast<double>(next.busy_ns));
+  }
+  // Change of the busy share of the wall time, in percentage points.
+  double change_points() const { return next.busy_percent - base.busy_percent; }
+};
+
 struct Comparison {
   uint64_t base_wall_ns = 0, next_wall_ns = 0;
   uint64_t base_kernel_ns = 0, next_kernel_ns = 0;  // sum of kernel times
   uint64_t base_kernel_count = 0, next_kernel_count = 0;
   std::vector<Delta> kernels;           // by |change of total time|, largest first
   std::vector<Delta> regions;           // by |change of total time|, largest first
+  std::vector<BusyDelta> busy;          // by device id
+  std::vector<TotalsDelta> memory;      // copies by direction and host memory, memsets
+  TotalsDelta copies;                   // all copies together ("all copies")
+  std::vector<TotalsDelta> api;         // CUDA API calls by name
+  TotalsDelta sync_calls;               // the synchronizing API calls together
   std::vector<VerdictChange> verdicts;  // measured in both, verdict changed
   std::vector<FindingChange> findings;  // stored findings, or computed with `thresholds`
 };

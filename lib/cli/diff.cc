@@ -1,4 +1,6 @@
 // `cuscope diff BASE NEW`: what changed between two profiles.
+#include "lib/cli/diff.h"
+
 #include <cstdlib>
 #include <iostream>
 
@@ -9,6 +11,7 @@
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
+#include "lib/report/html_diff.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
 
@@ -24,6 +27,9 @@ const std::vector<Flag>& DiffFlags() {
        "columns of the text (default: the terminal's when stdout is one, else 100; 0 = no "
        "limit)"},
       {"output", "o", "FILE", "the file to write (default stdout, also -)"},
+      {"html", nullptr, "FILE",
+       "also write the comparison as one self-contained HTML page (totals, findings, "
+       "sortable kernel, region, memory and API tables) that opens in any browser"},
   };
   return *flags;
 }
@@ -47,7 +53,9 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   if (!ParseTop("diff", args->Get("top"), &options.top)) return kUsageError;
   if (!ParseWidth("diff", args->Get("width"), &options.width)) return kUsageError;
   for (const std::string& input : paths) {
-    if (int code = RefuseToOverwrite("diff", "output", input, args->Get("output"))) return code;
+    for (const char* flag : {"output", "html"}) {
+      if (int code = RefuseToOverwrite("diff", flag, input, args->Get(flag))) return code;
+    }
   }
   absl::StatusOr<model::Profile> base = store::LoadProfile(paths[0]);
   if (!base.ok()) {
@@ -59,13 +67,11 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     std::cerr << "cuscope: diff: " << next.status().message() << "\n";
     return 1;
   }
-  // Findings not stored in a profile are computed with the environment's thresholds.
-  absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
-  if (!thresholds.ok()) {
-    std::cerr << "cuscope: diff: " << thresholds.status().message() << "\n";
-    return 1;
-  }
-  analysis::Comparison c = analysis::Compare(*base, *next, *thresholds);
+  std::optional<analysis::Comparison> compared = CompareProfiles("diff", *base, *next);
+  if (!compared) return 1;
+  const analysis::Comparison& c = *compared;
+  const std::string html = args->Get("html");
+  if (!html.empty() && !WriteDiffPage("diff", c, paths[0], paths[1], html)) return 1;
   Output out;
   if (!out.Open("diff", args->Get("output"))) return 1;
   if (format == "text") {
@@ -78,12 +84,35 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
 
 }  // namespace
 
+std::optional<analysis::Comparison> CompareProfiles(const char* command, const model::Profile& base,
+                                                    const model::Profile& next) {
+  // Findings not stored in a profile are computed with the environment's thresholds.
+  absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
+  if (!thresholds.ok()) {
+    std::cerr << "cuscope: " << command << ": " << thresholds.status().message() << "\n";
+    return std::nullopt;
+  }
+  return analysis::Compare(base, next, *thresholds);
+}
+
+bool WriteDiffPage(const char* command, const analysis::Comparison& c,
+                   const std::string& base_label, const std::string& next_label,
+                   const std::string& path) {
+  absl::Status st = report::WriteHtmlDiff(c, base_label, next_label, path);
+  if (!st.ok()) {
+    std::cerr << "cuscope: " << command << ": --html: " << st.message() << "\n";
+    return false;
+  }
+  std::cerr << "cuscope: HTML diff written to " << path << "\n";
+  return true;
+}
+
 const Command kDiffCommand = {
     "diff",
     "cuscope diff BASE NEW [FLAGS]",
-    "What changed between two profiles: wall and kernel time, kernels and regions ranked by "
-    "the change of their total time, verdicts that changed, and the findings that appeared, "
-    "were resolved or stayed.",
+    "What changed between two profiles: wall, kernel and GPU busy time, kernels and regions "
+    "ranked by the change of their total time, memory operations and CUDA API calls, "
+    "verdicts that changed, and the findings that appeared, were resolved or stayed.",
     false,
     Help,
     Main};

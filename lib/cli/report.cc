@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/ranks.h"
 #include "lib/cli/commands.h"
+#include "lib/cli/diff.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
@@ -35,7 +36,8 @@ const std::vector<Flag>& ReportFlags() {
        "--metrics=roofline)"},
       {"html", nullptr, "FILE",
        "also write the HTML report: one self-contained page (findings, kernels, regions, "
-       "roofline, counters, timeline) that opens in any browser"},
+       "roofline, counters, timeline) that opens in any browser; of two profiles, the page "
+       "comparing them (as cuscope diff BASE NEW --html)"},
   };
   return *flags;
 }
@@ -49,12 +51,17 @@ int ReportRanks(const Args& args, const std::string& format, const report::Repor
   if (format != "text") {
     return UsageError("report", "several profiles are reported as text only (--format=text)");
   }
-  for (const char* flag : {"roofline", "html"}) {
-    if (!args.Get(flag).empty())
-      return UsageError("report", absl::StrCat("--", flag, " takes one profile"));
+  if (!args.Get("roofline").empty()) return UsageError("report", "--roofline takes one profile");
+  const std::string html = args.Get("html");
+  if (!html.empty() && args.positional.size() != 2) {
+    return UsageError("report",
+                      "--html takes one profile (its report) or two (their comparison, as "
+                      "cuscope diff BASE NEW --html)");
   }
   for (const std::string& input : args.positional) {
-    if (int code = RefuseToOverwrite("report", "output", input, args.Get("output"))) return code;
+    for (const char* flag : {"output", "html"}) {
+      if (int code = RefuseToOverwrite("report", flag, input, args.Get(flag))) return code;
+    }
   }
   std::vector<model::Profile> profiles;
   for (const std::string& input : args.positional) {
@@ -64,6 +71,10 @@ int ReportRanks(const Args& args, const std::string& format, const report::Repor
       return 1;
     }
     profiles.push_back(*std::move(profile));
+  }
+  if (!html.empty()) {
+    std::optional<analysis::Comparison> c = CompareProfiles("report", profiles[0], profiles[1]);
+    if (!c || !WriteDiffPage("report", *c, args.positional[0], args.positional[1], html)) return 1;
   }
   std::vector<analysis::RankInput> inputs;
   for (size_t i = 0; i < profiles.size(); ++i) inputs.push_back({&profiles[i], args.positional[i]});
@@ -139,7 +150,8 @@ const Command kReportCommand = {
     "Prints the kernel, API, memory and region summaries of a profile, and with counters "
     "the ceilings, the roofline and the verdict of each kernel. Several profiles (the ranks "
     "of one job, e.g. run -o ddp.%r.sqlite) are compared side by side: each rank's wall, "
-    "GPU, kernel and NCCL time, stragglers by step time, and the kernels per rank.",
+    "GPU, kernel and NCCL time, stragglers by step time, and the kernels per rank; with "
+    "--html, two profiles give the HTML page of their comparison (as cuscope diff).",
     false,
     Help,
     Main};

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/model/checked.h"
 #include "lib/model/demangle.h"
+#include "lib/report/diff_totals.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
 
@@ -20,10 +21,7 @@ namespace {
 
 // "+12.5%", "new" (absent from the base) or "gone" (absent from the new profile).
 std::string ChangePercent(const analysis::Delta& d) {
-  double p = d.total_change_percent();
-  if (std::isinf(p)) return "new";
-  if (d.next.count == 0 && d.base.count > 0) return "gone";
-  return absl::StrFormat("%+.1f%%", p);
+  return ChangePercentText(d.total_change_percent(), d.base.count, d.next.count);
 }
 
 void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, bool regions,
@@ -86,6 +84,12 @@ void JsonDeltas(json::Writer& w, const char* key, const std::vector<analysis::De
     JsonSide(w, "base", d.base);
     JsonSide(w, "new", d.next);
     json::Key(w, "change_ns"), w.Int64(d.total_change_ns());
+    json::Key(w, "change_percent");
+    if (std::isfinite(d.total_change_percent())) {
+      w.Double(d.total_change_percent());
+    } else {
+      w.Null();
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -176,15 +180,17 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
   out << "cuscope diff\n";
   out << Wrapped(absl::StrCat("Base        ", base_label), options.width, 2, 14);
   out << Wrapped(absl::StrCat("New         ", next_label), options.width, 2, 14);
-  out << "  Wall time   " << FormatDuration(double(c.base_wall_ns)) << " -> "
-      << FormatDuration(double(c.next_wall_ns)) << "\n";
-  out << "  Kernel time " << FormatDuration(double(c.base_kernel_ns)) << " -> "
-      << FormatDuration(double(c.next_kernel_ns)) << " ("
-      << FormatSignedDuration(model::SaturatingDifference(c.next_kernel_ns, c.base_kernel_ns))
-      << ")\n";
-  out << "  Kernels     " << c.base_kernel_count << " -> " << c.next_kernel_count << "\n";
+  out << Wrapped(absl::StrCat("Wall time   ", DurationChangeText(c.base_wall_ns, c.next_wall_ns)),
+                 options.width, 2, 14);
+  out << Wrapped(
+      absl::StrCat("Kernel time ", DurationChangeText(c.base_kernel_ns, c.next_kernel_ns)),
+      options.width, 2, 14);
+  out << "  Kernels     " << CountChangeText(c.base_kernel_count, c.next_kernel_count, "") << "\n";
+  WriteTotalsHeaderText(c, options, out);
   DeltaTable("GPU kernels (by change of total time)", c.kernels, false, options, out);
   DeltaTable("Regions (by change of total time)", c.regions, true, options, out);
+  WriteMemoryText(c, options, out);
+  WriteApiText(c, options, out);
   VerdictTable(c.verdicts, options, out);
   FindingLines(c.findings, options, out);
 }
@@ -202,6 +208,7 @@ void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_
   JsonPair(w, "kernel_count", c.base_kernel_count, c.next_kernel_count);
   JsonDeltas(w, "kernels", c.kernels, options.top);
   JsonDeltas(w, "regions", c.regions, options.top);
+  WriteTotalsJson(w, c, options.top);
   JsonChanges(w, c);
   w.EndObject();
   doc.WriteTo(out);

@@ -1,10 +1,12 @@
 // `cuscope diff` of any profile that loads against a recorded one, both ways, as
-// text and JSON (which must parse).
+// text, JSON (which must parse) and the HTML page.
 #include <cstdlib>
 #include <sstream>
+#include <string>
 
 #include "lib/analysis/compare.h"
 #include "lib/report/diff.h"
+#include "lib/report/html_diff.h"
 #include "tests/fuzz/fuzz_profile.h"
 
 namespace {
@@ -25,6 +27,8 @@ void Diff(const cuscope::model::Profile& base, const cuscope::model::Profile& ne
   cuscope::fuzz::CheckText(text.str());
   cuscope::report::WriteComparisonJson(c, "base", "new", cuscope::fuzz::AllRows(), json);
   cuscope::fuzz::CheckJson(json.str());
+  const std::string html = cuscope::report::RenderHtmlDiff(c, "base", "new");
+  if (html.find("</html>") == std::string::npos) std::abort();
 }
 
 }  // namespace

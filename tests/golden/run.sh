@@ -23,7 +23,8 @@ done
 # Relative paths: the diff prints them, and the output must not depend on the checkout.
 cli=$(cd "$(dirname "$cli")" && pwd)/cuscope
 cd "$data"
-"$cli" diff h200-timeline-demo.sqlite h200-torch-loop.sqlite >"$out/diff-timeline-torch.txt"
+"$cli" diff h200-timeline-demo.sqlite h200-torch-loop.sqlite >"$out/diff-timeline-torch.txt" \
+  --html "$out/diff-timeline-torch.html" 2>/dev/null
 "$cli" diff h200-timeline-demo.sqlite h200-torch-loop.sqlite --format json >"$out/diff-timeline-torch.json"
 "$cli" diff h200-counters-demo.sqlite h200-torch-loop.sqlite --top 0 >"$out/diff-counters-torch.txt"
 "$cli" diff h200-counters-demo.sqlite h200-torch-loop.sqlite --top 0 --format json >"$out/diff-counters-torch.json"

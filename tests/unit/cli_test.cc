@@ -98,7 +98,7 @@ TEST(Cli, EachCommandsHelpListsItsOwnFlags) {
        {"--format=FORMAT", "--top=N", "-o, --output=FILE", "--roofline=FILE", "--html=FILE"},
        {"--chrome", "CUSCOPE_", "--enable"}},
       {"diff",
-       {"--format=FORMAT", "--top=N", "-o, --output=FILE"},
+       {"--format=FORMAT", "--top=N", "-o, --output=FILE", "--html=FILE"},
        {"--roofline", "--chrome", "CUSCOPE_"}},
       {"export", {"--chrome", "-o, --output=FILE"}, {"--format", "--top", "CUSCOPE_"}},
   };
@@ -450,6 +450,11 @@ TEST(Cli, DiffComparesTwoProfiles) {
   EXPECT_NE(r.out.find("GPU kernels (by change of total time)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gone"), std::string::npos) << r.out;  // demo kernels absent in torch
   EXPECT_NE(r.out.find("new"), std::string::npos) << r.out;
+  for (const char* section : {"  GPU busy    GPU 0: ", "  Copies      ", "  Sync calls  ",
+                              "\nMemory operations (by change of total time)\n",
+                              "\nCUDA API calls (by change of total time)\n"}) {
+    EXPECT_NE(r.out.find(section), std::string::npos) << section << "\n" << r.out;
+  }
   r = RunCmd({kBin, "diff", kProfile, kProfile, "--format=json", "--top=0"});
   ASSERT_EQ(r.code, 0) << r.err;
   rapidjson::Document doc;
@@ -458,6 +463,32 @@ TEST(Cli, DiffComparesTwoProfiles) {
   EXPECT_EQ(RunCmd({kBin, "diff", kProfile}).code, 2);
   EXPECT_EQ(RunCmd({kBin, "diff", kProfile, "/no/such.sqlite"}).code, 1);
   EXPECT_EQ(RunCmd({kBin, "diff", kProfile, kProfile, "--format=csv"}).code, 2);
+}
+
+// The comparison page: from diff --html, and from report with two profiles and --html.
+TEST(Cli, DiffAndReportOfTwoWriteTheComparisonPage) {
+  const std::string torch = std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-torch-loop.sqlite";
+  const std::string from_diff = TempPath("diff_page.html"), from_report = TempPath("report2.html");
+  unlink(from_diff.c_str());
+  unlink(from_report.c_str());
+  Result r = RunCmd({kBin, "diff", kProfile, torch, "--html", from_diff});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "cuscope: HTML diff written to " + from_diff + "\n");
+  EXPECT_NE(r.out.find("cuscope diff"), std::string::npos);  // the text still goes to stdout
+  const std::string page = ReadFile(from_diff);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("id=\"diff-kernels\""), std::string::npos);
+  r = RunCmd({kBin, "report", kProfile, torch, "--html", from_report});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Stragglers"), std::string::npos) << r.out;  // the ranks' text
+  EXPECT_TRUE(ReadFile(from_report) == page);
+  // Three profiles have no comparison page.
+  r = RunCmd({kBin, "report", kProfile, torch, kProfile, "--html", from_report});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--html takes one profile (its report) or two"), std::string::npos) << r.err;
+  r = RunCmd({kBin, "diff", kProfile, torch, "--html", "/no/such/dir/d.html"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("cuscope: diff: --html: cannot"), std::string::npos) << r.err;
 }
 
 // A failed write is one line and exit 1, for diff as for report.
@@ -515,7 +546,9 @@ TEST(Cli, OutputThatIsTheProfileIsRefused) {
                                              {"report", copy, "--format=json", "-o=" + link},
                                              {"export", copy, "--chrome", "-o", copy},
                                              {"export", copy, "--chrome", "--output=" + link},
-                                             {"diff", kProfile, copy, "-o", link}}) {
+                                             {"diff", kProfile, copy, "-o", link},
+                                             {"diff", kProfile, copy, "--html", link},
+                                             {"report", kProfile, copy, "--html", copy}}) {
     std::ofstream(copy, std::ios::binary) << original;
     unlink(link.c_str());
     ASSERT_EQ(symlink(copy.c_str(), link.c_str()), 0);

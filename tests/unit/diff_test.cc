@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/report/diff_totals.h"
 #include "rapidjson/document.h"
 
 namespace cuscope::report {
@@ -58,14 +59,19 @@ TEST(WriteComparisonTextTest, TotalsAndRankedRows) {
   const std::string text = Text(MakeComparison(), 10, 80);
   EXPECT_THAT(text,
               HasSubstr("cuscope diff\n  Base        base.sqlite\n  New         new.sqlite\n"));
-  EXPECT_THAT(text, HasSubstr("  Wall time   5.000 ms -> 4.000 ms\n"));
-  EXPECT_THAT(text, HasSubstr("  Kernel time 2.500 us -> 1.130 us (-1.370 us)\n"));
-  EXPECT_THAT(text, HasSubstr("  Kernels     3 -> 4\n"));
+  EXPECT_THAT(text, HasSubstr("  Wall time   5.000 ms -> 4.000 ms (-1.000 ms, -20.0%)\n"));
+  EXPECT_THAT(text, HasSubstr("  Kernel time 2.500 us -> 1.130 us (-1.370 us, -54.8%)\n"));
+  EXPECT_THAT(text, HasSubstr("  Kernels     3 -> 4 (+1, +33.3%)\n"));
   EXPECT_THAT(text, HasSubstr("2.000 us     800 ns  -1.200 us    -60.0%       2      2  gemm\n"));
   EXPECT_THAT(text, HasSubstr("gone"));
   EXPECT_THAT(text, HasSubstr("+30 ns       new"));
   EXPECT_THAT(text, HasSubstr("Base Kernels  New Kernels  Region\n"));
   EXPECT_THAT(text, HasSubstr("3            4  step\n"));
+  // No copy and no synchronizing call on either side; no GPU busy line without devices.
+  EXPECT_THAT(text, HasSubstr("  Copies      none in either profile\n"
+                              "  Sync calls  none in either profile\n"));
+  EXPECT_THAT(text, Not(HasSubstr("GPU busy")));
+  EXPECT_THAT(text, HasSubstr("\nMemory operations (by change of total time)\n  (none)\n"));
 }
 
 TEST(WriteComparisonTextTest, TopCutsRowsWithMoreLine) {
@@ -114,6 +120,140 @@ TEST(WriteComparisonJsonTest, ParsesWithFullNamesAndTop) {
   std::ostringstream all;
   WriteComparisonJson(MakeComparison(), "a", "b", options, all);
   EXPECT_THAT(all.str(), HasSubstr(std::string(150, 'k')));
+}
+
+analysis::TotalsDelta MakeTotals(const std::string& name, uint64_t base_count, uint64_t base_bytes,
+                                 uint64_t base_ns, uint64_t next_count, uint64_t next_bytes,
+                                 uint64_t next_ns, bool sync = false) {
+  analysis::TotalsDelta d;
+  d.name = name;
+  d.synchronizing = sync;
+  d.base = {base_count, base_bytes, base_ns};
+  d.next = {next_count, next_bytes, next_ns};
+  return d;
+}
+
+// The comparison above with GPU busy, memory operations and API calls.
+analysis::Comparison WithTotals() {
+  analysis::Comparison c = MakeComparison();
+  analysis::BusyDelta busy;
+  busy.device_id = 0;
+  busy.device_name = "NVIDIA H200";
+  busy.base.busy_ns = 500000;
+  busy.base.busy_percent = 10.0;
+  busy.next.busy_ns = 2000000;
+  busy.next.busy_percent = 50.0;
+  c.busy.push_back(busy);
+  // Pageable copies became pinned; memsets doubled.
+  c.memory.push_back(MakeTotals("[CUDA memcpy HtoD pageable]", 2, 8000000, 1000000, 0, 0, 0));
+  c.memory.push_back(MakeTotals("[CUDA memcpy HtoD pinned]", 0, 0, 0, 2, 8000000, 200000));
+  c.memory.push_back(MakeTotals("[CUDA memset]", 1, 100, 1000, 2, 200, 2000));
+  c.copies = analysis::SumOf({c.memory[0], c.memory[1]}, "all copies");
+  // By change: the sync went down, launches went up, 3 small ones, a sync call last.
+  c.api.push_back(MakeTotals("cudaDeviceSynchronize", 10, 0, 900000, 2, 0, 100000, true));
+  c.api.push_back(MakeTotals("cudaLaunchKernel", 100, 0, 200000, 150, 0, 300000));
+  c.api.push_back(MakeTotals("cudaMalloc", 2, 0, 5000, 3, 0, 9000));
+  c.api.push_back(MakeTotals("cudaFree", 2, 0, 3000, 1, 0, 1000));
+  c.api.push_back(MakeTotals("cudaGetDevice", 5, 0, 500, 4, 0, 400));
+  c.api.push_back(MakeTotals("cudaStreamSynchronize", 1, 0, 100, 1, 0, 100, true));
+  c.sync_calls = analysis::SumOf({c.api[0], c.api[5]}, "synchronizing calls");
+  return c;
+}
+
+TEST(WriteComparisonTextTest, GpuBusyCopiesAndSyncCallsInTheHeader) {
+  const std::string text = Text(WithTotals(), 10, 80);
+  EXPECT_THAT(text, HasSubstr("  GPU busy    GPU 0: 500.000 us -> 2.000 ms (+1.500 ms, +300.0%), "
+                              "10.0% -> 50.0% of wall (+40.0 points)\n"));
+  EXPECT_THAT(text, HasSubstr("  Copies      2 -> 2 copies (+0, +0.0%), 8.000 MB -> 8.000 MB "
+                              "(+0.0%), 1.000 ms -> 200.000 us (-800.000 us, -80.0%)\n"));
+  EXPECT_THAT(text, HasSubstr("  Sync calls  11 -> 3 calls (-8, -72.7%), 900.100 us -> "
+                              "100.100 us (-800.000 us, -88.9%)\n"));
+}
+
+TEST(WriteComparisonTextTest, MemoryOperationsWithCountSizeAndBandwidth) {
+  const std::string text = Text(WithTotals(), 10, 80);
+  EXPECT_THAT(text, HasSubstr("\nMemory operations (by change of total time)\n"));
+  EXPECT_THAT(text, HasSubstr("1.000 ms        0 ns    -1.000 ms      gone  [CUDA memcpy HtoD "
+                              "pageable]\n    count 2 -> 0 (-2, gone), size 8.000 MB -> 0 B "
+                              "(gone), GB/s 8.00 -> -\n"));
+  EXPECT_THAT(text, HasSubstr("new  [CUDA memcpy HtoD pinned]\n    count 0 -> 2 (+2, new), size "
+                              "0 B -> 8.000 MB (new), GB/s - -> 40.0\n"));
+  EXPECT_THAT(text, HasSubstr("+100.0%  [CUDA memset]\n    count 1 -> 2 (+1, +100.0%), size "
+                              "100 B -> 200 B (+100.0%)"));
+}
+
+TEST(WriteComparisonTextTest, ApiTopRowsKeepEverySyncAndSumTheRest) {
+  const std::string text = Text(WithTotals(), 2, 80);
+  EXPECT_THAT(text, HasSubstr("\nCUDA API calls (by change of total time)\n"));
+  EXPECT_THAT(text, HasSubstr("900.000 us  100.000 us  -800.000 us    -88.9%          10          "
+                              "2   -80.0%  cudaDeviceSynchronize (sync)\n"));
+  EXPECT_THAT(text, HasSubstr("+50.0%  cudaLaunchKernel\n"));
+  // Past the top 2, only the synchronizing call is shown; the 3 others are one line.
+  EXPECT_THAT(text, HasSubstr("cudaStreamSynchronize (sync)\n"));
+  EXPECT_THAT(text, Not(HasSubstr("cudaMalloc")));
+  EXPECT_THAT(text, HasSubstr("  (sync): a synchronizing call, which blocks the CPU until the "
+                              "GPU is done\n  ... 3 more names: 9 -> 8 calls (-1, -11.1%), "
+                              "8.500 us -> 10.400 us (+1.900 us, +22.4%)\n"));
+  const std::string all = Text(WithTotals(), 0, 80);
+  EXPECT_THAT(all, HasSubstr("cudaMalloc"));
+  EXPECT_THAT(all, Not(HasSubstr("more names")));
+}
+
+TEST(WriteComparisonTextTest, NewSectionsFitTheWidth) {
+  for (size_t width : {100, 80, 60}) {
+    ReportOptions options;
+    options.width = width;
+    std::ostringstream out;
+    WriteComparisonText(WithTotals(), "base.sqlite", "new.sqlite", options, out);
+    std::istringstream lines(out.str());
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(line.size(), width) << line;
+    }
+  }
+}
+
+TEST(WriteComparisonJsonTest, BusyMemoryAndApi) {
+  ReportOptions options;
+  options.top = 1;
+  std::ostringstream out;
+  WriteComparisonJson(WithTotals(), "base.sqlite", "new.sqlite", options, out);
+  rapidjson::Document doc;
+  doc.Parse(out.str().c_str());
+  ASSERT_FALSE(doc.HasParseError()) << out.str();
+  EXPECT_TRUE(doc["kernels"][0]["change_percent"].IsNumber());
+  EXPECT_DOUBLE_EQ(doc["kernels"][0]["change_percent"].GetDouble(), -60.0);
+  const auto& busy = doc["gpu_busy"][0];
+  EXPECT_EQ(busy["base"]["busy_ns"].GetUint64(), 500000u);
+  EXPECT_EQ(busy["change_ns"].GetInt64(), 1500000);
+  EXPECT_DOUBLE_EQ(busy["change_points"].GetDouble(), 40.0);
+  ASSERT_EQ(doc["memory"].Size(), 1u);  // --top
+  const auto& pageable = doc["memory"][0];
+  EXPECT_STREQ(pageable["name"].GetString(), "[CUDA memcpy HtoD pageable]");
+  EXPECT_EQ(pageable["base"]["bytes"].GetUint64(), 8000000u);
+  EXPECT_DOUBLE_EQ(pageable["base"]["gbps"].GetDouble(), 8.0);
+  EXPECT_DOUBLE_EQ(pageable["change_percent"].GetDouble(), -100.0);
+  EXPECT_EQ(doc["copies"]["new"]["total_ns"].GetUint64(), 200000u);
+  // Top 1 and the other synchronizing call; the rest summed.
+  ASSERT_EQ(doc["api"].Size(), 2u);
+  EXPECT_STREQ(doc["api"][1]["name"].GetString(), "cudaStreamSynchronize");
+  EXPECT_TRUE(doc["api"][1]["synchronizing"].GetBool());
+  EXPECT_EQ(doc["api_rest_names"].GetUint64(), 4u);
+  EXPECT_EQ(doc["api_rest"]["base"]["count"].GetUint64(), 109u);
+  EXPECT_EQ(doc["sync_calls"]["new"]["count"].GetUint64(), 3u);
+  // A change from nothing has no percentage: null, not infinity.
+  options.top = 0;
+  std::ostringstream all;
+  WriteComparisonJson(WithTotals(), "a", "b", options, all);
+  doc.Parse(all.str().c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  EXPECT_TRUE(doc["memory"][1]["change_percent"].IsNull());
+}
+
+TEST(ChangePercentTextTest, NewGoneAndInfinite) {
+  EXPECT_EQ(ChangePercentText(12.5, 2, 3), "+12.5%");
+  EXPECT_EQ(ChangePercentText(-100, 2, 0), "gone");
+  EXPECT_EQ(ChangePercentText(1.0 / 0.0, 0, 3), "new");
+  EXPECT_EQ(ChangePercentText(1.0 / 0.0, 2, 3), "n/a");  // zero-length records before
 }
 
 }  // namespace
