@@ -1,7 +1,7 @@
 // `cuscope export PROFILE --chrome|--perfetto`: a trace of a profile, as a Chrome
 // trace (JSON, gzip when the name ends in .gz) or Perfetto's protobuf (.pftrace),
 // with options that keep it small. Several profiles (the ranks of one job) make one
-// merged Chrome trace with one set of processes per rank on a common clock.
+// merged trace (Chrome or .pftrace) with one set of processes per rank on a common clock.
 #include <deque>
 #include <iostream>
 #include <map>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/kernel_counters.h"
@@ -110,11 +111,11 @@ int Load(const std::string& path, const report::TraceOptions& options, LoadedTra
   return 0;
 }
 
-// Several profiles: one Chrome trace, each profile as the rank its run recorded (the
-// argument order when one has none).
-absl::Status WriteMerged(const std::vector<std::string>& paths,
-                         const std::deque<LoadedTrace>& traces, const std::string& out_path,
-                         report::ChromeTraceStats* stats) {
+// Several profiles: one trace, each profile as the rank its run recorded (the argument
+// order when one has none); the number of events (Chrome) or packets (.pftrace) written.
+absl::StatusOr<uint64_t> WriteMerged(const std::vector<std::string>& paths,
+                                     const std::deque<LoadedTrace>& traces,
+                                     const std::string& out_path, bool chrome) {
   bool recorded = true;
   for (const LoadedTrace& t : traces) recorded = recorded && t.profile.run.rank >= 0;
   std::vector<report::RankTrace> ranks;
@@ -129,7 +130,16 @@ absl::Status WriteMerged(const std::vector<std::string>& paths,
     }
     ranks.push_back({&*traces[i].view, rank});
   }
-  return report::WriteMergedChromeTrace(ranks, out_path, stats);
+  if (chrome) {
+    report::ChromeTraceStats stats;
+    absl::Status st = report::WriteMergedChromeTrace(ranks, out_path, &stats);
+    if (!st.ok()) return st;
+    return stats.events;
+  }
+  report::PerfettoTraceStats stats;
+  absl::Status st = report::WriteMergedPerfettoTrace(ranks, out_path, &stats);
+  if (!st.ok()) return st;
+  return stats.packets;
 }
 
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
@@ -145,11 +155,6 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     return UsageError("export",
                       "choose one format: --chrome (a Chrome trace for Perfetto and "
                       "HTA) or --perfetto (a .pftrace)");
-  }
-  if (paths.size() > 1 && perfetto) {
-    return UsageError("export",
-                      "several profiles are merged into a Chrome trace only (--chrome); "
-                      "--perfetto takes one profile");
   }
   if (paths.size() > 1 && out_path.empty()) {
     return UsageError("export", "several profiles make one merged trace: name it with -o FILE");
@@ -167,9 +172,9 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   uint64_t events = 0;
   absl::Status st;
   if (paths.size() > 1) {
-    report::ChromeTraceStats stats;
-    st = WriteMerged(paths, traces, out_path, &stats);
-    events = stats.events;
+    absl::StatusOr<uint64_t> written = WriteMerged(paths, traces, out_path, chrome);
+    st = written.status();
+    if (written.ok()) events = *written;
   } else if (chrome) {
     report::ChromeTraceStats stats;
     st = report::WriteChromeTrace(*traces[0].view, out_path, &stats);
@@ -197,9 +202,9 @@ const Command kExportCommand = {
     "cuscope export PROFILE... --chrome|--perfetto [FLAGS]",
     "Writes a trace that opens in Perfetto UI (ui.perfetto.dev) and HTA: a Chrome trace "
     "(JSON, .json.gz compressed) or Perfetto's protobuf (.pftrace) for large runs. Several "
-    "profiles (the ranks of one job, e.g. run -o ddp.%r.sqlite) make one Chrome trace "
-    "(-o FILE) with one set of processes per rank, named \"rank N: ...\", on a common clock "
-    "(each run's wall-clock start); for HTA keep one trace per rank.",
+    "profiles (the ranks of one job, e.g. run -o ddp.%r.sqlite) make one trace (-o FILE, "
+    "Chrome or .pftrace) with one set of processes per rank, named \"rank N: ...\", on a "
+    "common clock (each run's wall-clock start); for HTA keep one trace per rank.",
     false,
     Help,
     Main};

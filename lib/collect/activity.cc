@@ -32,13 +32,15 @@ constexpr const char* kDefaultRuntimePrefixes[] = {"cudaLaunch",
                                                    "cudaStreamSynchronize",
                                                    "cudaEventSynchronize",
                                                    "cudaStreamWaitEvent",
+                                                   "cudaEventRecord",
                                                    "cudaThreadSynchronize",
                                                    "cudaProfilerStart",
                                                    "cudaProfilerStop"};
 // Driver calls that programs make directly (Triton launches through cuLaunchKernel).
 constexpr const char* kDefaultDriverPrefixes[] = {
     "cuLaunchKernel",      "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuCtxSynchronize",
-    "cuStreamSynchronize", "cuEventSynchronize",        "cuModuleLoad",  "cuLibraryLoad"};
+    "cuStreamSynchronize", "cuEventSynchronize",        "cuModuleLoad",  "cuLibraryLoad",
+    "cuEventRecord",       "cuStreamWaitEvent"};
 
 template <size_t N>
 bool HasPrefix(const char* name, const char* const (&prefixes)[N]) {
@@ -205,6 +207,11 @@ absl::Status ActivityTracer::EnableKinds(const CollectOptions& options) {
       }
       enabled_.push_back(k);
     }
+    // Which cudaEventRecord each event wait waited for (SyncRecord::event_sync_id): a
+    // refinement, so a CUPTI that refuses it costs the link, not the run.
+    if (t.sync && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT) == CUPTI_SUCCESS) {
+      enabled_.push_back(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+    }
   }
   runtime_cbids_.clear();
   driver_cbids_.clear();
@@ -240,7 +247,7 @@ namespace {
 bool Pausable(CUpti_ActivityKind k) {
   return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || k == CUPTI_ACTIVITY_KIND_MEMCPY ||
          k == CUPTI_ACTIVITY_KIND_MEMSET || k == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ||
-         k == CUPTI_ACTIVITY_KIND_OVERHEAD;
+         k == CUPTI_ACTIVITY_KIND_CUDA_EVENT || k == CUPTI_ACTIVITY_KIND_OVERHEAD;
 }
 }  // namespace
 

@@ -9,6 +9,14 @@ namespace cuscope::collect {
 
 namespace {
 
+// CUPTI's event sync id, or none: it marks "not applicable" with
+// CUPTI_SYNCHRONIZATION_INVALID_VALUE (a uint32) in this 64-bit field.
+uint64_t EventSyncId(uint64_t id) {
+  return id == CUPTI_SYNCHRONIZATION_INVALID_VALUE || id == model::kNoEventSyncId
+             ? model::kNoEventSyncId
+             : id;
+}
+
 const char* OverheadName(CUpti_ActivityOverheadKind k) {
   switch (k) {
     case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
@@ -176,6 +184,18 @@ void RecordConverter::AddSync(const CUpti_ActivitySynchronization2& s) {
   r.context_id = s.contextId;
   r.stream_id = s.streamId;
   r.correlation_id = s.correlationId;
+  if (s.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) r.event_id = s.cudaEventId;
+  r.event_sync_id = EventSyncId(s.cudaEventSyncId);
+}
+
+void RecordConverter::AddCudaEvent(const CUpti_ActivityCudaEvent2& e) {
+  model::CudaEventRecord& r = out_->event_records.emplace_back();
+  r.correlation_id = e.correlationId;
+  r.device_id = e.deviceId;
+  r.context_id = e.contextId;
+  r.stream_id = e.streamId;
+  r.event_id = e.eventId;
+  r.event_sync_id = EventSyncId(e.cudaEventSyncId);
 }
 
 void RecordConverter::AddMarker(const CUpti_ActivityMarker2& m) {
@@ -305,6 +325,9 @@ void RecordConverter::Add(const CUpti_Activity* record) {
       break;
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       AddSync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(record));
+      break;
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      AddCudaEvent(*reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record));
       break;
     case CUPTI_ACTIVITY_KIND_MARKER:
       AddMarker(*reinterpret_cast<const CUpti_ActivityMarker2*>(record));

@@ -44,6 +44,7 @@ class RecordConverter {
   void AddMemset(const CUpti_ActivityMemset4& m);
   void AddApi(const CUpti_ActivityAPI& a, model::ApiDomain domain);
   void AddSync(const CUpti_ActivitySynchronization2& s);
+  void AddCudaEvent(const CUpti_ActivityCudaEvent2& e);
   void AddMarker(const CUpti_ActivityMarker2& m);
   void AddOverhead(const CUpti_ActivityOverhead3& o);
   void AddDevice(const CUpti_ActivityDevice5& d);

@@ -91,8 +91,15 @@ bool ApiRecord::operator==(const ApiRecord& o) const {
 
 bool SyncRecord::operator==(const SyncRecord& o) const {
   return std::tie(start_ns, end_ns, type, context_id, stream_id, correlation_id, process_id,
-                  thread_id) == std::tie(o.start_ns, o.end_ns, o.type, o.context_id, o.stream_id,
-                                         o.correlation_id, o.process_id, o.thread_id);
+                  thread_id, event_id, event_sync_id) ==
+         std::tie(o.start_ns, o.end_ns, o.type, o.context_id, o.stream_id, o.correlation_id,
+                  o.process_id, o.thread_id, o.event_id, o.event_sync_id);
+}
+
+bool CudaEventRecord::operator==(const CudaEventRecord& o) const {
+  return std::tie(correlation_id, device_id, context_id, stream_id, event_id, event_sync_id) ==
+         std::tie(o.correlation_id, o.device_id, o.context_id, o.stream_id, o.event_id,
+                  o.event_sync_id);
 }
 
 bool RangeRecord::operator==(const RangeRecord& o) const {
@@ -108,7 +115,8 @@ bool OverheadRecord::operator==(const OverheadRecord& o) const {
 
 size_t Profile::record_count() const {
   return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
-         ranges.size() + overheads.size() + counters.size() + device_metrics.size();
+         event_records.size() + ranges.size() + overheads.size() + counters.size() +
+         device_metrics.size();
 }
 
 double CounterSet::value(const StringTable& strings, std::string_view metric,
@@ -135,6 +143,7 @@ void Profile::ClearRecords() {
   memsets.clear();
   api_calls.clear();
   syncs.clear();
+  event_records.clear();
   ranges.clear();
   overheads.clear();
   counters.clear();

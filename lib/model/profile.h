@@ -189,14 +189,33 @@ enum class SyncType : uint8_t {
 };
 const char* SyncTypeName(SyncType t);  // "cudaEventSynchronize", ...
 
+// "No CUDA event" in a SyncRecord (a stream or context sync), and "no event sync id".
+inline constexpr uint32_t kNoCudaEvent = 0xffffffffu;
+inline constexpr uint64_t kNoEventSyncId = ~uint64_t{0};
+
 struct SyncRecord {
   uint64_t start_ns = 0, end_ns = 0;
   SyncType type = SyncType::kUnknown;
   uint32_t context_id = 0, stream_id = 0;  // stream 0xffffffff when not applicable
   uint32_t correlation_id = 0;
   uint32_t process_id = 0, thread_id = 0;
+  // For an event sync or stream wait: the CUDA event waited on (CUPTI's event id), and
+  // the id CUPTI gives the event's latest record before this wait (CUDA 12.8+), the
+  // one a CudaEventRecord with the same event_sync_id carries.
+  uint32_t event_id = kNoCudaEvent;
+  uint64_t event_sync_id = kNoEventSyncId;
   uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
   bool operator==(const SyncRecord& o) const;
+};
+
+// A cudaEventRecord (or cuEventRecord) call: which event it recorded, on which stream.
+// No times of its own: its API call (same correlation id) has them.
+struct CudaEventRecord {
+  uint32_t correlation_id = 0;  // the record call's
+  uint32_t device_id = 0, context_id = 0, stream_id = 0;
+  uint32_t event_id = kNoCudaEvent;
+  uint64_t event_sync_id = kNoEventSyncId;  // see SyncRecord
+  bool operator==(const CudaEventRecord& o) const;
 };
 
 // Where a range came from. NVTX push/pop and start/end ranges and cuscope's own
@@ -269,6 +288,7 @@ struct Profile {
   std::vector<MemsetRecord> memsets;
   std::vector<ApiRecord> api_calls;
   std::vector<SyncRecord> syncs;
+  std::vector<CudaEventRecord> event_records;
   std::vector<RangeRecord> ranges;
   std::vector<OverheadRecord> overheads;
   std::vector<CounterSet> counters;

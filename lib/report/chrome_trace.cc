@@ -1,6 +1,5 @@
 #include "lib/report/chrome_trace.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -363,8 +362,7 @@ absl::Status Write(const TraceView& view, std::FILE* out, bool gzip, ChromeTrace
 // rank, and timestamps moved from the rank's origin to the common one.
 class RankSink final : public TraceSink {
  public:
-  RankSink(TraceWriter& out, int rank, uint64_t origin_ns, uint64_t shift_ns)
-      : out_(out), rank_(rank), origin_(origin_ns), shift_(shift_ns) {}
+  RankSink(TraceWriter& out, int rank, RankClock clock) : out_(out), rank_(rank), clock_(clock) {}
 
   void Event(const TraceEvent& e) override {
     e_ = e;
@@ -378,9 +376,9 @@ class RankSink final : public TraceSink {
         e_.args[0].i += int64_t{rank_} * kRankSortStride;
       }
     } else if (e.phase != TracePhase::kMetadata) {
-      e_.start_ns = (e.start_ns > origin_ ? e.start_ns - origin_ : 0) + shift_;
+      e_.start_ns = clock_(e.start_ns);
       e_.end_ns = e_.start_ns + (e.end_ns - e.start_ns);
-      e_.flow_id = (uint64_t(uint32_t(rank_)) << 32) | e.flow_id;
+      e_.flow_id = RankFlowId(rank_, e.flow_id);
     }
     out_.Event(e_);
   }
@@ -389,36 +387,18 @@ class RankSink final : public TraceSink {
   static constexpr int64_t kRankSortStride = 0x4000000;  // above the overhead's 0x2000000
   TraceWriter& out_;
   const int rank_;
-  const uint64_t origin_, shift_;
+  const RankClock clock_;
   TraceEvent e_;
   std::string name_;
 };
 
 absl::Status WriteMerged(std::vector<RankTrace> ranks, std::FILE* out, bool gzip,
                          ChromeTraceStats* stats) {
-  std::sort(ranks.begin(), ranks.end(),
-            [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    if (ranks[i].view == nullptr || ranks[i].rank < 0 ||
-        (i > 0 && ranks[i].rank == ranks[i - 1].rank)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("a merged trace needs one profile per rank, each rank >= 0 and distinct; "
-                       "got rank ",
-                       ranks[i].rank, " twice or without a profile"));
-    }
-  }
-  TraceHeader h;  // the lowest rank; the earliest origin known in Unix time
-  h.rank = ranks.empty() ? 0 : ranks.front().rank;
-  h.world_size = static_cast<int64_t>(ranks.size());
-  std::vector<const model::DeviceInfo*> devices;
+  if (absl::Status st = SortRanks(ranks); !st.ok()) return st;
+  const TraceHeader h = MergedHeader(ranks);
+  std::vector<const model::DeviceInfo*> devices;  // every rank's, once
   std::set<std::pair<uint32_t, std::string>> seen;
   for (const RankTrace& r : ranks) {
-    const TraceHeader& rh = r.view->header();
-    if (h.backend.empty()) h.backend = rh.backend;
-    if (rh.base_unix_ns != 0 && (h.base_unix_ns == 0 || rh.base_unix_ns < h.base_unix_ns)) {
-      h.base_unix_ns = rh.base_unix_ns;
-      h.origin_ns = rh.origin_ns;
-    }
     for (const model::DeviceInfo& d : r.view->profile().devices) {
       if (seen.insert({d.id, d.uuid}).second) devices.push_back(&d);
     }
@@ -427,9 +407,7 @@ absl::Status WriteMerged(std::vector<RankTrace> ranks, std::FILE* out, bool gzip
   TraceWriter t(&output, /*origin_ns=*/0);
   WriteHeader(t, devices, h);
   for (const RankTrace& r : ranks) {
-    const TraceHeader& rh = r.view->header();
-    const int64_t shift = rh.base_unix_ns != 0 ? rh.base_unix_ns - h.base_unix_ns : 0;
-    RankSink sink(t, r.rank, rh.origin_ns, static_cast<uint64_t>(shift));
+    RankSink sink(t, r.rank, RankClock(r.view->header(), h));
     r.view->Events(sink);
   }
   return Finish(t, output, stats);

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "lib/model/profile.h"
+#include "lib/report/rank_merge.h"
 #include "lib/report/trace_view.h"
 
 namespace cuscope::report {
@@ -27,23 +28,18 @@ absl::Status WriteChromeTrace(const TraceView& view, const std::string& path,
 absl::Status WriteChromeTrace(const TraceView& view, std::FILE* out,
                               ChromeTraceStats* stats = nullptr);
 
-// A merged trace of several ranks' profiles (`cuscope export A.sqlite B.sqlite`): one
-// rank's view and its rank (>= 0, distinct).
-struct RankTrace {
-  const TraceView* view = nullptr;
-  int rank = 0;
-};
-// Rank r's processes get pid + r * kRankPidStride (Linux pids stay below 2^22), so rank 0
-// keeps its own pids; the CUPTI overhead pseudo-process (-1) becomes r * stride - 1.
+// A merged trace of several ranks' profiles (`cuscope export A.sqlite B.sqlite`; the
+// ranks and their clock: rank_merge.h). Rank r's processes get pid + r * kRankPidStride
+// (Linux pids stay below 2^22), so rank 0 keeps its own pids; the CUPTI overhead
+// pseudo-process (-1) becomes r * stride - 1.
 inline constexpr int64_t kRankPidStride = 10'000'000;
 
 // Writes the ranks' traces, by rank, as one Chrome trace: each rank's processes named
-// "rank N: ..." and sorted by rank, its flow ids made distinct ((rank << 32) | id), and
-// its timestamps on a common clock: a rank's ts is its own trace's ts plus the time its
-// origin (baseTimeNanoseconds) is after the earliest rank's, which is the merged
-// baseTimeNanoseconds. A profile without a wall-clock start keeps its own ts. The header
-// lists every rank's devices once; distributedInfo holds the lowest rank, the backend,
-// and world_size = the number of ranks. Not for HTA, which reads one file per rank.
+// "rank N: ..." and sorted by rank, its flow ids made distinct (RankFlowId), and its
+// timestamps on the common clock (RankClock; the merged baseTimeNanoseconds is the
+// earliest rank's). The header lists every rank's devices once; distributedInfo holds
+// the lowest rank, the backend, and world_size = the number of ranks. Not for HTA,
+// which reads one file per rank.
 absl::Status WriteMergedChromeTrace(const std::vector<RankTrace>& ranks, const std::string& path,
                                     ChromeTraceStats* stats = nullptr);
 absl::Status WriteMergedChromeTrace(const std::vector<RankTrace>& ranks, std::FILE* out,

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -44,8 +45,20 @@ struct Pending {
 
 class PerfettoWriter final : public TraceSink {
  public:
+  // A single profile's trace: timestamps after the view's origin.
   PerfettoWriter(const TraceView& view, TraceOutput* out)
-      : view_(view), out_(out), origin_(view.header().origin_ns) {}
+      : view_(&view), out_(out), clock_(view.header(), TraceHeader()) {}
+  // A merged trace: BeginRank before each rank's events.
+  explicit PerfettoWriter(TraceOutput* out) : out_(out), clock_(TraceHeader(), TraceHeader()) {}
+
+  // The events that follow are `rank`'s, put on the common clock by `clock`; its tracks
+  // are its own, their names prefixed "rank N: ".
+  void BeginRank(const TraceView& view, int rank, RankClock clock) {
+    FlushPending();
+    view_ = &view;
+    rank_ = rank;
+    clock_ = clock;
+  }
 
   void Event(const TraceEvent& e) override {
     switch (e.phase) {
@@ -55,7 +68,7 @@ class PerfettoWriter final : public TraceSink {
       case TracePhase::kFlowEnd:
         if (pending_.track != nullptr && pending_.start == e.start_ns) {
           (e.phase == TracePhase::kFlowStart ? pending_.flows : pending_.terminating_flows)
-              .push_back(e.flow_id);
+              .push_back(rank_ < 0 ? e.flow_id : RankFlowId(rank_, e.flow_id));
         }
         return;
       case TracePhase::kComplete:
@@ -78,7 +91,26 @@ class PerfettoWriter final : public TraceSink {
   uint64_t slices() const { return slices_; }
 
  private:
-  uint64_t Ts(uint64_t ns) const { return ns > origin_ ? ns - origin_ : 0; }
+  uint64_t Ts(uint64_t ns) const { return clock_(ns); }
+
+  // A track's name in this rank: "rank N: name" in a merged trace.
+  std::string Named(std::string name) const {
+    return rank_ < 0 ? name : absl::StrCat("rank ", rank_, ": ", name);
+  }
+
+  // The pid a process of this rank gets in the trace: its own, unless a rank before it
+  // had a process of that pid (another host's), then one above Linux's pid range.
+  int32_t PidFor(int64_t pid) {
+    auto [it, fresh] = pids_.try_emplace({rank_, pid}, 0);
+    if (!fresh) return it->second;
+    int32_t p = static_cast<int32_t>(pid);
+    if (!used_pids_.insert(p).second) {
+      while (!used_pids_.insert(next_pid_).second) ++next_pid_;
+      p = next_pid_;
+    }
+    it->second = p;
+    return p;
+  }
 
   // The iid of `name` in `table`, interning it (and returning it in *fresh) if new.
   static uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>& table, std::string_view name,
@@ -199,7 +231,7 @@ class PerfettoWriter final : public TraceSink {
 
   // A track that only groups others (a process, a GPU), on sequence 1.
   uint64_t ParentTrack(int kind, int64_t id, const std::string& name, int64_t pid) {
-    auto [it, inserted] = parents_.try_emplace({kind, id}, 0);
+    auto [it, inserted] = parents_.try_emplace({rank_, kind, id}, 0);
     if (!inserted) return it->second;
     it->second = ++last_uuid_;
     packet_.Clear();
@@ -211,10 +243,10 @@ class PerfettoWriter final : public TraceSink {
     }
     pp::TrackDescriptor* d = packet_.mutable_track_descriptor();
     d->set_uuid(it->second);
-    d->set_name(name);
+    d->set_name(Named(name));
     if (pid > 0) {
-      d->mutable_process()->set_pid(static_cast<int32_t>(pid));
-      d->mutable_process()->set_process_name(name);
+      d->mutable_process()->set_pid(PidFor(pid));
+      d->mutable_process()->set_process_name(Named(name));
     }
     Emit();
     return it->second;
@@ -222,7 +254,7 @@ class PerfettoWriter final : public TraceSink {
 
   uint64_t GpuTrack(int64_t device) {
     std::string name = absl::StrCat("GPU ", device);
-    const model::DeviceInfo* d = view_.profile().FindDevice(static_cast<uint32_t>(device));
+    const model::DeviceInfo* d = view_->profile().FindDevice(static_cast<uint32_t>(device));
     if (d != nullptr && !d->name.empty()) absl::StrAppend(&name, " ", d->name);
     return ParentTrack(0, device, name, 0);
   }
@@ -230,7 +262,7 @@ class PerfettoWriter final : public TraceSink {
   Track& TrackFor(const TraceEvent& e) {
     const bool gpu = OnGpu(e.category);
     const int kind = gpu ? 0 : e.pid == kTraceOverheadPid ? 2 : 1;
-    auto [it, inserted] = event_tracks_.try_emplace({kind, e.pid, e.tid}, nullptr);
+    auto [it, inserted] = event_tracks_.try_emplace({rank_, kind, e.pid, e.tid}, nullptr);
     if (!inserted) return *it->second;
     pp::TrackDescriptor d;
     if (gpu) {
@@ -240,12 +272,12 @@ class PerfettoWriter final : public TraceSink {
       d.set_parent_uuid(ParentTrack(2, 0, "CUPTI overhead", 0));
       d.set_name(absl::StrCat("thread ", e.tid));
     } else {
-      const model::RunInfo& run = view_.profile().run;
+      const model::RunInfo& run = view_->profile().run;
       const std::string process = e.pid == run.pid && !run.command_line.empty()
                                       ? run.command_line
                                       : absl::StrCat("process ", e.pid);
       d.set_parent_uuid(ParentTrack(1, e.pid, process, e.pid));
-      d.mutable_thread()->set_pid(static_cast<int32_t>(e.pid));
+      d.mutable_thread()->set_pid(PidFor(e.pid));
       d.mutable_thread()->set_tid(static_cast<int32_t>(e.tid));
       d.mutable_thread()->set_thread_name(absl::StrCat("thread ", e.tid));
     }
@@ -254,7 +286,7 @@ class PerfettoWriter final : public TraceSink {
   }
 
   Track& CounterTrack(int64_t device) {
-    auto [it, inserted] = counter_tracks_.try_emplace(device, nullptr);
+    auto [it, inserted] = counter_tracks_.try_emplace({rank_, device}, nullptr);
     if (!inserted) return *it->second;
     pp::TrackDescriptor d;
     d.set_parent_uuid(GpuTrack(device));
@@ -264,20 +296,34 @@ class PerfettoWriter final : public TraceSink {
     return *it->second;
   }
 
-  const TraceView& view_;
+  const TraceView* view_ = nullptr;
   TraceOutput* out_;
-  uint64_t origin_;
+  int rank_ = -1;  // -1: a single profile's trace
+  RankClock clock_;
   pp::TracePacket packet_;
   std::string bytes_;
   Pending pending_;
   std::vector<std::unique_ptr<Track>> tracks_;
-  std::map<std::tuple<int, int64_t, int64_t>, Track*> event_tracks_;
-  std::map<int64_t, Track*> counter_tracks_;
-  std::map<std::pair<int, int64_t>, uint64_t> parents_;
+  // Keys begin with the rank (-1 in a single profile's trace).
+  std::map<std::tuple<int, int, int64_t, int64_t>, Track*> event_tracks_;
+  std::map<std::pair<int, int64_t>, Track*> counter_tracks_;
+  std::map<std::tuple<int, int, int64_t>, uint64_t> parents_;
+  std::map<std::pair<int, int64_t>, int32_t> pids_;  // (rank, pid) -> the trace's pid
+  std::set<int32_t> used_pids_;
+  int32_t next_pid_ = 1 << 22;  // above Linux's PID_MAX_LIMIT
   bool parent_sequence_started_ = false;
   uint64_t last_uuid_ = 0;
   uint64_t packets_ = 0, slices_ = 0;
 };
+
+absl::Status Finish(const PerfettoWriter& writer, TraceOutput& output, PerfettoTraceStats* stats) {
+  if (stats != nullptr) {
+    stats->packets = writer.packets();
+    stats->slices = writer.slices();
+    stats->bytes = output.bytes_in();
+  }
+  return output.Finish();
+}
 
 }  // namespace
 
@@ -288,12 +334,23 @@ absl::Status WritePerfettoTrace(const TraceView& view, const std::string& path,
     PerfettoWriter writer(view, &output);
     view.Events(writer);
     writer.Finish();
-    if (stats != nullptr) {
-      stats->packets = writer.packets();
-      stats->slices = writer.slices();
-      stats->bytes = output.bytes_in();
+    return Finish(writer, output, stats);
+  });
+}
+
+absl::Status WriteMergedPerfettoTrace(std::vector<RankTrace> ranks, const std::string& path,
+                                      PerfettoTraceStats* stats) {
+  if (absl::Status st = SortRanks(ranks); !st.ok()) return st;
+  const TraceHeader merged = MergedHeader(ranks);
+  return WriteOutputFile(path, "Perfetto trace file", [&](std::FILE* out) {
+    TraceOutput output(out, IsGzipPath(path));
+    PerfettoWriter writer(&output);
+    for (const RankTrace& r : ranks) {
+      writer.BeginRank(*r.view, r.rank, RankClock(r.view->header(), merged));
+      r.view->Events(writer);
     }
-    return output.Finish();
+    writer.Finish();
+    return Finish(writer, output, stats);
   });
 }
 

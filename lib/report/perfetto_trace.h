@@ -16,8 +16,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "lib/report/rank_merge.h"
 #include "lib/report/trace_view.h"
 
 namespace cuscope::report {
@@ -32,6 +34,14 @@ struct PerfettoTraceStats {
 // ".gz": trace_processor and the Perfetto UI open both).
 absl::Status WritePerfettoTrace(const TraceView& view, const std::string& path,
                                 PerfettoTraceStats* stats = nullptr);
+
+// Several ranks' profiles as one trace (`cuscope export A.sqlite B.sqlite --perfetto`),
+// by rank: each rank's process, GPU and CUPTI overhead tracks named "rank N: ...", its
+// flow ids made distinct and its timestamps on the common clock (rank_merge.h), as the
+// merged Chrome trace has them. A process keeps its pid unless an earlier rank had a
+// process of that pid (on another host): it then gets one above Linux's pid range.
+absl::Status WriteMergedPerfettoTrace(std::vector<RankTrace> ranks, const std::string& path,
+                                      PerfettoTraceStats* stats = nullptr);
 
 }  // namespace cuscope::report
 

@@ -291,9 +291,11 @@ void TraceView::ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const {
       Flow(sink, e, TracePhase::kFlowStart, a.correlation_id, pid, a.thread_id, a.start_ns);
     }
   }
-  // Kineto's shape: on the device, the stream as thread; the event a wait is on is
-  // not recorded (-1, HTA's "unknown").
-  for (const model::SyncRecord& s : p_.syncs) {
+  // Kineto's shape: on the device, the stream as thread; an event wait names the
+  // cudaEventRecord call it waited for and that call's stream (-1, HTA's "unknown", when
+  // the profile does not say).
+  for (size_t i = 0; i < p_.syncs.size(); ++i) {
+    const model::SyncRecord& s = p_.syncs[i];
     if (!HasValidTimes(s) || !KeepHost(s)) continue;
     const uint32_t device = SyncDevice(s);
     Complete(e, "cuda_sync", KinetoSyncKind(s.type), device, KinetoStreamTid(s.stream_id),
@@ -301,8 +303,10 @@ void TraceView::ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const {
     Str(e, "cuda_sync_kind", KinetoSyncKind(s.type));
     if (s.type == model::SyncType::kEventSynchronize ||
         s.type == model::SyncType::kStreamWaitEvent) {
-      Int(e, "wait_on_stream", -1);
-      Int(e, "wait_on_cuda_event_record_corr_id", -1);
+      const int32_t record = event_waits_[i];
+      const model::CudaEventRecord* r = record >= 0 ? &p_.event_records[record] : nullptr;
+      Int(e, "wait_on_stream", r != nullptr ? int64_t{r->stream_id} : -1);
+      Int(e, "wait_on_cuda_event_record_corr_id", r != nullptr ? int64_t{r->correlation_id} : -1);
     }
     Int(e, "stream", s.stream_id == kNoStream ? -1 : static_cast<int32_t>(s.stream_id));
     Uint(e, "correlation", s.correlation_id);

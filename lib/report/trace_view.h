@@ -152,6 +152,7 @@ class TraceView {
   uint32_t run_pid_ = 0;
   analysis::ApiByCorrelation apis_;
   std::vector<uint8_t> api_launched_;   // per API call: it launched a GPU op
+  std::vector<int32_t> event_waits_;    // per sync: the event record it waited on (-1: none)
   std::vector<uint32_t> devices_;       // sorted
   std::vector<uint64_t> streams_;       // (device << 32 | stream), sorted
   std::vector<uint64_t> host_threads_;  // (pid << 32 | tid), sorted

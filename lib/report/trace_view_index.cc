@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "lib/analysis/event_waits.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/demangle.h"
 #include "lib/model/enum_names.h"
@@ -40,7 +41,8 @@ TraceView::TraceView(const model::Profile& profile,
       counters_(counters),
       filter_(filter),
       run_pid_(static_cast<uint32_t>(profile.run.pid)),
-      apis_(profile) {
+      apis_(profile),
+      event_waits_(analysis::LinkEventWaits(profile)) {
   ComputeHeader();
   CollectTracks();
   CollectNames();

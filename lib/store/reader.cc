@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -29,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "lib/model/utf8.h"
 #include "lib/store/meaning.h"
+#include "lib/store/older_versions.h"
 #include "lib/store/row_reader.h"
 #include "lib/store/schema.h"
 #include "lib/store/sqlite.h"
@@ -79,6 +81,9 @@ class Loader {
     if (absl::Status s = LoadTable(profile.memsets, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.api_calls, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.syncs, n); !s.ok()) return s;
+    if (file_version_ >= kCudaEventsSince) {
+      if (absl::Status s = LoadTable(profile.event_records, n); !s.ok()) return s;
+    }
     if (absl::Status s = LoadTable(profile.ranges, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.overheads, n); !s.ok()) return s;
     if (absl::Status s = LoadCounters(profile.counters, n); !s.ok()) return s;
@@ -266,13 +271,11 @@ class Loader {
     if (version == meta.end() || !absl::SimpleAtoi(version->second, &file_version)) {
       return Damaged("meta has no valid 'schema_version'");
     }
-    if (file_version != kSchemaVersion) {
+    if (std::string why = UnreadableVersion(file_version); !why.empty()) {
       return absl::FailedPreconditionError(
-          absl::StrFormat("%s has profile schema version %d, but this cuscope reads version %d%s",
-                          path_, file_version, kSchemaVersion,
-                          file_version > kSchemaVersion ? " (it was written by a newer cuscope)"
-                                                        : " (it was written by an older cuscope)"));
+          absl::StrFormat("%s has profile schema version %d, but %s", path_, file_version, why));
     }
+    file_version_ = file_version;
 
     MetaReader reader(meta);
     VisitRunInfo(run, reader);
@@ -330,7 +333,15 @@ class Loader {
       if (rows > 0) out.reserve(static_cast<size_t>(rows));
     }
 
-    absl::StatusOr<Stmt> stmt = PrepareRead(SelectSql<Rec>());
+    // In a file of an older version, the columns added since read as their defaults.
+    std::set<std::string> present;
+    if (file_version_ < kSchemaVersion) {
+      if (int rc = TableColumns(db_, Table<Rec>::kName, &present); rc != SQLITE_OK) {
+        return SqlError(rc);
+      }
+    }
+    absl::StatusOr<Stmt> stmt = PrepareRead(
+        file_version_ < kSchemaVersion ? SelectSqlWithDefaults<Rec>(present) : SelectSql<Rec>());
     if (!stmt.ok()) return stmt.status();
     RowReader reader(stmt->get(), Table<Rec>::kName, string_count);
     MeaningChecker checker(Table<Rec>::kName, window_);
@@ -350,6 +361,7 @@ class Loader {
   sqlite3* db_;
   std::string path_;
   RunWindow window_{model::RunInfo()};
+  int file_version_ = kSchemaVersion;
   bool needs_rollback_ = false;
 };
 

@@ -24,9 +24,10 @@
 
 namespace cuscope::store {
 
-// The schema version this build writes and reads. Bump it on any change of tables
-// or columns; LoadProfile refuses other versions with a clear error.
-inline constexpr int kSchemaVersion = 2;
+// The schema version this build writes. Bump it on any change of tables or columns;
+// LoadProfile reads it and the older versions older_versions.h describes, and refuses
+// others with a clear error.
+inline constexpr int kSchemaVersion = 3;
 
 // meta.format of every profile.
 inline constexpr char kFormatName[] = "cuscope-profile";
@@ -169,6 +170,22 @@ struct Table<model::SyncRecord> {
     v.Int("correlation_id", s.correlation_id);
     v.Int("process_id", s.process_id);
     v.Int("thread_id", s.thread_id);
+    v.Int("event_id", s.event_id);            // since version 3
+    v.Int("event_sync_id", s.event_sync_id);  // since version 3
+  }
+};
+
+template <>
+struct Table<model::CudaEventRecord> {  // since version 3
+  static constexpr char kName[] = "cuda_events";
+  template <typename R, typename V>
+  static void Visit(R& e, V& v) {
+    v.Int("correlation_id", e.correlation_id);
+    v.Int("device_id", e.device_id);
+    v.Int("context_id", e.context_id);
+    v.Int("stream_id", e.stream_id);
+    v.Int("event_id", e.event_id);
+    v.Int("event_sync_id", e.event_sync_id);
   }
 };
 

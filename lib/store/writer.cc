@@ -225,7 +225,7 @@ struct ProfileWriter::Statements {
   Stmt insert_meta, clear_run_meta;
   Stmt insert_string;
   Stmt upsert_device;
-  Inserter kernels, memcpys, memsets, api_calls, syncs, ranges, overheads;
+  Inserter kernels, memcpys, memsets, api_calls, syncs, event_records, ranges, overheads;
   Inserter counter_sets, counter_launches, counter_values, device_metrics;
   // Counter sets in the file (committed); the next set gets this + 1 as its id.
   int64_t counter_sets_written = 0;
@@ -256,6 +256,8 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
       {&api_calls.many, InsertSql<model::ApiRecord>(kRowsPerInsert)},
       {&syncs.one, InsertSql<model::SyncRecord>()},
       {&syncs.many, InsertSql<model::SyncRecord>(kRowsPerInsert)},
+      {&event_records.one, InsertSql<model::CudaEventRecord>()},
+      {&event_records.many, InsertSql<model::CudaEventRecord>(kRowsPerInsert)},
       {&ranges.one, InsertSql<model::RangeRecord>()},
       {&ranges.many, InsertSql<model::RangeRecord>(kRowsPerInsert)},
       {&overheads.one, InsertSql<model::OverheadRecord>()},
@@ -375,6 +377,9 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
         if (rc == SQLITE_OK) rc = InsertAll(s.memsets, batch.memsets, string_count, bad);
         if (rc == SQLITE_OK) rc = InsertAll(s.api_calls, batch.api_calls, string_count, bad);
         if (rc == SQLITE_OK) rc = InsertAll(s.syncs, batch.syncs, string_count, bad);
+        if (rc == SQLITE_OK) {
+          rc = InsertAll(s.event_records, batch.event_records, string_count, bad);
+        }
         if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
         if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
         if (rc == SQLITE_OK) {

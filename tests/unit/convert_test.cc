@@ -126,6 +126,52 @@ TEST(Convert, MemcpyMemsetSyncApi) {
   EXPECT_EQ(p.api_calls[0].thread_id, 9u);
 }
 
+// An event wait carries the event and CUPTI's sync id; the record call its event,
+// stream and the same sync id; "not applicable" becomes the model's none.
+TEST(Convert, EventRecordsAndEventWaits) {
+  model::Profile p;
+  RecordConverter c(&p);
+  auto e = Zeroed<CUpti_ActivityCudaEvent2>();
+  e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+  e.correlationId = 41;
+  e.contextId = 2;
+  e.streamId = 13;
+  e.eventId = 6;
+  e.deviceId = 1;
+  e.cudaEventSyncId = (uint64_t{1} << 33) + 9;
+  c.Add(reinterpret_cast<CUpti_Activity*>(&e));
+  auto w = Zeroed<CUpti_ActivitySynchronization2>();
+  w.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  w.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+  w.start = 30;
+  w.end = 31;
+  w.correlationId = 44;
+  w.streamId = 7;
+  w.cudaEventId = 6;
+  w.cudaEventSyncId = (uint64_t{1} << 33) + 9;
+  c.Add(reinterpret_cast<CUpti_Activity*>(&w));
+  auto s = w;
+  s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+  s.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  s.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  c.Add(reinterpret_cast<CUpti_Activity*>(&s));
+
+  ASSERT_EQ(p.event_records.size(), 1u);
+  const model::CudaEventRecord& r = p.event_records[0];
+  EXPECT_EQ(r.correlation_id, 41u);
+  EXPECT_EQ(r.context_id, 2u);
+  EXPECT_EQ(r.stream_id, 13u);
+  EXPECT_EQ(r.event_id, 6u);
+  EXPECT_EQ(r.device_id, 1u);
+  EXPECT_EQ(r.event_sync_id, (uint64_t{1} << 33) + 9);
+  ASSERT_EQ(p.syncs.size(), 2u);
+  EXPECT_EQ(p.syncs[0].type, model::SyncType::kStreamWaitEvent);
+  EXPECT_EQ(p.syncs[0].event_id, 6u);
+  EXPECT_EQ(p.syncs[0].event_sync_id, r.event_sync_id);
+  EXPECT_EQ(p.syncs[1].event_id, model::kNoCudaEvent);
+  EXPECT_EQ(p.syncs[1].event_sync_id, model::kNoEventSyncId);
+}
+
 TEST(Convert, ProbeRecordsAreCountedNotReported) {
   model::Profile p;
   RecordConverter c(&p);

@@ -114,7 +114,8 @@ TEST_F(StoreTest, OtherSchemaVersionIsFailedPrecondition) {
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(loaded.status().message(), HasSubstr(path));
   EXPECT_THAT(loaded.status().message(), HasSubstr("version 999"));
-  EXPECT_THAT(loaded.status().message(), HasSubstr(absl::StrCat("version ", kSchemaVersion)));
+  EXPECT_THAT(loaded.status().message(), HasSubstr(absl::StrCat("to ", kSchemaVersion)));
+  EXPECT_THAT(loaded.status().message(), HasSubstr("newer cuscope"));
 }
 
 TEST_F(StoreTest, CreateInMissingDirectoryIsNotFound) {

@@ -153,6 +153,21 @@ inline Profile FullProfile() {
   y.process_id = 4242;
   y.thread_id = 99;
   p.syncs.push_back(y);
+  y.type = SyncType::kStreamWaitEvent;
+  y.stream_id = 13;
+  y.correlation_id = 78;
+  y.event_id = 5;
+  y.event_sync_id = kAbove32 + 3;  // 64 bits
+  p.syncs.push_back(y);
+
+  CudaEventRecord ev;
+  ev.correlation_id = 70;
+  ev.device_id = 1;
+  ev.context_id = 4;
+  ev.stream_id = 7;
+  ev.event_id = 5;
+  ev.event_sync_id = kAbove32 + 3;
+  p.event_records.push_back(ev);
 
   RangeRecord g;
   g.start_ns = kAbove32 + 10;
@@ -226,6 +241,7 @@ inline void ExpectSameProfile(const Profile& actual, const Profile& expected) {
   EXPECT_TRUE(actual.memsets == expected.memsets);
   EXPECT_TRUE(actual.api_calls == expected.api_calls);
   EXPECT_TRUE(actual.syncs == expected.syncs);
+  EXPECT_TRUE(actual.event_records == expected.event_records);
   EXPECT_TRUE(actual.ranges == expected.ranges);
   EXPECT_TRUE(actual.overheads == expected.overheads);
   EXPECT_TRUE(actual.counters == expected.counters);
