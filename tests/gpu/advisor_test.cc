@@ -189,8 +189,12 @@ TEST_P(AdvisorExample, FiresAloneAndTheFixedVariantIsSilent) {
   const Case& c = GetParam();
   const std::string rule = c.rule;
   const VariantRun example = RunVariant(c, false);
+  const VariantRun fixed = example.error.empty() ? RunVariant(c, true) : VariantRun();
+  if (!example.error.empty() || !fixed.error.empty()) {
+    std::cout << absl::StrFormat("advisor: %-26s ERROR: the %s did not run (see the log)\n", rule,
+                                 example.error.empty() ? "fixed variant" : "example");
+  }
   ASSERT_TRUE(example.error.empty()) << example.error;
-  const VariantRun fixed = RunVariant(c, true);
   ASSERT_TRUE(fixed.error.empty()) << fixed.error;
 
   // The example: its rule among the top findings, no other rule there.
@@ -201,10 +205,14 @@ TEST_P(AdvisorExample, FiresAloneAndTheFixedVariantIsSilent) {
     if (r != rule) others.push_back(r);
   }
   std::string reason;  // dominant_stall: the example's stall reason
-  double estimated = 0;
-  for (const Found& f : example.findings) {
+  double estimated = 0, estimated_pct = 0;
+  size_t rank = 0;  // of the rule's first finding, among all; 0 when none
+  for (size_t i = 0; i < example.findings.size(); ++i) {
+    const Found& f = example.findings[i];
     if (f.rule != rule) continue;
     estimated += f.gain_ns;
+    estimated_pct += f.gain_pct;
+    if (rank == 0) rank = i + 1;
     if (reason.empty()) reason = StallReason(f.summary);
   }
 
@@ -244,11 +252,10 @@ TEST_P(AdvisorExample, FiresAloneAndTheFixedVariantIsSilent) {
             << "): " << fixed.output << "\n"
             << Listing(fixed);
   std::cout << absl::StrFormat(
-                   "advisor: %-26s fired=%-3s rank=%s others=[%s] fixed_silent=%-3s "
-                   "fixed_rules=[%s] gain_vs_saving=%s",
-                   rule, fired ? "yes" : "NO",
-                   fired ? std::to_string(std::find(top.begin(), top.end(), rule) - top.begin() + 1)
-                         : "-",
+                   "advisor: %-26s fired=%-3s rank=%s gain=%.2fms(%.1f%%)%s others=[%s] "
+                   "fixed_silent=%-3s fixed_rules=[%s] gain_vs_saving=%s",
+                   rule, fired ? "yes" : "NO", rank > 0 ? std::to_string(rank) : "-",
+                   estimated / 1e6, estimated_pct, reason.empty() ? "" : " reason=" + reason,
                    absl::StrJoin(others, ","), fixed_silent ? "yes" : "NO",
                    absl::StrJoin(Rules(fixed, fixed.findings.size()), ","), saving_text)
             << std::endl;
