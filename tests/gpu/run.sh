@@ -2,9 +2,12 @@
 # Runs cuscope's GPU tests (and, with `all`, the overhead benchmark) on the GPU
 # machine, from a build made elsewhere and carried along (shared/device/README.md).
 #
-#   tests/gpu/run.sh [tests|faults|overhead|counters|all]   logs and profiles go to $OUT
-#                                                           (default /tmp/cuscope-gpu)
-# tests: gpu_test, then fault_test; faults: fault_test alone.
+#   tests/gpu/run.sh [tests|faults|advisor|overhead|counters|all]   logs and profiles go
+#                                                                   to $OUT (default
+#                                                                   /tmp/cuscope-gpu)
+# tests: gpu_test, then fault_test and advisor_test; faults: fault_test alone;
+# advisor: advisor_test alone (the examples of examples/advisor/, profiles in
+# $OUT/advisor/); ADVISOR_CASES=rule,rule runs only those cases.
 #
 # Prints a short table last: the GPU, the commit, each test's result.
 set -u
@@ -24,13 +27,26 @@ run_fault_tests() {
   grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST' "$OUT/fault_test.log" | sort -u | tee -a "$OUT/summary.txt"
   grep -E '^(SIGKILL|SIGSEGV|full disk|vanished directory|64 threads|tiny buffers)' "$OUT/fault_test.log" | tee -a "$OUT/summary.txt"
 }
+# The advisor's examples (tests/gpu/advisor_test.cc): one "advisor:" line per case.
+run_advisor_tests() {
+  local filter='*'
+  [ -n "${ADVISOR_CASES:-}" ] && filter="*/${ADVISOR_CASES//,/:*/}"
+  CUSCOPE_ADVISOR_OUT="$OUT/advisor" "$BUILD/tests/gpu/advisor_test" --gtest_filter="$filter" \
+    --gtest_output="xml:$OUT/advisor_test.xml" >"$OUT/advisor_test.log" 2>&1 || rc=1
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST' "$OUT/advisor_test.log" | sort -u | tee -a "$OUT/summary.txt"
+  grep -E '^advisor:' "$OUT/advisor_test.log" | tee -a "$OUT/summary.txt"
+}
 if [ "$what" = faults ]; then
   run_fault_tests
+fi
+if [ "$what" = advisor ]; then
+  run_advisor_tests
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$BUILD/tests/gpu/gpu_test" --gtest_output="xml:$OUT/gpu_test.xml" >"$OUT/gpu_test.log" 2>&1 || rc=1
   grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST' "$OUT/gpu_test.log" | sort -u | tee -a "$OUT/summary.txt"
   run_fault_tests
+  run_advisor_tests
   # Real profiles for tests/data and the README's demo.
   CUDA_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so NVTX_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so \
     CUSCOPE_OUTPUT="$OUT/h200-timeline-demo.sqlite" CUSCOPE_REPORT=none "$BUILD/examples/timeline_demo" >/dev/null 2>&1

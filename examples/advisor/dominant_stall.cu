@@ -1,0 +1,73 @@
+// dominant_stall: sums each block of 1024 floats of a 64M-float array (block sums, 5
+// times). Every thread stages one value in shared memory; then thread 0 adds the 1024
+// values one after the other while the other 31 warps wait at __syncthreads: the
+// warps spend most of their cycles stalled on the barrier.
+// Fixed: a tree reduction (warp shuffles, then one warp over the 32 warp sums): the
+// same sums, no warp waiting on a serial one.
+#include "common.h"
+
+constexpr int kThreads = 1024;
+
+template <bool kSerial>
+__global__ void __launch_bounds__(kThreads, 2) block_sum(const float* x, float* sums) {
+  __shared__ float values[kThreads];
+  __shared__ float warp_sums[32];
+  const float v = x[blockIdx.x * size_t(kThreads) + threadIdx.x];
+  if (kSerial) {
+    values[threadIdx.x] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      float sum = 0;
+      for (int j = 0; j < kThreads; ++j) sum += values[j];
+      sums[blockIdx.x] = sum;
+    }
+    __syncthreads();
+  } else {
+    float sum = v;
+    for (int offset = 16; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      sum = warp_sums[threadIdx.x];
+      for (int offset = 16; offset > 0; offset /= 2) {
+        sum += __shfl_down_sync(0xffffffffu, sum, offset);
+      }
+      if (threadIdx.x == 0) sums[blockIdx.x] = sum;
+    }
+  }
+}
+
+__global__ void fill_ones(float* x, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    x[i] = 1.0f;
+  }
+}
+
+int main(int argc, char** argv) {
+  const bool fixed = advisor::FixedVariant(argc, argv);
+  constexpr int kBlocks = 65536, kLaunches = 5;
+  constexpr size_t n = size_t{kBlocks} * kThreads;
+  auto* kernel = fixed ? block_sum<false> : block_sum<true>;
+  advisor::Preload(kernel);
+  advisor::Preload(fill_ones);
+  float *x = nullptr, *sums = nullptr, *h_sum = nullptr;
+  CHECK(cudaMalloc(&x, n * sizeof(float)));
+  CHECK(cudaMalloc(&sums, kBlocks * sizeof(float)));
+  CHECK(cudaMallocHost(&h_sum, sizeof(float)));
+
+  fill_ones<<<1024, 256>>>(x, n);
+  for (int i = 0; i < kLaunches; ++i) kernel<<<kBlocks, kThreads>>>(x, sums);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(h_sum, sums + 4321, sizeof(float), cudaMemcpyDeviceToHost));
+  std::printf(
+      "dominant_stall%s: %d launches of %d block sums of %d floats, %s; sums[4321] = "
+      "%.0f\n",
+      fixed ? " (fixed)" : "", kLaunches, kBlocks, kThreads,
+      fixed ? "tree reduction" : "thread 0 adding serially while the block waits", *h_sum);
+  CHECK(cudaFreeHost(h_sum));
+  CHECK(cudaFree(sums));
+  CHECK(cudaFree(x));
+  return 0;
+}
