@@ -109,13 +109,23 @@ MeaningChecker::ColumnRule MeaningChecker::Resolve(const char* column) const {
   return rule;
 }
 
-void MeaningChecker::Unsigned(const ColumnRule& rule, uint64_t v) {
+const MeaningChecker::ColumnRule& MeaningChecker::Add(const char* column) {
+  if (index_ == rules_.size()) {
+    rules_.push_back(Resolve(column));
+  } else {
+    rules_[index_] = Resolve(column);
+  }
+  return rules_[index_++];
+}
+
+// The range checks of Unsigned: kRange (called when the value is above its range),
+// kWarpSize.
+void MeaningChecker::Other(const ColumnRule& rule, uint64_t v) {
   switch (rule.kind) {
     case ColumnRule::kNone:
-      return;
     case ColumnRule::kStart:
     case ColumnRule::kEnd:
-      return Time(rule, v);
+      return;
     case ColumnRule::kRange:
       if (v > rule.max) {
         Fail(rule.column, absl::StrCat(v), absl::StrCat("an integer in [0, ", rule.max, "]"));

@@ -81,12 +81,37 @@ class MeaningChecker {
 
  private:
   const ColumnRule& Next(const char* column) {
-    if (index_ == rules_.size()) rules_.push_back(Resolve(column));
-    if (rules_[index_].column != column) rules_[index_] = Resolve(column);  // another order
-    return rules_[index_++];
+    if (index_ < rules_.size() && rules_[index_].column == column) return rules_[index_++];
+    return Add(column);
   }
+  // The first row's column (or a column visited in another order): its rule found
+  // by name and kept at its position.
+  const ColumnRule& Add(const char* column);
   ColumnRule Resolve(const char* column) const;
-  void Unsigned(const ColumnRule& rule, uint64_t v);
+  // The common case inline (a load checks tens of millions of values); the checks
+  // that fail, and the rare kinds, out of line.
+  void Unsigned(const ColumnRule& rule, uint64_t v) {
+    switch (rule.kind) {
+      case ColumnRule::kNone:
+        return;
+      case ColumnRule::kStart:
+        start_ = v;
+        if (v != 0 && (v < window_.lo || v > window_.hi)) Time(rule, v);
+        return;
+      case ColumnRule::kEnd:
+        if (v != 0 && (v < window_.lo || v > window_.hi || (start_ != 0 && v < start_))) {
+          Time(rule, v);
+        }
+        return;
+      case ColumnRule::kRange:
+        if (v > rule.max) Other(rule, v);
+        return;
+      case ColumnRule::kWarpSize:
+        Other(rule, v);
+        return;
+    }
+  }
+  void Other(const ColumnRule& rule, uint64_t v);
   void Negative(const ColumnRule& rule, int64_t v);
   void Time(const ColumnRule& rule, uint64_t v);
   void Fail(const char* column, const std::string& found, const std::string& expected);
