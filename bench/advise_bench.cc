@@ -141,6 +141,22 @@ void BM_WriteProfile2M(benchmark::State& state) {
 }
 BENCHMARK(BM_WriteProfile2M)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// The load alone (lib/store/reader.cc): every record of the file into a Profile.
+void BM_Load2M(benchmark::State& state) {
+  size_t rows = 0;
+  for (auto _ : state) {
+    absl::StatusOr<model::Profile> p = store::LoadProfile(Path());
+    if (!p.ok()) {
+      state.SkipWithError(std::string(p.status().message()).c_str());
+      return;
+    }
+    rows = p->kernels.size() + p->api_calls.size() + p->memcpys.size() + p->ranges.size();
+  }
+  state.counters["rows_per_s"] =
+      benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Load2M)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // `cuscope advise --recompute`: load every record, then advise.
 void BM_LoadAndAdvise2M(benchmark::State& state) {
   for (auto _ : state) {

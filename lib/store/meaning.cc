@@ -97,29 +97,61 @@ std::string CheckRunInfo(const model::RunInfo& run) {
   return "";
 }
 
-void MeaningChecker::Unsigned(const char* column, uint64_t v) {
-  if (IsTime(column)) return Time(column, v);
-  const Rule* rule = FindRule(table_, column);
-  if (rule == nullptr) return;
-  const bool warp = std::strcmp(column, "warp_size") == 0;
-  if (v > rule->max || (warp && (v & (v - 1)) != 0)) {
-    Fail(column, absl::StrCat(v),
-         warp ? absl::StrCat("0 (unknown) or a power of two up to ", rule->max)
-              : absl::StrCat("an integer in [0, ", rule->max, "]"));
+MeaningChecker::ColumnRule MeaningChecker::Resolve(const char* column) const {
+  ColumnRule rule;
+  rule.column = column;
+  if (IsTime(column)) {
+    rule.kind = column[0] == 's' ? ColumnRule::kStart : ColumnRule::kEnd;
+  } else if (const Rule* r = FindRule(table_, column)) {
+    rule.kind = std::strcmp(column, "warp_size") == 0 ? ColumnRule::kWarpSize : ColumnRule::kRange;
+    rule.max = r->max;
+  }
+  return rule;
+}
+
+const MeaningChecker::ColumnRule& MeaningChecker::Add(const char* column) {
+  if (index_ == rules_.size()) {
+    rules_.push_back(Resolve(column));
+  } else {
+    rules_[index_] = Resolve(column);
+  }
+  return rules_[index_++];
+}
+
+// The range checks of Unsigned: kRange (called when the value is above its range),
+// kWarpSize.
+void MeaningChecker::Other(const ColumnRule& rule, uint64_t v) {
+  switch (rule.kind) {
+    case ColumnRule::kNone:
+    case ColumnRule::kStart:
+    case ColumnRule::kEnd:
+      return;
+    case ColumnRule::kRange:
+      if (v > rule.max) {
+        Fail(rule.column, absl::StrCat(v), absl::StrCat("an integer in [0, ", rule.max, "]"));
+      }
+      return;
+    case ColumnRule::kWarpSize:
+      if (v > rule.max || (v & (v - 1)) != 0) {
+        Fail(rule.column, absl::StrCat(v),
+             absl::StrCat("0 (unknown) or a power of two up to ", rule.max));
+      }
+      return;
   }
 }
 
-void MeaningChecker::Negative(const char* column, int64_t v) {
-  if (const Rule* rule = FindRule(table_, column)) {
-    Fail(column, absl::StrCat(v), absl::StrCat("an integer in [0, ", rule->max, "]"));
+void MeaningChecker::Negative(const ColumnRule& rule, int64_t v) {
+  if (rule.kind == ColumnRule::kRange || rule.kind == ColumnRule::kWarpSize) {
+    Fail(rule.column, absl::StrCat(v), absl::StrCat("an integer in [0, ", rule.max, "]"));
   }
 }
 
 // Each time 0 (not recorded: a kernel measured by kernel replay has none, a record
 // cut short has no end; the analysis leaves such records out) or inside the run's
 // window; an end that is set is not before a start that is set.
-void MeaningChecker::Time(const char* column, uint64_t v) {
-  const bool is_start = column[0] == 's';
+void MeaningChecker::Time(const ColumnRule& rule, uint64_t v) {
+  const bool is_start = rule.kind == ColumnRule::kStart;
+  const char* column = rule.column;
   if (is_start) start_ = v;
   if (v == 0) return;
   if (v < window_.lo || v > window_.hi) {
@@ -135,6 +167,7 @@ void MeaningChecker::Time(const char* column, uint64_t v) {
 }
 
 void MeaningChecker::Real(const char* column, double v) {
+  Next(column);
   if (std::isnan(v)) return;  // NULL: not measured
   if (!(v >= 0 && v <= kMaxCounterValue)) {
     Fail(column, absl::StrFormat("%g", v),

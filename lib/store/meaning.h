@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "lib/model/profile.h"
 #include "lib/store/schema.h"
@@ -45,6 +46,7 @@ class MeaningChecker {
   const std::string& Check(const Rec& record, int64_t row) {
     row_ = row;
     start_ = 0;
+    index_ = 0;
     Table<Rec>::Visit(record, *this);
     return error_;
   }
@@ -52,25 +54,72 @@ class MeaningChecker {
   // The visitor (schema.h).
   template <typename T>
   void Int(const char* column, const T& v) {
+    const ColumnRule& rule = Next(column);
     if constexpr (!std::is_enum_v<T>) {  // enums: RowReader checked their range
       if constexpr (std::is_signed_v<T>) {
-        if (v < 0) return Negative(column, static_cast<int64_t>(v));
+        if (v < 0) return Negative(rule, static_cast<int64_t>(v));
       }
-      Unsigned(column, static_cast<uint64_t>(v));
+      Unsigned(rule, static_cast<uint64_t>(v));
     }
   }
-  void StrId(const char*, const model::StringId&) {}  // RowReader checked the range
-  void Text(const char*, const std::string&) {}       // the reader made it valid UTF-8
+  void StrId(const char* column, const model::StringId&) {  // RowReader checked the range
+    Next(column);
+  }
+  void Text(const char* column, const std::string&) {  // the reader made it valid UTF-8
+    Next(column);
+  }
   void Real(const char* column, double v);
 
+  // What a column is checked against, found by its table and name once per table
+  // (rows visit their columns in the same order) rather than once per value.
+  struct ColumnRule {
+    enum Kind { kNone, kStart, kEnd, kRange, kWarpSize };
+    const char* column = nullptr;  // Visit's literal: the same pointer every row
+    Kind kind = kNone;
+    uint64_t max = 0;  // kRange, kWarpSize: the largest value accepted (the least is 0)
+  };
+
  private:
-  void Unsigned(const char* column, uint64_t v);
-  void Negative(const char* column, int64_t v);
-  void Time(const char* column, uint64_t v);
+  const ColumnRule& Next(const char* column) {
+    if (index_ < rules_.size() && rules_[index_].column == column) return rules_[index_++];
+    return Add(column);
+  }
+  // The first row's column (or a column visited in another order): its rule found
+  // by name and kept at its position.
+  const ColumnRule& Add(const char* column);
+  ColumnRule Resolve(const char* column) const;
+  // The common case inline (a load checks tens of millions of values); the checks
+  // that fail, and the rare kinds, out of line.
+  void Unsigned(const ColumnRule& rule, uint64_t v) {
+    switch (rule.kind) {
+      case ColumnRule::kNone:
+        return;
+      case ColumnRule::kStart:
+        start_ = v;
+        if (v != 0 && (v < window_.lo || v > window_.hi)) Time(rule, v);
+        return;
+      case ColumnRule::kEnd:
+        if (v != 0 && (v < window_.lo || v > window_.hi || (start_ != 0 && v < start_))) {
+          Time(rule, v);
+        }
+        return;
+      case ColumnRule::kRange:
+        if (v > rule.max) Other(rule, v);
+        return;
+      case ColumnRule::kWarpSize:
+        Other(rule, v);
+        return;
+    }
+  }
+  void Other(const ColumnRule& rule, uint64_t v);
+  void Negative(const ColumnRule& rule, int64_t v);
+  void Time(const ColumnRule& rule, uint64_t v);
   void Fail(const char* column, const std::string& found, const std::string& expected);
 
   const char* table_;
   RunWindow window_;
+  std::vector<ColumnRule> rules_;  // by column position
+  size_t index_ = 0;               // the next column's position
   int64_t row_ = 0;
   uint64_t start_ = 0;  // this row's start_ns (start_ns comes before end_ns)
   std::string error_;

@@ -27,10 +27,11 @@ void RowReader::Text(const char* column, std::string& out) {
 void RowReader::Real(const char* column, double& out) {
   int index = index_++;
   if (!ok()) return;
-  switch (sqlite3_column_type(stmt_, index)) {
+  sqlite3_value* value = sqlite3_column_value(stmt_, index);  // as in Int
+  switch (sqlite3_value_type(value)) {
     case SQLITE_FLOAT:
     case SQLITE_INTEGER:  // not written by us (REAL affinity), but a number
-      out = sqlite3_column_double(stmt_, index);
+      out = sqlite3_value_double(value);
       return;
     case SQLITE_NULL:
       out = std::numeric_limits<double>::quiet_NaN();  // how NaN is stored
