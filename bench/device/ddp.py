@@ -94,7 +94,7 @@ for p in profiles:
     names = dict(db.execute("SELECT id, text FROM strings"))
     kernels = db.execute("SELECT name_id, end_ns - start_ns FROM kernels").fetchall()
     nccl = [d for n, d in kernels if "nccl" in names.get(n, "").lower()]
-    steps_seen = sum(1 for (n,) in db.execute("SELECT name_id FROM ranges WHERE depth = 0")
+    steps_seen = sum(1 for (n,) in db.execute("SELECT name_id FROM ranges")
                      if names.get(n) == "step")
     syncs = db.execute("SELECT count(*) FROM syncs").fetchone()[0]
     print(f"{os.path.basename(p)}: rank {meta.get('rank')} ({meta.get('extra.rank_source')}, "

@@ -75,7 +75,7 @@ struct SessionState {
   absl::Mutex writer_mu;  // guards writer use from CUPTI's thread
   bool write_failed = false;
   model::RunInfo run;
-  uint64_t records_written = 0;
+  uint64_t records_written = 0;  // the program's own records (Profile::work_record_count)
   // Background thread: periodic flush and signal-triggered stop.
   sem_t wake;
   std::atomic<bool> thread_started{false};
@@ -111,7 +111,7 @@ void Sink(const model::Profile& batch, bool devices_changed) {
     Warn(absl::StrCat("writing the profile failed, later records are lost: ", st.message()));
     return;
   }
-  s.records_written += batch.record_count();
+  s.records_written += batch.work_record_count();
 }
 
 std::atomic<int> g_flush_period_ms{1000};

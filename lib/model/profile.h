@@ -307,6 +307,11 @@ struct Profile {
     return nullptr;
   }
   size_t record_count() const;
+  // The records of the program's own work: all but CUPTI's overhead records and
+  // cuscope's device probes (a process that did no CUDA work still gets those).
+  size_t work_record_count() const {
+    return record_count() - overheads.size() - device_metrics.size();
+  }
   // Clears the record vectors, keeping run info, devices and strings.
   void ClearRecords();
   // Earliest start and latest end over all records (0, 0 when there are none).
