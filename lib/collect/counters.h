@@ -179,6 +179,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::vector<PendingSet> pending_ ABSL_GUARDED_BY(out_mu_);
   std::vector<std::pair<uint32_t, std::vector<double>>> pending_device_values_
       ABSL_GUARDED_BY(out_mu_);
+  // Setting up the Range Profiler on a context (CUPTI's clock): the time it held the
+  // launch that triggered it, before CUPTI timed that launch's API call.
+  std::vector<std::pair<uint64_t, uint64_t>> pending_setups_ ABSL_GUARDED_BY(out_mu_);
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.
   mutable absl::Mutex measured_mu_;

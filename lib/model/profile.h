@@ -234,7 +234,14 @@ struct RangeRecord {
   bool operator==(const RangeRecord& o) const;
 };
 
-// Time CUPTI itself spent (buffer flushes, instrumentation, ...).
+// The overhead kind of cuscope's own Range Profiler setup on a context (profiler and
+// metric configuration, counter image): it runs inside the first measured launch's
+// API call but before CUPTI starts timing that call, so without this record the time
+// would look like the program's own (an idle GPU while the CPU is outside CUDA).
+inline constexpr char kCounterSetupOverhead[] = "cuscope counter setup";
+
+// Time CUPTI itself spent (buffer flushes, instrumentation, ...), and cuscope's
+// counter setup (kCounterSetupOverhead).
 struct OverheadRecord {
   uint64_t start_ns = 0, end_ns = 0;
   StringId kind = kEmptyString;  // "CUPTI buffer flush", ...

@@ -72,6 +72,20 @@ TEST(AdviseTest, IdleGapSilentBelowMinGap) {
   EXPECT_FALSE(Find(AdviseOn(TwoKernelsWithGap(200 * kUs)), "gpu_idle_gaps"));
 }
 
+TEST(AdviseTest, IdleGapNotBlamedForCuscopesCounterSetup) {
+  // The gap is cuscope's Range Profiler setup before the first measured launch (seen on
+  // the H200: 280-680 ms with no CUDA call recorded): no finding; a gap beside it is.
+  model::Profile p = TwoKernelsWithGap(20 * kMs);
+  model::OverheadRecord setup;
+  setup.start_ns = kT0 + 2 * kMs;
+  setup.end_ns = kT0 + 22 * kMs;
+  setup.kind = p.strings.Intern(model::kCounterSetupOverhead);
+  p.overheads.push_back(setup);
+  EXPECT_FALSE(Find(AdviseOn(p), "gpu_idle_gaps"));
+  p.overheads[0].kind = p.strings.Intern("CUPTI buffer flush");
+  EXPECT_TRUE(Find(AdviseOn(p), "gpu_idle_gaps"));
+}
+
 // --- Low utilization: 20 us kernels 50 us apart.
 
 model::Profile Starved(uint64_t gap) {
@@ -360,6 +374,15 @@ TEST(AdviseTest, DominantStallFiresWhenNoOtherRuleExplainsTheKernel) {
   both.emplace_back(metrics::kSharedLdBankConflicts, 31e6);
   both.emplace_back(metrics::kSharedLdInst, 1e6);
   EXPECT_FALSE(Find(AdviseOn(Measured(both)), "dominant_stall"));
+  // A memory-bound kernel (memory at 70%): its stalls follow from the busy unit.
+  auto with_sol = [&](double memory_pct) {
+    std::vector<std::pair<std::string, double>> m = stalls(6);
+    m.emplace_back(metrics::kSmThroughputPct, 20);
+    m.emplace_back(metrics::kMemThroughputPct, memory_pct);
+    return Measured(m);
+  };
+  EXPECT_FALSE(Find(AdviseOn(with_sol(70)), "dominant_stall"));
+  EXPECT_TRUE(Find(AdviseOn(with_sol(30)), "dominant_stall"));
 }
 
 TEST(AdviseTest, Fp64FiresOnlyInAnFp32Program) {
