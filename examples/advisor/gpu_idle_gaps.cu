@@ -3,9 +3,10 @@
 // (0.5 ms). The CPU never waits for the GPU, but it takes 3x longer per step, so the
 // GPU idles about 1 ms in every step.
 // Fixed: 4 worker threads prepare the batches ahead of the GPU (a DataLoader with
-// workers): the same batches and the same kernels, the GPU now the bottleneck.
-#include <deque>
+// workers, here all of them before the first launch): the same batches and the same
+// kernels, queued back to back, so the GPU never waits for the host.
 #include <future>
+#include <vector>
 
 #include "common.h"
 
@@ -30,23 +31,18 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&out, blocks * sizeof(float)));
   CHECK(cudaMallocHost(&h_out, sizeof(float)));
 
-  std::deque<std::future<float>> ready;
+  std::vector<float> batches(kSteps);
   if (fixed) {
-    for (int i = 0; i < kWorkers && i < kSteps; ++i) {
-      ready.push_back(std::async(std::launch::async, Prepare, i));
+    std::vector<std::future<void>> workers;
+    for (int w = 0; w < kWorkers; ++w) {
+      workers.push_back(std::async(std::launch::async, [w, &batches] {
+        for (int step = w; step < kSteps; step += kWorkers) batches[step] = Prepare(step);
+      }));
     }
+    for (auto& worker : workers) worker.get();
   }
   for (int step = 0; step < kSteps; ++step) {
-    float batch;
-    if (fixed) {
-      batch = ready.front().get();
-      ready.pop_front();
-      if (step + kWorkers < kSteps) {
-        ready.push_back(std::async(std::launch::async, Prepare, step + kWorkers));
-      }
-    } else {
-      batch = Prepare(step);
-    }
+    const float batch = fixed ? batches[step] : Prepare(step);
     // The first launch also clears out[]: the GPU's first operation comes after the
     // first batch is ready.
     if (step == 0) CHECK(cudaMemsetAsync(out, 0, blocks * sizeof(float), 0));

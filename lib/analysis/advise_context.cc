@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -40,6 +41,31 @@ std::vector<Busy> MergeBusy(std::vector<Op> ops) {
     }
   }
   return out;
+}
+
+// The profiler's own time on the program's threads is not the program's: the time
+// cuscope's counter sampler held the program in callbacks (outside any API record's
+// times), and CUPTI's overheads on a thread that made CUDA calls (a launch waiting for
+// an activity buffer, instrumentation). CUPTI's flushes on the profiler's own thread
+// are left out: the program may really be idle meanwhile. Added as busy time inside the
+// span of the GPU's own operations (`ops`), so that they never widen it.
+void AddProfilerTime(const model::Profile& p, std::vector<Op>& ops) {
+  if (p.overheads.empty() || ops.empty()) return;
+  uint64_t lo = ops.front().start, hi = ops.front().end;
+  for (const Op& op : ops) {
+    lo = std::min(lo, op.start);
+    hi = std::max(hi, op.end);
+  }
+  absl::flat_hash_set<uint32_t> program_threads;
+  for (const model::ApiRecord& a : p.api_calls) program_threads.insert(a.thread_id);
+  for (const model::OverheadRecord& o : p.overheads) {
+    if (!HasValidTimes(o) || o.end_ns <= lo || o.start_ns >= hi) continue;
+    const std::string& kind = p.str(o.kind);
+    if (kind == model::kCountersOverhead ||
+        (model::IsProfilerOverhead(kind) && program_threads.contains(o.thread_id))) {
+      ops.push_back({std::max(o.start_ns, lo), std::min(o.end_ns, hi), false, false});
+    }
+  }
 }
 
 }  // namespace
@@ -105,13 +131,6 @@ Context::Context(const model::Profile& p, const model::AdviseThresholds& thresho
       ops.push_back({p.api_calls[a].start_ns, p.api_calls[a].end_ns, false, false});
     }
   }
-  // cuscope's counter setup (before the first measured launch's call is timed): also
-  // cuscope's time, not the program's.
-  for (const model::OverheadRecord& o : p.overheads) {
-    if (HasValidTimes(o) && p.str(o.kind) == model::kCounterSetupOverhead) {
-      ops.push_back({o.start_ns, o.end_ns, false, false});
-    }
-  }
   for (const model::MemcpyRecord& m : p.memcpys) {
     if (!HasValidTimes(m)) continue;
     ops.push_back({m.start_ns, m.end_ns, false,
@@ -120,6 +139,7 @@ Context::Context(const model::Profile& p, const model::AdviseThresholds& thresho
   for (const model::MemsetRecord& m : p.memsets) {
     if (HasValidTimes(m)) ops.push_back({m.start_ns, m.end_ns, false, false});
   }
+  AddProfilerTime(p, ops);
   std::vector<Busy> merged = MergeBusy(std::move(ops));
   if (merged.empty()) return;
   first_busy_ns = merged.front().start;

@@ -22,11 +22,11 @@ const char* OverheadName(CUpti_ActivityOverheadKind k) {
     case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
       return "driver compiler";
     case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
-      return "CUPTI buffer flush";
+      return model::kOverheadBufferFlush;
     case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
-      return "CUPTI instrumentation";
+      return model::kOverheadInstrumentation;
     case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
-      return "CUPTI resource";
+      return model::kOverheadResource;
     case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
       return "runtime-triggered module loading";
     case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
@@ -34,9 +34,9 @@ const char* OverheadName(CUpti_ActivityOverheadKind k) {
     case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL:
       return "command buffer full";
     case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:
-      return "activity buffer request";
+      return model::kOverheadBufferRequest;
     case CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT:
-      return "UVM activity init";
+      return model::kOverheadUvmInit;
     default:
       return "unknown";
   }

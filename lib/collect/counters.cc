@@ -58,14 +58,8 @@ CounterSampler::Context* CounterSampler::GetContext(CUcontext ctx) {
   auto it = contexts_.find(ctx);
   if (it != contexts_.end()) return it->second->failed ? nullptr : it->second.get();
   uint64_t t0 = MonotonicNs();
-  uint64_t clock0 = 0, clock1 = 0;
-  const bool timed = cuptiGetTimestamp(&clock0) == CUPTI_SUCCESS;
   Context* c = SetUpContext(ctx);
   planner_->stats().setup_ns += MonotonicNs() - t0;
-  if (timed && cuptiGetTimestamp(&clock1) == CUPTI_SUCCESS && clock1 > clock0) {
-    absl::MutexLock lock(&out_mu_);
-    pending_setups_.emplace_back(clock0, clock1);
-  }
   return c;
 }
 
@@ -353,6 +347,18 @@ void CounterSampler::StopLocked() {
   notes_["counters.measure_ms"] = absl::StrFormat("%.1f", stats.measure_ns / 1e6);
 }
 
+CounterSampler::HeldTimer::HeldTimer(CounterSampler* sampler) : sampler_(sampler) {
+  if (cuptiGetTimestamp(&start_) != CUPTI_SUCCESS) start_ = 0;
+}
+
+CounterSampler::HeldTimer::~HeldTimer() {
+  uint64_t end = 0;
+  if (start_ == 0 || cuptiGetTimestamp(&end) != CUPTI_SUCCESS) return;
+  if (end < start_ + kRecordedHeldNs) return;
+  absl::MutexLock lock(&sampler_->out_mu_);
+  sampler_->pending_held_.emplace_back(start_, end);
+}
+
 void CounterSampler::Drain(model::Profile* batch) {
   absl::MutexLock lock(&out_mu_);
   for (auto& p : pending_) {
@@ -370,14 +376,14 @@ void CounterSampler::Drain(model::Profile* batch) {
     batch->counters.push_back(std::move(set));
   }
   pending_.clear();
-  for (const auto& [start, end] : pending_setups_) {
+  for (const auto& [start, end] : pending_held_) {
     model::OverheadRecord o;
     o.start_ns = start;
     o.end_ns = end;
-    o.kind = batch->strings.Intern(model::kCounterSetupOverhead);
+    o.kind = batch->strings.Intern(model::kCountersOverhead);
     batch->overheads.push_back(o);
   }
-  pending_setups_.clear();
+  pending_held_.clear();
   for (auto& [device, values] : pending_device_values_) {
     for (size_t i = 0; i < values.size() && i < out_metrics_.size(); ++i) {
       const std::string& m = out_metrics_[i];

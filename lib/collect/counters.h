@@ -98,6 +98,21 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     std::thread::id thread;
   };
 
+  // Times the callback work of its scope; spans of kRecordedHeldNs or more go to
+  // pending_held_.
+  class HeldTimer {
+   public:
+    explicit HeldTimer(CounterSampler* sampler);
+    ~HeldTimer();
+    HeldTimer(const HeldTimer&) = delete;
+    HeldTimer& operator=(const HeldTimer&) = delete;
+
+   private:
+    CounterSampler* sampler_;
+    uint64_t start_ = 0;
+  };
+  static constexpr uint64_t kRecordedHeldNs = 20000;
+
   void StopLocked() ABSL_LOCKS_EXCLUDED(mu_);
   void Note(const std::string& key, const std::string& text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Progress() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -179,9 +194,12 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::vector<PendingSet> pending_ ABSL_GUARDED_BY(out_mu_);
   std::vector<std::pair<uint32_t, std::vector<double>>> pending_device_values_
       ABSL_GUARDED_BY(out_mu_);
-  // Setting up the Range Profiler on a context (CUPTI's clock): the time it held the
-  // launch that triggered it, before CUPTI timed that launch's API call.
-  std::vector<std::pair<uint64_t, uint64_t>> pending_setups_ ABSL_GUARDED_BY(out_mu_);
+  // Spans (CUPTI's clock) in which the sampler held the program's thread in a launch
+  // or region callback: its setup on a context, a kernel replay's start, a rotate
+  // window's start and stop. CUPTI starts timing an API call after the ENTER callbacks
+  // and stops before the EXIT ones, so this time is in no API record: it is written
+  // as overhead records (model::kCountersOverhead).
+  std::vector<std::pair<uint64_t, uint64_t>> pending_held_ ABSL_GUARDED_BY(out_mu_);
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.
   mutable absl::Mutex measured_mu_;

@@ -68,6 +68,7 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
   uint32_t& last = last_correlation[cb->callbackSite == CUPTI_API_EXIT ? 1 : 0];
   if (cb->correlationId != 0 && cb->correlationId == last) return;
   last = cb->correlationId;
+  HeldTimer held(this);
   if (cb->callbackSite == CUPTI_API_EXIT) {
     OnLaunchExit(cb);
   } else {

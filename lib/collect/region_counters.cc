@@ -56,6 +56,7 @@ void CounterSampler::OnRegionPush(const std::vector<std::string>& stack) {
 // the Range Profiler calls (see counters.h).
 bool CounterSampler::StartRegion(const std::vector<std::string>& stack, bool hold) {
   absl::MutexLock lock(&mu_);
+  HeldTimer held(this);
   region_reserved_ = false;
   std::string path = absl::StrJoin(stack, "/");
   CUcontext ctx = active_ ? CurrentContext() : nullptr;
@@ -99,6 +100,7 @@ void CounterSampler::OnRegionPop(const std::vector<std::string>& stack) {
         region_->thread != std::this_thread::get_id()) {
       return;
     }
+    HeldTimer held(this);
     release = CloseRegion(true);
     Progress();
   }

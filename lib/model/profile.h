@@ -234,14 +234,28 @@ struct RangeRecord {
   bool operator==(const RangeRecord& o) const;
 };
 
-// The overhead kind of cuscope's own Range Profiler setup on a context (profiler and
-// metric configuration, counter image): it runs inside the first measured launch's
-// API call but before CUPTI starts timing that call, so without this record the time
-// would look like the program's own (an idle GPU while the CPU is outside CUDA).
-inline constexpr char kCounterSetupOverhead[] = "cuscope counter setup";
+// The overhead kind of the time cuscope's counter sampler held the program's thread
+// in a launch or region callback (the Range Profiler's setup on a context, a kernel
+// replay's start, a rotate window's start and stop). CUPTI times an API call between
+// its ENTER and EXIT callbacks, so without these records that time would look like the
+// program's own (an idle GPU while the CPU is outside CUDA).
+inline constexpr char kCountersOverhead[] = "cuscope counters";
+
+// CUPTI's overhead kinds that are the profiler's own cost (written by
+// lib/collect/convert.cc under these names); its other kinds (driver compiler, module
+// and function loading, a full command buffer) would happen without a profiler.
+inline constexpr char kOverheadBufferFlush[] = "CUPTI buffer flush";
+inline constexpr char kOverheadInstrumentation[] = "CUPTI instrumentation";
+inline constexpr char kOverheadResource[] = "CUPTI resource";
+inline constexpr char kOverheadBufferRequest[] = "activity buffer request";
+inline constexpr char kOverheadUvmInit[] = "UVM activity init";
+inline bool IsProfilerOverhead(std::string_view kind) {
+  return kind == kOverheadBufferFlush || kind == kOverheadInstrumentation ||
+         kind == kOverheadResource || kind == kOverheadBufferRequest || kind == kOverheadUvmInit;
+}
 
 // Time CUPTI itself spent (buffer flushes, instrumentation, ...), and cuscope's
-// counter setup (kCounterSetupOverhead).
+// counter sampler (kCountersOverhead).
 struct OverheadRecord {
   uint64_t start_ns = 0, end_ns = 0;
   StringId kind = kEmptyString;  // "CUPTI buffer flush", ...
