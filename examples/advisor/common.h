@@ -52,6 +52,21 @@ __global__ void timed_work(float* out, float value, unsigned long long ns) {
   if (threadIdx.x == 0) out[blockIdx.x] += value;
 }
 
+// Input data, grid-stride: all ones, or a ramp of 1000 steps in [0, 1).
+__global__ void fill_ones(float* x, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    x[i] = 1.0f;
+  }
+}
+
+__global__ void fill_ramp(float* x, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    x[i] = static_cast<float>(i % 1000) / 1000.0f;
+  }
+}
+
 // Loads a kernel's module now (CUDA loads modules lazily, at a kernel's first launch).
 template <typename Kernel>
 void Preload(Kernel* kernel) {

@@ -40,26 +40,19 @@ __global__ void __launch_bounds__(kFixedThreads) block_sum_fixed(const float4* x
   }
 }
 
-__global__ void fill_ones(float* x, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    x[i] = 1.0f;
-  }
-}
-
 int main(int argc, char** argv) {
   const bool fixed = advisor::FixedVariant(argc, argv);
   constexpr int kBlocks = 65536, kLaunches = 5;
   constexpr size_t n = size_t{kBlocks} * kThreads;
   advisor::Preload(block_sum);
   advisor::Preload(block_sum_fixed);
-  advisor::Preload(fill_ones);
+  advisor::Preload(advisor::fill_ones);
   float *x = nullptr, *sums = nullptr, *h_sum = nullptr;
   CHECK(cudaMalloc(&x, n * sizeof(float)));
   CHECK(cudaMalloc(&sums, kBlocks * sizeof(float)));
   CHECK(cudaMallocHost(&h_sum, sizeof(float)));
 
-  fill_ones<<<1024, 256>>>(x, n);
+  advisor::fill_ones<<<1024, 256>>>(x, n);
   for (int i = 0; i < kLaunches; ++i) {
     if (fixed) {
       block_sum_fixed<<<kBlocks, kFixedThreads>>>(reinterpret_cast<const float4*>(x), sums);

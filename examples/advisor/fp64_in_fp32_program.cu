@@ -19,26 +19,19 @@ __global__ void poly(const float* x, float* y, size_t n) {
                             Literal(1.0));
 }
 
-__global__ void fill_ramp(float* x, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    x[i] = static_cast<float>(i % 1000) / 1000.0f;
-  }
-}
-
 int main(int argc, char** argv) {
   const bool fixed = advisor::FixedVariant(argc, argv);
   constexpr size_t n = size_t{1} << 26;
   constexpr int kThreads = 256, kLaunches = 10;
   auto* kernel = fixed ? poly<float> : poly<double>;
   advisor::Preload(kernel);
-  advisor::Preload(fill_ramp);
+  advisor::Preload(advisor::fill_ramp);
   float *x = nullptr, *y = nullptr, *h_y = nullptr;
   CHECK(cudaMalloc(&x, n * sizeof(float)));
   CHECK(cudaMalloc(&y, n * sizeof(float)));
   CHECK(cudaMallocHost(&h_y, sizeof(float)));
 
-  fill_ramp<<<1024, 256>>>(x, n);
+  advisor::fill_ramp<<<1024, 256>>>(x, n);
   const unsigned grid = static_cast<unsigned>((n + kThreads - 1) / kThreads);
   for (int i = 0; i < kLaunches; ++i) kernel<<<grid, kThreads>>>(x, y, n);
   CHECK(cudaGetLastError());

@@ -25,13 +25,6 @@ __global__ void __launch_bounds__(128, 16)
   }
 }
 
-__global__ void fill_ones(float* x, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    x[i] = 1.0f;
-  }
-}
-
 int main(int argc, char** argv) {
   const bool fixed = advisor::FixedVariant(argc, argv);
   constexpr int kThreads = 128, kLaunches = 3;
@@ -40,7 +33,7 @@ int main(int argc, char** argv) {
   CHECK(cudaFuncSetAttribute(staged_sum, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(shared)));
   advisor::Preload(staged_sum);
-  advisor::Preload(fill_ones);
+  advisor::Preload(advisor::fill_ones);
   const int sms = advisor::SmCount();
   const int per_sm = advisor::BlocksPerSm(staged_sum, kThreads, shared);
   const int grid = per_sm * sms;
@@ -51,7 +44,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&total, sizeof(float)));
   CHECK(cudaMallocHost(&h_total, sizeof(float)));
 
-  fill_ones<<<1024, 256>>>(x, n);
+  advisor::fill_ones<<<1024, 256>>>(x, n);
   CHECK(cudaMemsetAsync(total, 0, sizeof(float), 0));
   for (int i = 0; i < kLaunches; ++i) {
     staged_sum<<<grid, kThreads, shared>>>(x, n, tile, total);

@@ -13,26 +13,19 @@ __global__ void __launch_bounds__(1024, 2) heavy_map(const float* x, float* y, s
   }
 }
 
-__global__ void fill_ramp(float* x, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    x[i] = static_cast<float>(i % 1000) / 1000.0f;
-  }
-}
-
 int main(int argc, char** argv) {
   const bool fixed = advisor::FixedVariant(argc, argv);
   constexpr size_t n = size_t{1} << 22;
   constexpr int kThreads = 1024, kLaunches = 3;
   advisor::Preload(heavy_map);
-  advisor::Preload(fill_ramp);
+  advisor::Preload(advisor::fill_ramp);
   const int grid = fixed ? advisor::BlocksPerSm(heavy_map, kThreads) * advisor::SmCount() : 16;
   float *x = nullptr, *y = nullptr, *h_y = nullptr;
   CHECK(cudaMalloc(&x, n * sizeof(float)));
   CHECK(cudaMalloc(&y, n * sizeof(float)));
   CHECK(cudaMallocHost(&h_y, sizeof(float)));
 
-  fill_ramp<<<1024, 256>>>(x, n);
+  advisor::fill_ramp<<<1024, 256>>>(x, n);
   for (int i = 0; i < kLaunches; ++i) heavy_map<<<grid, kThreads>>>(x, y, n);
   CHECK(cudaGetLastError());
   CHECK(cudaMemcpy(h_y, y + 777, sizeof(float), cudaMemcpyDeviceToHost));

@@ -27,13 +27,6 @@ __global__ void __launch_bounds__(kThreads, 1) chunk_work(const float* x, float*
   }
 }
 
-__global__ void fill_ramp(float* x, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    x[i] = static_cast<float>(i % 1000) / 1000.0f;
-  }
-}
-
 int main(int argc, char** argv) {
   const bool fixed = advisor::FixedVariant(argc, argv);
   constexpr int kLaunches = 3;
@@ -41,7 +34,7 @@ int main(int argc, char** argv) {
   CHECK(cudaFuncSetAttribute(chunk_work, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(kShared)));
   advisor::Preload(chunk_work);
-  advisor::Preload(fill_ramp);
+  advisor::Preload(advisor::fill_ramp);
   const int wave = advisor::BlocksPerSm(chunk_work, kThreads, kShared) * advisor::SmCount();
   const int chunks = wave + (wave + 9) / 10;  // 1.1 waves of chunks
   const size_t n = size_t(chunks) * kChunk;
@@ -51,7 +44,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&y, n * sizeof(float)));
   CHECK(cudaMallocHost(&h_y, sizeof(float)));
 
-  fill_ramp<<<1024, 256>>>(x, n);
+  advisor::fill_ramp<<<1024, 256>>>(x, n);
   for (int i = 0; i < kLaunches; ++i) chunk_work<<<grid, kThreads, kShared>>>(x, y, n);
   CHECK(cudaGetLastError());
   CHECK(cudaMemcpy(h_y, y + 777, sizeof(float), cudaMemcpyDeviceToHost));
