@@ -5,7 +5,8 @@
 //   MODE: none | idle (started, no range) | sparse:K (a user range around every K-th
 //         launch) | all (a user range around every launch) | auto (auto range)
 //   SET:  dram (duration, DRAM read/write: 1 pass) | sass (FP32 instruction counts) |
-//         both (the two: 2 passes)
+//         both (the two: 2 passes) | sol (SM and memory throughput %: 9 passes, so
+//         most windows end without a decode)
 //   trace=1: CUPTI kernel activity records on (counted), to see whether instruction
 //         counters read 0 while kernels are traced in user-range mode.
 // Prints the median step time over steps 3.., ranges decoded, and a few ranges' values.
@@ -77,6 +78,9 @@ int main(int argc, char** argv) {
   std::vector<const char*> metrics;
   if (set == "dram" || set == "both")
     metrics.insert(metrics.end(), {"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"});
+  if (set == "sol")  // 9 passes (measured on the H200): windows without a decode between
+    metrics.insert(metrics.end(), {"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                   "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"});
   if (set == "sass" || set == "both")
     metrics.insert(metrics.end(), {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
                                    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
