@@ -1,0 +1,148 @@
+// Development probe (issue 10): does the order in which metrics are added to a
+// configuration decide which kernel-replay pass collects them, and does the first pass
+// see the program's own cache state? A producer writes 24 MiB (it stays in the 50 MB
+// L2), then a consumer reads it and writes 24 MiB more; only the consumer is measured
+// (kernel replay, auto range). Unprofiled, its input hits in L2: few DRAM reads.
+//   pass_order_probe METRIC[,METRIC...]
+// Prints the passes and every metric's value for the consumer's range.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                \
+  do {                                                       \
+    CUptiResult r_ = (x);                                    \
+    if (r_) {                                                \
+      const char* s;                                         \
+      cuptiGetResultString(r_, &s);                          \
+      printf("%s:%d %s -> %s\n", __FILE__, __LINE__, #x, s); \
+      exit(1);                                               \
+    }                                                        \
+  } while (0)
+
+__global__ void produce(float* y, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = static_cast<float>(i & 1023);
+}
+
+__global__ void consume(const float* y, float* z, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) z[i] = 2.0f * y[i];
+}
+
+int main(int argc, char** argv) {
+  std::vector<std::string> names;
+  std::stringstream in(argc > 1 ? argv[1] : "dram__bytes_read.sum,dram__bytes_write.sum");
+  for (std::string m; std::getline(in, m, ',');) names.push_back(m);
+  std::vector<const char*> metrics;
+  for (auto& m : names) metrics.push_back(m.c_str());
+  const size_t n = size_t{6} << 20;  // 24 MiB of floats
+  float *y, *z, *big;
+  cudaMalloc(&y, n * 4);
+  cudaMalloc(&z, n * 4);
+  cudaMalloc(&big, size_t{1} << 30);  // memory a kernel replay must save and restore
+  cudaMemset(big, 0, size_t{1} << 30);
+  produce<<<(n + 255) / 256, 256>>>(y, n);
+  consume<<<(n + 255) / 256, 256>>>(y, z, n);
+  cudaDeviceSynchronize();
+  CUcontext ctx;
+  cuCtxGetCurrent(&ctx);
+  CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  CK(cuptiProfilerInitialize(&pi));
+  CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  CK(cuptiDeviceGetChipName(&cn));
+  CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+  hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  hi.pChipName = cn.pChipName;
+  CK(cuptiProfilerHostInitialize(&hi));
+  CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+  am.pHostObject = hi.pHostObject;
+  am.ppMetricNames = metrics.data();
+  am.numMetrics = metrics.size();
+  CK(cuptiProfilerHostConfigAddMetrics(&am));
+  CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+  cs.pHostObject = hi.pHostObject;
+  CK(cuptiProfilerHostGetConfigImageSize(&cs));
+  std::vector<uint8_t> img(cs.configImageSize);
+  CUpti_Profiler_Host_GetConfigImage_Params gi = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+  gi.pHostObject = hi.pHostObject;
+  gi.configImageSize = img.size();
+  gi.pConfigImage = img.data();
+  CK(cuptiProfilerHostGetConfigImage(&gi));
+  CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+  np.configImageSize = img.size();
+  np.pConfigImage = img.data();
+  CK(cuptiProfilerHostGetNumOfPasses(&np));
+  CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  en.ctx = ctx;
+  CK(cuptiRangeProfilerEnable(&en));
+  CUpti_RangeProfiler_GetCounterDataSize_Params ds = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  ds.pRangeProfilerObject = en.pRangeProfilerObject;
+  ds.pMetricNames = metrics.data();
+  ds.numMetrics = metrics.size();
+  ds.maxNumOfRanges = 4;
+  ds.maxNumRangeTreeNodes = 4;
+  CK(cuptiRangeProfilerGetCounterDataSize(&ds));
+  std::vector<uint8_t> data(ds.counterDataSize);
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  ci.pRangeProfilerObject = en.pRangeProfilerObject;
+  ci.counterDataSize = data.size();
+  ci.pCounterData = data.data();
+  CK(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+  CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  sc.pRangeProfilerObject = en.pRangeProfilerObject;
+  sc.configSize = img.size();
+  sc.pConfig = img.data();
+  sc.counterDataImageSize = data.size();
+  sc.pCounterDataImage = data.data();
+  sc.range = CUPTI_AutoRange;
+  sc.replayMode = CUPTI_KernelReplay;
+  sc.maxRangesPerPass = 4;
+  sc.numNestingLevels = 1;
+  sc.minNestingLevel = 1;
+  sc.passIndex = 0;
+  sc.targetNestingLevel = 1;
+  CK(cuptiRangeProfilerSetConfig(&sc));
+  produce<<<(n + 255) / 256, 256>>>(y, n);  // not measured: leaves y in L2
+  cudaDeviceSynchronize();
+  CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  st.pRangeProfilerObject = en.pRangeProfilerObject;
+  CK(cuptiRangeProfilerStart(&st));
+  consume<<<(n + 255) / 256, 256>>>(y, z, n);
+  CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  sp.pRangeProfilerObject = en.pRangeProfilerObject;
+  CK(cuptiRangeProfilerStop(&sp));
+  CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+  dd.pRangeProfilerObject = en.pRangeProfilerObject;
+  CK(cuptiRangeProfilerDecodeData(&dd));
+  std::vector<double> v(metrics.size());
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+  ev.pHostObject = hi.pHostObject;
+  ev.pCounterDataImage = data.data();
+  ev.counterDataImageSize = data.size();
+  ev.rangeIndex = 0;
+  ev.ppMetricNames = metrics.data();
+  ev.numMetrics = metrics.size();
+  ev.pMetricValues = v.data();
+  CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+  printf("passes %zu:", np.numOfPasses);
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (names[i].rfind("dram", 0) == 0 || names[i].rfind("gpu__time", 0) == 0 ||
+        names[i].rfind("lts__t_bytes", 0) == 0)
+      printf(" %s=%.4g", metrics[i], v[i]);
+  }
+  printf("\n");
+  return 0;
+}
