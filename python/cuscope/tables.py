@@ -27,7 +27,11 @@ TABLES = {
     "overheads": ("overheads_named", "Overhead"),
     "counters": ("counters_named", "Counter"),
     "device_metrics": ("device_metrics_named", "DeviceMetric"),
+    "cuda_events": ("cuda_events", "CudaEvent"),
 }
+# Tables that older profiles lack: the schema version that added them. Read from an
+# older profile, they are empty.
+SINCE = {"cuda_events": 3}
 
 _classes = {}
 
@@ -74,6 +78,8 @@ class Profile:
     def rows(self, table):
         """The table's rows as dataclasses (table: a name in TABLES)."""
         view, cls_name = self._view(table)
+        if self._absent(table):
+            return []
         if table not in self._cache:
             cur = self._db.execute(f'SELECT * FROM "{view}"')
             cls = row_class(cls_name, [d[0] for d in cur.description])
@@ -86,8 +92,13 @@ class Profile:
             return {name: self.to_pandas(name) for name in TABLES}
         pandas = _pandas()
         view, _ = self._view(table)
+        if self._absent(table):
+            return pandas.DataFrame()
         cur = self._db.execute(f'SELECT * FROM "{view}"')
         return pandas.DataFrame.from_records(list(cur), columns=[d[0] for d in cur.description])
+
+    def _absent(self, table):
+        return self.schema_version < SINCE.get(table, 0)
 
     def close(self):
         self._db.close()

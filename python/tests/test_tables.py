@@ -107,3 +107,19 @@ def test_real_pandas_when_installed():
     pandas = pytest.importorskip("pandas")
     frame = cuscope.load(DATA / "h200-torch-loop.sqlite").to_pandas("kernels")
     assert isinstance(frame, pandas.DataFrame) and frame["duration_ns"].min() >= 0
+
+
+def test_cuda_events_empty_before_schema_3_and_read_from_3(tmp_path):
+    """The event records (schema 3): an older profile has none; a schema-3 one its rows."""
+    old = PROFILES[0]
+    assert cuscope.load(old).cuda_events == []
+    new = tmp_path / "v3.sqlite"
+    new.write_bytes(old.read_bytes())
+    with sqlite3.connect(new) as db:
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        db.execute("CREATE TABLE cuda_events (correlation_id INTEGER NOT NULL, device_id INTEGER "
+                   "NOT NULL, context_id INTEGER NOT NULL, stream_id INTEGER NOT NULL, event_id "
+                   "INTEGER NOT NULL, event_sync_id INTEGER NOT NULL)")
+        db.execute("INSERT INTO cuda_events VALUES (3382, 0, 1, 7, 6, 1)")
+    events = cuscope.load(new).cuda_events
+    assert len(events) == 1 and events[0].correlation_id == 3382 and events[0].event_id == 6
