@@ -1,0 +1,307 @@
+// Development probe (issue 11): PM sampling as a way to have speed-of-light numbers on
+// every kernel of a loop at a small cost. The same 400-launch step as
+// sparse_range_probe (4 kernel sizes), with kernel activity records on; PM sampling of
+// a few metrics every INTERVAL ns while the steps run; then the samples are matched to
+// the kernels by time.
+//   pm_sampling_probe [interval_ns=10000] [steps=24] [metrics=...]
+// Prints: which metrics PM sampling accepts, the median step with and without
+// sampling, samples decoded, and per kernel size the mean of each metric over the
+// samples inside its kernels.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                \
+  do {                                                       \
+    CUptiResult r_ = (x);                                    \
+    if (r_) {                                                \
+      const char* s;                                         \
+      cuptiGetResultString(r_, &s);                          \
+      printf("%s:%d %s -> %s\n", __FILE__, __LINE__, #x, s); \
+      exit(1);                                               \
+    }                                                        \
+  } while (0)
+
+__global__ void axpy(int n, float a, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+struct Kernel {
+  uint64_t start, end;
+  int grid;
+};
+static std::mutex g_mu;
+static std::vector<Kernel> g_kernels;
+static void CUPTIAPI Requested(uint8_t** buf, size_t* size, size_t* max) {
+  *size = 8 << 20;
+  *buf = static_cast<uint8_t*>(aligned_alloc(8, *size));
+  *max = 0;
+}
+static void CUPTIAPI Completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
+  CUpti_Activity* rec = nullptr;
+  std::lock_guard<std::mutex> lock(g_mu);
+  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+      auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
+      g_kernels.push_back({k->start, k->end, k->gridX});
+    }
+  }
+  free(buf);
+}
+
+static double RunSteps(int steps, const int* sizes, float* x, float* y) {
+  std::vector<double> ms;
+  for (int s = 0; s < steps; ++s) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < 400; ++k) {
+      int n = sizes[k % 4];
+      axpy<<<(n + 255) / 256, 256>>>(n, 1.0f, x, y);
+    }
+    cudaDeviceSynchronize();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::vector<double> tail(ms.begin() + std::min<size_t>(3, ms.size()), ms.end());
+  std::sort(tail.begin(), tail.end());
+  return tail.empty() ? 0 : tail[tail.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  uint64_t interval = argc > 1 ? strtoull(argv[1], nullptr, 10) : 10000;
+  int steps = argc > 2 ? atoi(argv[2]) : 24;
+  std::string list = argc > 3 ? argv[3]
+                              : "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,"
+                                "sm__cycles_active.avg,sm__inst_executed.sum,"
+                                "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+                                "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+                                "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+                                "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,"
+                                "gr__cycles_active.avg,gpu__time_duration.sum";
+  const int sizes[4] = {1 << 16, 1 << 20, 1 << 22, 1 << 18};
+  float *x, *y;
+  cudaMalloc(&x, (1 << 22) * 4);
+  cudaMalloc(&y, (1 << 22) * 4);
+  cudaMemset(x, 0, (1 << 22) * 4);
+  cudaMemset(y, 0, (1 << 22) * 4);
+  CK(cuptiActivityRegisterCallbacks(Requested, Completed));
+  CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  const double plain = RunSteps(steps, sizes, x, y);
+
+  CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  CK(cuptiProfilerInitialize(&pi));
+  CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  CK(cuptiDeviceGetChipName(&cn));
+  // Each metric alone in a fresh host object: accepted, and in how many passes (PM
+  // sampling takes one-pass configurations only).
+  auto host_for = [&](const std::vector<const char*>& ms, size_t* passes,
+                      CUpti_Profiler_Host_Initialize_Params* out) -> CUptiResult {
+    CUpti_Profiler_Host_Initialize_Params h = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    h.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+    h.pChipName = cn.pChipName;
+    CUptiResult r = cuptiProfilerHostInitialize(&h);
+    if (r != CUPTI_SUCCESS) return r;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    am.pHostObject = h.pHostObject;
+    am.ppMetricNames = const_cast<const char**>(ms.data());
+    am.numMetrics = ms.size();
+    r = cuptiProfilerHostConfigAddMetrics(&am);
+    if (r == CUPTI_SUCCESS) {
+      CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+      cs.pHostObject = h.pHostObject;
+      r = cuptiProfilerHostGetConfigImageSize(&cs);
+      std::vector<uint8_t> im(cs.configImageSize);
+      CUpti_Profiler_Host_GetConfigImage_Params g = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+      g.pHostObject = h.pHostObject;
+      g.configImageSize = im.size();
+      g.pConfigImage = im.data();
+      if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetConfigImage(&g);
+      CUpti_Profiler_Host_GetNumOfPasses_Params n = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+      n.configImageSize = im.size();
+      n.pConfigImage = im.data();
+      if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetNumOfPasses(&n);
+      *passes = n.numOfPasses;
+    }
+    if (out != nullptr && r == CUPTI_SUCCESS) {
+      *out = h;
+    } else {
+      CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+      d.pHostObject = h.pHostObject;
+      cuptiProfilerHostDeinitialize(&d);
+    }
+    return r;
+  };
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  for (std::string m; std::getline(in, m, ',');) {
+    size_t passes = 0;
+    CUptiResult r = host_for({m.c_str()}, &passes, nullptr);
+    const char* s;
+    cuptiGetResultString(r, &s);
+    printf("metric %s: %s, %zu pass(es)\n", m.c_str(), r == CUPTI_SUCCESS ? "accepted" : s, passes);
+    if (r == CUPTI_SUCCESS && passes == 1) names.push_back(m);
+  }
+  if (names.empty()) return 1;
+  std::vector<const char*> metrics;
+  for (auto& m : names) metrics.push_back(m.c_str());
+  CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+  size_t passes = 0;
+  while (!metrics.empty() && (host_for(metrics, &passes, &hi) != CUPTI_SUCCESS || passes != 1)) {
+    if (hi.pHostObject != nullptr) {
+      CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+      d.pHostObject = hi.pHostObject;
+      cuptiProfilerHostDeinitialize(&d);
+      hi.pHostObject = nullptr;
+    }
+    printf("together in %zu passes: dropping %s\n", passes, metrics.back());
+    metrics.pop_back();
+  }
+  if (metrics.empty()) return 1;
+  CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+  cs.pHostObject = hi.pHostObject;
+  CK(cuptiProfilerHostGetConfigImageSize(&cs));
+  std::vector<uint8_t> img(cs.configImageSize);
+  CUpti_Profiler_Host_GetConfigImage_Params gi = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+  gi.pHostObject = hi.pHostObject;
+  gi.configImageSize = img.size();
+  gi.pConfigImage = img.data();
+  CK(cuptiProfilerHostGetConfigImage(&gi));
+
+  CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
+  en.deviceIndex = 0;
+  CK(cuptiPmSamplingEnable(&en));
+  CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
+  sc.pPmSamplingObject = en.pPmSamplingObject;
+  sc.configSize = img.size();
+  sc.pConfig = img.data();
+  sc.hardwareBufferSize = size_t{512} << 20;
+  sc.samplingInterval = interval;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  CK(cuptiPmSamplingSetConfig(&sc));
+  const uint32_t kMaxSamples = 200000;
+  CUpti_PmSampling_GetCounterDataSize_Params ds = {CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
+  ds.pPmSamplingObject = en.pPmSamplingObject;
+  ds.pMetricNames = metrics.data();
+  ds.numMetrics = metrics.size();
+  ds.maxSamples = kMaxSamples;
+  CK(cuptiPmSamplingGetCounterDataSize(&ds));
+  std::vector<uint8_t> data(ds.counterDataSize);
+  CUpti_PmSampling_CounterDataImage_Initialize_Params ci = {
+      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  ci.pPmSamplingObject = en.pPmSamplingObject;
+  ci.counterDataSize = data.size();
+  ci.pCounterData = data.data();
+  CK(cuptiPmSamplingCounterDataImageInitialize(&ci));
+
+  cuptiActivityFlushAll(1);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_kernels.clear();
+  }
+  CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+  st.pPmSamplingObject = en.pPmSamplingObject;
+  CK(cuptiPmSamplingStart(&st));
+  const double sampled = RunSteps(steps, sizes, x, y);
+  CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+  sp.pPmSamplingObject = en.pPmSamplingObject;
+  CK(cuptiPmSamplingStop(&sp));
+  CUpti_PmSampling_DecodeData_Params dd = {CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
+  dd.pPmSamplingObject = en.pPmSamplingObject;
+  dd.pCounterDataImage = data.data();
+  dd.counterDataImageSize = data.size();
+  CK(cuptiPmSamplingDecodeData(&dd));
+  CUpti_PmSampling_GetCounterDataInfo_Params inf = {CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
+  inf.pCounterDataImage = data.data();
+  inf.counterDataImageSize = data.size();
+  CK(cuptiPmSamplingGetCounterDataInfo(&inf));
+  cuptiActivityFlushAll(1);
+  printf("interval %llu ns, %d steps: median step %.3f ms plain, %.3f ms sampled (%.2fx); samples "
+         "total %zu populated %zu completed %zu; decode stop reason %d, overflow %d; kernels %zu\n",
+         (unsigned long long)interval, steps, plain, sampled, sampled / plain, inf.numTotalSamples,
+         inf.numPopulatedSamples, inf.numCompletedSamples, (int)dd.decodeStopReason, dd.overflow,
+         g_kernels.size());
+  // Per sample: its span and values; a sample inside a kernel (by time) counts for it.
+  std::sort(g_kernels.begin(), g_kernels.end(), [](auto& a, auto& b) { return a.start < b.start; });
+  std::vector<std::vector<double>> sum(5, std::vector<double>(metrics.size(), 0));
+  std::vector<int> count(5, 0);
+  uint64_t first_sample = 0, last_sample = 0;
+  for (size_t i = 0; i < inf.numCompletedSamples; ++i) {
+    CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
+        CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+    si.pPmSamplingObject = en.pPmSamplingObject;
+    si.pCounterDataImage = data.data();
+    si.counterDataImageSize = data.size();
+    si.sampleIndex = i;
+    CK(cuptiPmSamplingCounterDataGetSampleInfo(&si));
+    std::vector<double> v(metrics.size());
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    ev.pHostObject = hi.pHostObject;
+    ev.pCounterDataImage = data.data();
+    ev.counterDataImageSize = data.size();
+    ev.rangeIndex = i;
+    ev.ppMetricNames = metrics.data();
+    ev.numMetrics = metrics.size();
+    ev.pMetricValues = v.data();
+    CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+    if (i == 0) first_sample = si.startTimestamp;
+    last_sample = si.endTimestamp;
+    if (i < 3) {
+      printf("sample %zu: %llu..%llu (%llu ns):", i, (unsigned long long)si.startTimestamp,
+             (unsigned long long)si.endTimestamp,
+             (unsigned long long)(si.endTimestamp - si.startTimestamp));
+      for (size_t m = 0; m < v.size(); ++m) printf(" %s=%.4g", metrics[m], v[m]);
+      printf("\n");
+    }
+    const uint64_t mid = (si.startTimestamp + si.endTimestamp) / 2;
+    auto it = std::upper_bound(g_kernels.begin(), g_kernels.end(), mid,
+                               [](uint64_t t, const Kernel& k) { return t < k.start; });
+    int cls = 4;  // between kernels
+    if (it != g_kernels.begin()) {
+      const Kernel& k = *(it - 1);
+      if (mid <= k.end && si.startTimestamp >= k.start && si.endTimestamp <= k.end) {
+        cls = k.grid == (1 << 16) / 256 ? 0 : k.grid == (1 << 18) / 256 ? 1 : k.grid == (1 << 20) / 256 ? 2 : 3;
+      } else if (mid <= k.end) {
+        cls = -1;  // straddles a kernel's edge
+      }
+    }
+    if (cls < 0) continue;
+    ++count[cls];
+    for (size_t m = 0; m < v.size(); ++m) sum[cls][m] += v[m];
+  }
+  if (!g_kernels.empty()) {
+    printf("samples span %llu..%llu; kernels span %llu..%llu\n", (unsigned long long)first_sample,
+           (unsigned long long)last_sample, (unsigned long long)g_kernels.front().start,
+           (unsigned long long)g_kernels.back().end);
+  }
+  const char* label[5] = {"64K floats", "256K floats", "1M floats", "4M floats", "idle"};
+  for (int c = 0; c < 5; ++c) {
+    printf("%-12s %6d samples inside:", label[c], count[c]);
+    for (size_t m = 0; m < metrics.size(); ++m)
+      printf(" %s=%.4g", metrics[m], count[c] ? sum[c][m] / count[c] : 0.0);
+    printf("\n");
+  }
+  // Kernel durations by size, for reference.
+  std::vector<double> dur(4, 0);
+  std::vector<int> n(4, 0);
+  for (const Kernel& k : g_kernels) {
+    int c = k.grid == (1 << 16) / 256 ? 0 : k.grid == (1 << 18) / 256 ? 1 : k.grid == (1 << 20) / 256 ? 2 : 3;
+    dur[c] += k.end - k.start;
+    ++n[c];
+  }
+  for (int c = 0; c < 4; ++c) printf("%s: %d kernels, mean %.2f us\n", label[c], n[c], n[c] ? dur[c] / n[c] / 1e3 : 0);
+  return 0;
+}
