@@ -268,9 +268,10 @@ bool Fp64(const Context& c, const KernelCounters& k, double program_fp32, double
 
 void TopStall(const Context& c, const KernelCounters& k, std::vector<Finding>& out) {
   if (k.stalls.empty() || k.stalls.front().percent < c.t.stall_pct) return;
-  // Only a latency-bound kernel (its busiest unit under ncu's 60% line): where a unit is
-  // that busy, warps stall because of it, and the unit is what to work on.
-  if (LatencyShare(k) <= 1.0 - kBoundThresholdPercent / 100.0) return;
+  // Only a latency-bound kernel (or one without a verdict): where a unit is busy enough
+  // to bound the kernel (ncu's 60% line), warps stall because of it, and the unit is
+  // what to work on.
+  if (k.verdict.bound != Bound::kLatency && k.verdict.bound != Bound::kUnknown) return;
   const StallShare& top = k.stalls.front();
   const double share = top.percent / 100.0 * LatencyShare(k);
   Finding f = ForKernel(c, k, "dominant_stall", static_cast<double>(k.total_time_ns) * share);

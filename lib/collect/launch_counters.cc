@@ -40,6 +40,7 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   absl::MutexLock lock(&mu_);
   if (!active_) return;
+  HeldTimer held(this);
   if (IsGraphLaunch(domain, cbid)) {
     // Kernels of a graph are not seen one by one: keep them out of windows.
     if (cb->callbackSite == CUPTI_API_ENTER && planner_->rotate()) {
@@ -68,7 +69,6 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
   uint32_t& last = last_correlation[cb->callbackSite == CUPTI_API_EXIT ? 1 : 0];
   if (cb->correlationId != 0 && cb->correlationId == last) return;
   last = cb->correlationId;
-  HeldTimer held(this);
   if (cb->callbackSite == CUPTI_API_EXIT) {
     OnLaunchExit(cb);
   } else {

@@ -45,6 +45,7 @@ void CounterSampler::OnRegionPush(const std::vector<std::string>& stack) {
   // traced, so the measured instance goes without kernel records. Held before the
   // range starts (the switch costs time that must not fall in the range), and outside
   // mu_ (enabling kinds may wait for CUPTI).
+  HeldTimer held(this);  // switching kinds may wait for CUPTI; then the range starts
   kinds_->HoldPeriodicFlush(true);
   if (hold) kinds_->HoldGpuKinds(true);
   const bool started = StartRegion(stack, hold);
@@ -56,7 +57,6 @@ void CounterSampler::OnRegionPush(const std::vector<std::string>& stack) {
 // the Range Profiler calls (see counters.h).
 bool CounterSampler::StartRegion(const std::vector<std::string>& stack, bool hold) {
   absl::MutexLock lock(&mu_);
-  HeldTimer held(this);
   region_reserved_ = false;
   std::string path = absl::StrJoin(stack, "/");
   CUcontext ctx = active_ ? CurrentContext() : nullptr;
@@ -93,6 +93,7 @@ bool CounterSampler::StartRegion(const std::vector<std::string>& stack, bool hol
 
 void CounterSampler::OnRegionPop(const std::vector<std::string>& stack) {
   if (!region_mode_flag_.load(std::memory_order_relaxed)) return;
+  HeldTimer held(this);  // the range's end, its decode, giving the kinds back
   bool release = false;
   {
     absl::MutexLock lock(&mu_);
@@ -100,7 +101,6 @@ void CounterSampler::OnRegionPop(const std::vector<std::string>& stack) {
         region_->thread != std::this_thread::get_id()) {
       return;
     }
-    HeldTimer held(this);
     release = CloseRegion(true);
     Progress();
   }

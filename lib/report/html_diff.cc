@@ -26,7 +26,8 @@ std::string NumCell(double value, absl::string_view text, const char* cls = "num
   const double v = std::isnan(value)   ? 0.0
                    : std::isinf(value) ? std::copysign(1e300, value)
                                        : value;
-  return absl::StrCat("<td class=\"", cls, "\" data-v=\"", v, "\">", Esc(text), "</td>");
+  return absl::StrCat("<td class=\"", cls, "\" data-v=\"", absl::StrFormat("%.15g", v), "\">",
+                      Esc(text), "</td>");
 }
 
 std::string Duration(uint64_t ns) { return NumCell(double(ns), FormatDuration(double(ns))); }
@@ -169,7 +170,8 @@ void AppendMemory(const std::vector<TotalsDelta>& rows, std::string& out) {
   out += "</tbody></table>\n</section>\n";
 }
 
-void AppendApi(const std::vector<TotalsDelta>& rows, std::string& out) {
+void AppendApi(const analysis::Comparison& c, std::string& out) {
+  const std::vector<TotalsDelta>& rows = c.api;
   absl::StrAppend(&out, "<section id=\"api\"><h2>CUDA API calls (", rows.size(), " names)</h2>\n");
   if (rows.empty()) {
     out += "<p>No CUDA API call in either profile.</p>\n</section>\n";
@@ -182,9 +184,14 @@ void AppendApi(const std::vector<TotalsDelta>& rows, std::string& out) {
              {"Call", "Sync", "Base total", "New total", "Change", "Change %", "Base calls",
               "New calls", "Calls %"},
              out);
-  const size_t shown = std::min(rows.size(), kHtmlMaxRows);
-  for (size_t i = 0; i < shown; ++i) {
-    const TotalsDelta& d = rows[i];
+  // The rows the text and JSON show: the first kHtmlMaxRows and every synchronizing
+  // call after them.
+  TotalsDelta rest;
+  const std::vector<const TotalsDelta*> picked =
+      ShownApiRows(c, static_cast<int>(kHtmlMaxRows), &rest);
+  const size_t shown = picked.size();
+  for (const TotalsDelta* row : picked) {
+    const TotalsDelta& d = *row;
     absl::StrAppend(&out, "<tr><td class=\"name\">", Esc(d.name), "</td><td>",
                     d.synchronizing ? "sync" : "", "</td>", Duration(d.base.total_ns),
                     Duration(d.next.total_ns), ChangeCell(d.time_change_ns()),
@@ -249,7 +256,7 @@ std::string RenderHtmlDiff(const analysis::Comparison& c, const std::string& bas
   AppendDeltas("kernels", "Kernels", c.kernels, false, out);
   AppendDeltas("regions", "Regions", c.regions, true, out);
   AppendMemory(c.memory, out);
-  AppendApi(c.api, out);
+  AppendApi(c, out);
   AppendVerdicts(c.verdicts, out);
   absl::StrAppend(&out, "</main>\n<script>", HtmlScript(), kDiffScript,
                   "</script>\n</body></html>\n");

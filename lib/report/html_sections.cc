@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "lib/report/format.h"
 #include "lib/report/html_escape.h"
@@ -19,7 +20,8 @@ std::string Esc(absl::string_view s) { return HtmlEscape(s); }
 
 // A table cell sorted by `value` and showing `text`.
 std::string NumCell(double value, absl::string_view text) {
-  return absl::StrCat("<td class=\"num\" data-v=\"", std::isfinite(value) ? value : 0.0, "\">",
+  return absl::StrCat("<td class=\"num\" data-v=\"",
+                      absl::StrFormat("%.15g", std::isfinite(value) ? value : 0.0), "\">",
                       Esc(text), "</td>");
 }
 

@@ -120,5 +120,19 @@ TEST(HtmlDiffTest, LongTablesAreCut) {
   EXPECT_THAT(kernels, HasSubstr("5 more kernels not shown"));
 }
 
+TEST(HtmlDiffTest, SyncCallsPastTheCutStayAsInTheText) {
+  analysis::Comparison c;
+  for (size_t i = 0; i < kHtmlMaxRows + 5; ++i) {
+    analysis::TotalsDelta d;
+    d.name = "cuCall" + std::to_string(i);
+    d.synchronizing = i == kHtmlMaxRows + 3;  // a synchronizing call past the cut
+    c.api.push_back(d);
+  }
+  const std::string api = Section(RenderHtmlDiff(c, "a", "b"), "api");
+  EXPECT_THAT(api, HasSubstr(">cuCall999</td>"));
+  EXPECT_THAT(api, Not(HasSubstr(">cuCall1000</td>")));
+  EXPECT_THAT(api, HasSubstr(">cuCall1003</td>"));
+}
+
 }  // namespace
 }  // namespace cuscope::report
