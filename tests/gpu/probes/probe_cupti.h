@@ -1,0 +1,100 @@
+// What the development probes (tests/gpu/probes/*.cu, built by hand with nvcc) share:
+// a CUPTI call that must succeed, and a metric configuration from the Profiler Host API.
+#ifndef CUSCOPE_TESTS_GPU_PROBES_PROBE_CUPTI_H_
+#define CUSCOPE_TESTS_GPU_PROBES_PROBE_CUPTI_H_
+
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                \
+  do {                                                       \
+    CUptiResult r_ = (x);                                    \
+    if (r_) {                                                \
+      const char* s;                                         \
+      cuptiGetResultString(r_, &s);                          \
+      printf("%s:%d %s -> %s\n", __FILE__, __LINE__, #x, s); \
+      exit(1);                                               \
+    }                                                        \
+  } while (0)
+
+// A host object holding `metrics`, its configuration image and the passes it needs.
+struct HostConfig {
+  CUpti_Profiler_Host_Object* host = nullptr;
+  std::vector<uint8_t> image;
+  size_t passes = 0;
+};
+
+// The chip of device 0 (after cuptiProfilerInitialize).
+inline const char* ProbeChip() {
+  CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  CK(cuptiDeviceGetChipName(&cn));
+  return cn.pChipName;
+}
+
+// Builds the configuration; on failure the host object is released and the error
+// returned (out->host stays null).
+inline CUptiResult TryHostConfig(const char* chip, CUpti_ProfilerType type,
+                                 const std::vector<const char*>& metrics, HostConfig* out) {
+  CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+  hi.profilerType = type;
+  hi.pChipName = chip;
+  CUptiResult r = cuptiProfilerHostInitialize(&hi);
+  if (r != CUPTI_SUCCESS) return r;
+  CUpti_Profiler_Host_ConfigAddMetrics_Params am = {
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+  am.pHostObject = hi.pHostObject;
+  am.ppMetricNames = const_cast<const char**>(metrics.data());
+  am.numMetrics = metrics.size();
+  r = cuptiProfilerHostConfigAddMetrics(&am);
+  CUpti_Profiler_Host_GetConfigImageSize_Params cs = {
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+  cs.pHostObject = hi.pHostObject;
+  if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetConfigImageSize(&cs);
+  std::vector<uint8_t> image(r == CUPTI_SUCCESS ? cs.configImageSize : 0);
+  CUpti_Profiler_Host_GetConfigImage_Params gi = {
+      CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+  gi.pHostObject = hi.pHostObject;
+  gi.configImageSize = image.size();
+  gi.pConfigImage = image.data();
+  if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetConfigImage(&gi);
+  CUpti_Profiler_Host_GetNumOfPasses_Params np = {
+      CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+  np.configImageSize = image.size();
+  np.pConfigImage = image.data();
+  if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetNumOfPasses(&np);
+  if (r != CUPTI_SUCCESS) {
+    CUpti_Profiler_Host_Deinitialize_Params d = {
+        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    d.pHostObject = hi.pHostObject;
+    cuptiProfilerHostDeinitialize(&d);
+    return r;
+  }
+  out->host = hi.pHostObject;
+  out->image = std::move(image);
+  out->passes = np.numOfPasses;
+  return CUPTI_SUCCESS;
+}
+
+inline HostConfig MakeHostConfig(const char* chip, CUpti_ProfilerType type,
+                                 const std::vector<const char*>& metrics) {
+  HostConfig c;
+  CK(TryHostConfig(chip, type, metrics, &c));
+  return c;
+}
+
+inline void ReleaseHostConfig(HostConfig& c) {
+  if (c.host == nullptr) return;
+  CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+  d.pHostObject = c.host;
+  cuptiProfilerHostDeinitialize(&d);
+  c.host = nullptr;
+}
+
+#endif  // CUSCOPE_TESTS_GPU_PROBES_PROBE_CUPTI_H_
