@@ -10,6 +10,7 @@
 #include "lib/model/demangle.h"
 #include "lib/report/diff_totals.h"
 #include "lib/report/format.h"
+#include "lib/report/html_cells.h"
 #include "lib/report/html_escape.h"
 #include "lib/report/html_sections.h"
 #include "lib/report/output_file.h"
@@ -26,8 +27,7 @@ std::string NumCell(double value, absl::string_view text, const char* cls = "num
   const double v = std::isnan(value)   ? 0.0
                    : std::isinf(value) ? std::copysign(1e300, value)
                                        : value;
-  return absl::StrCat("<td class=\"", cls, "\" data-v=\"", absl::StrFormat("%.15g", v), "\">",
-                      Esc(text), "</td>");
+  return HtmlNumCell(v, text, cls);
 }
 
 std::string Duration(uint64_t ns) { return NumCell(double(ns), FormatDuration(double(ns))); }
@@ -63,7 +63,7 @@ void AppendMore(size_t total, size_t shown, absl::string_view what, std::string&
 }
 
 void AppendKv(absl::string_view key, absl::string_view value, std::string& out) {
-  absl::StrAppend(&out, "<tr><th>", Esc(key), "</th><td>", Esc(value), "</td></tr>\n");
+  out += HtmlKeyValueRow(key, value);
 }
 
 void AppendTotals(const analysis::Comparison& c, const std::string& base_label,

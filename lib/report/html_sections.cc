@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "lib/report/format.h"
+#include "lib/report/html_cells.h"
 #include "lib/report/html_escape.h"
 #include "lib/report/number_format.h"
 #include "lib/report/roofline_svg.h"
@@ -18,17 +19,15 @@ namespace {
 
 std::string Esc(absl::string_view s) { return HtmlEscape(s); }
 
-// A table cell sorted by `value` and showing `text`.
+// A table cell sorted by `value` (0 when not finite) and showing `text`.
 std::string NumCell(double value, absl::string_view text) {
-  return absl::StrCat("<td class=\"num\" data-v=\"",
-                      absl::StrFormat("%.15g", std::isfinite(value) ? value : 0.0), "\">",
-                      Esc(text), "</td>");
+  return HtmlNumCell(std::isfinite(value) ? value : 0.0, text);
 }
 
 std::string Dim(const model::Dim3& d) { return absl::StrCat(d.x, "x", d.y, "x", d.z); }
 
 void AppendRow(absl::string_view key, absl::string_view value, std::string& out) {
-  absl::StrAppend(&out, "<tr><th>", Esc(key), "</th><td>", Esc(value), "</td></tr>\n");
+  out += HtmlKeyValueRow(key, value);
 }
 
 void AppendMore(size_t total, size_t shown, absl::string_view what, std::string& out) {
