@@ -13,22 +13,14 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include "probe_cupti.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#define CK(x)                                                \
-  do {                                                       \
-    CUptiResult r_ = (x);                                    \
-    if (r_) {                                                \
-      const char* s;                                         \
-      cuptiGetResultString(r_, &s);                          \
-      printf("%s:%d %s -> %s\n", __FILE__, __LINE__, #x, s); \
-      exit(1);                                               \
-    }                                                        \
-  } while (0)
 
 __global__ void produce(float* y, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -59,30 +51,8 @@ int main(int argc, char** argv) {
   cuCtxGetCurrent(&ctx);
   CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CK(cuptiProfilerInitialize(&pi));
-  CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  CK(cuptiDeviceGetChipName(&cn));
-  CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-  hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-  hi.pChipName = cn.pChipName;
-  CK(cuptiProfilerHostInitialize(&hi));
-  CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-  am.pHostObject = hi.pHostObject;
-  am.ppMetricNames = metrics.data();
-  am.numMetrics = metrics.size();
-  CK(cuptiProfilerHostConfigAddMetrics(&am));
-  CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-  cs.pHostObject = hi.pHostObject;
-  CK(cuptiProfilerHostGetConfigImageSize(&cs));
-  std::vector<uint8_t> img(cs.configImageSize);
-  CUpti_Profiler_Host_GetConfigImage_Params gi = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-  gi.pHostObject = hi.pHostObject;
-  gi.configImageSize = img.size();
-  gi.pConfigImage = img.data();
-  CK(cuptiProfilerHostGetConfigImage(&gi));
-  CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-  np.configImageSize = img.size();
-  np.pConfigImage = img.data();
-  CK(cuptiProfilerHostGetNumOfPasses(&np));
+  HostConfig config = MakeHostConfig(ProbeChip(), CUPTI_PROFILER_TYPE_RANGE_PROFILER, metrics);
+  std::vector<uint8_t>& img = config.image;
   CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   en.ctx = ctx;
   CK(cuptiRangeProfilerEnable(&en));
@@ -129,7 +99,7 @@ int main(int argc, char** argv) {
   std::vector<double> v(metrics.size());
   CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
       CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-  ev.pHostObject = hi.pHostObject;
+  ev.pHostObject = config.host;
   ev.pCounterDataImage = data.data();
   ev.counterDataImageSize = data.size();
   ev.rangeIndex = 0;
@@ -137,7 +107,7 @@ int main(int argc, char** argv) {
   ev.numMetrics = metrics.size();
   ev.pMetricValues = v.data();
   CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
-  printf("passes %zu:", np.numOfPasses);
+  printf("passes %zu:", config.passes);
   for (size_t i = 0; i < metrics.size(); ++i) {
     if (names[i].rfind("dram", 0) == 0 || names[i].rfind("gpu__time", 0) == 0 ||
         names[i].rfind("lts__t_bytes", 0) == 0)

@@ -15,6 +15,8 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include "probe_cupti.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,16 +26,6 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                \
-  do {                                                       \
-    CUptiResult r_ = (x);                                    \
-    if (r_) {                                                \
-      const char* s;                                         \
-      cuptiGetResultString(r_, &s);                          \
-      printf("%s:%d %s -> %s\n", __FILE__, __LINE__, #x, s); \
-      exit(1);                                               \
-    }                                                        \
-  } while (0)
 
 __global__ void axpy(int n, float a, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -102,82 +94,36 @@ int main(int argc, char** argv) {
 
   CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CK(cuptiProfilerInitialize(&pi));
-  CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  CK(cuptiDeviceGetChipName(&cn));
-  // Each metric alone in a fresh host object: accepted, and in how many passes (PM
-  // sampling takes one-pass configurations only).
-  auto host_for = [&](const std::vector<const char*>& ms, size_t* passes,
-                      CUpti_Profiler_Host_Initialize_Params* out) -> CUptiResult {
-    CUpti_Profiler_Host_Initialize_Params h = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    h.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    h.pChipName = cn.pChipName;
-    CUptiResult r = cuptiProfilerHostInitialize(&h);
-    if (r != CUPTI_SUCCESS) return r;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    am.pHostObject = h.pHostObject;
-    am.ppMetricNames = const_cast<const char**>(ms.data());
-    am.numMetrics = ms.size();
-    r = cuptiProfilerHostConfigAddMetrics(&am);
-    if (r == CUPTI_SUCCESS) {
-      CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-      cs.pHostObject = h.pHostObject;
-      r = cuptiProfilerHostGetConfigImageSize(&cs);
-      std::vector<uint8_t> im(cs.configImageSize);
-      CUpti_Profiler_Host_GetConfigImage_Params g = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-      g.pHostObject = h.pHostObject;
-      g.configImageSize = im.size();
-      g.pConfigImage = im.data();
-      if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetConfigImage(&g);
-      CUpti_Profiler_Host_GetNumOfPasses_Params n = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-      n.configImageSize = im.size();
-      n.pConfigImage = im.data();
-      if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetNumOfPasses(&n);
-      *passes = n.numOfPasses;
-    }
-    if (out != nullptr && r == CUPTI_SUCCESS) {
-      *out = h;
-    } else {
-      CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-      d.pHostObject = h.pHostObject;
-      cuptiProfilerHostDeinitialize(&d);
-    }
-    return r;
-  };
+  const char* chip = ProbeChip();
+  // Each metric alone: accepted, and in how many passes (PM sampling takes one-pass
+  // configurations only).
   std::vector<std::string> names;
   std::stringstream in(list);
   for (std::string m; std::getline(in, m, ',');) {
-    size_t passes = 0;
-    CUptiResult r = host_for({m.c_str()}, &passes, nullptr);
+    HostConfig one;
+    CUptiResult r = TryHostConfig(chip, CUPTI_PROFILER_TYPE_PM_SAMPLING, {m.c_str()}, &one);
     const char* s;
     cuptiGetResultString(r, &s);
-    printf("metric %s: %s, %zu pass(es)\n", m.c_str(), r == CUPTI_SUCCESS ? "accepted" : s, passes);
-    if (r == CUPTI_SUCCESS && passes == 1) names.push_back(m);
+    printf("metric %s: %s, %zu pass(es)\n", m.c_str(), r == CUPTI_SUCCESS ? "accepted" : s,
+           one.passes);
+    if (r == CUPTI_SUCCESS && one.passes == 1) names.push_back(m);
+    ReleaseHostConfig(one);
   }
   if (names.empty()) return 1;
   std::vector<const char*> metrics;
   for (auto& m : names) metrics.push_back(m.c_str());
-  CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-  size_t passes = 0;
-  while (!metrics.empty() && (host_for(metrics, &passes, &hi) != CUPTI_SUCCESS || passes != 1)) {
-    if (hi.pHostObject != nullptr) {
-      CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-      d.pHostObject = hi.pHostObject;
-      cuptiProfilerHostDeinitialize(&d);
-      hi.pHostObject = nullptr;
+  HostConfig config;
+  while (!metrics.empty()) {
+    if (TryHostConfig(chip, CUPTI_PROFILER_TYPE_PM_SAMPLING, metrics, &config) == CUPTI_SUCCESS &&
+        config.passes == 1) {
+      break;
     }
-    printf("together in %zu passes: dropping %s\n", passes, metrics.back());
+    printf("together in %zu passes: dropping %s\n", config.passes, metrics.back());
+    ReleaseHostConfig(config);
     metrics.pop_back();
   }
   if (metrics.empty()) return 1;
-  CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-  cs.pHostObject = hi.pHostObject;
-  CK(cuptiProfilerHostGetConfigImageSize(&cs));
-  std::vector<uint8_t> img(cs.configImageSize);
-  CUpti_Profiler_Host_GetConfigImage_Params gi = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-  gi.pHostObject = hi.pHostObject;
-  gi.configImageSize = img.size();
-  gi.pConfigImage = img.data();
-  CK(cuptiProfilerHostGetConfigImage(&gi));
+  std::vector<uint8_t>& img = config.image;
 
   CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
   en.deviceIndex = 0;
@@ -249,7 +195,7 @@ int main(int argc, char** argv) {
     std::vector<double> v(metrics.size());
     CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
         CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-    ev.pHostObject = hi.pHostObject;
+    ev.pHostObject = config.host;
     ev.pCounterDataImage = data.data();
     ev.counterDataImageSize = data.size();
     ev.rangeIndex = i;

@@ -18,6 +18,8 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include "probe_cupti.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,16 +28,6 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                           \
-  do {                                                                  \
-    CUptiResult r_ = (x);                                               \
-    if (r_) {                                                           \
-      const char* s;                                                    \
-      cuptiGetResultString(r_, &s);                                     \
-      printf("%s:%d %s -> %s\n", __FILE__, __LINE__, #x, s);            \
-      exit(1);                                                          \
-    }                                                                   \
-  } while (0)
 
 __global__ void axpy(int n, float a, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -87,8 +79,9 @@ int main(int argc, char** argv) {
                                    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"});
   bool profiling = mode != "none";
   CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-  std::vector<uint8_t> img, data;
+  HostConfig config;
+  std::vector<uint8_t>& img = config.image;
+  std::vector<uint8_t> data;
   const size_t kMaxRanges = 512;
   auto init_data = [&]() {
     CUpti_RangeProfiler_GetCounterDataSize_Params ds = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -125,32 +118,13 @@ int main(int argc, char** argv) {
   if (profiling) {
     CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     CK(cuptiProfilerInitialize(&pi));
-    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    CK(cuptiDeviceGetChipName(&cn));
-    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hi.pChipName = cn.pChipName;
-    CK(cuptiProfilerHostInitialize(&hi));
-    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    am.pHostObject = hi.pHostObject;
-    am.ppMetricNames = metrics.data();
-    am.numMetrics = metrics.size();
-    CK(cuptiProfilerHostConfigAddMetrics(&am));
-    CUpti_Profiler_Host_GetConfigImageSize_Params cs = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-    cs.pHostObject = hi.pHostObject;
-    CK(cuptiProfilerHostGetConfigImageSize(&cs));
-    img.resize(cs.configImageSize);
-    CUpti_Profiler_Host_GetConfigImage_Params gi = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-    gi.pHostObject = hi.pHostObject;
-    gi.configImageSize = img.size();
-    gi.pConfigImage = img.data();
-    CK(cuptiProfilerHostGetConfigImage(&gi));
+    config = MakeHostConfig(ProbeChip(), CUPTI_PROFILER_TYPE_RANGE_PROFILER, metrics);
     en.ctx = ctx;
     CK(cuptiRangeProfilerEnable(&en));
     init_data();
     set_config(0);
   }
   std::vector<double> ms;
-  size_t pass = 0;
   int samples = 0, decoded = 0, dropped = 0;
   std::vector<double> first_values;
   char name[32];
@@ -182,7 +156,6 @@ int main(int argc, char** argv) {
       CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
       sp.pRangeProfilerObject = en.pRangeProfilerObject;
       CK(cuptiRangeProfilerStop(&sp));
-      pass = sp.passIndex;
       if (sp.isAllPassSubmitted) {
         CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
         dd.pRangeProfilerObject = en.pRangeProfilerObject;
@@ -200,7 +173,7 @@ int main(int argc, char** argv) {
             std::vector<double> v(metrics.size());
             CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
                 CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-            ev.pHostObject = hi.pHostObject;
+            ev.pHostObject = config.host;
             ev.pCounterDataImage = data.data();
             ev.counterDataImageSize = data.size();
             ev.rangeIndex = r;
@@ -213,7 +186,6 @@ int main(int argc, char** argv) {
         }
         init_data();
         set_config(0);
-        pass = 0;
       }
     }
     cudaDeviceSynchronize();
