@@ -12,8 +12,7 @@ std::string HtmlNumCell(double sort_key, absl::string_view text, absl::string_vi
 }
 
 std::string HtmlKeyValueRow(absl::string_view key, absl::string_view value) {
-  return absl::StrCat("<tr><th>", HtmlEscape(key), "</th><td>", HtmlEscape(value),
-                      "</td></tr>\n");
+  return absl::StrCat("<tr><th>", HtmlEscape(key), "</th><td>", HtmlEscape(value), "</td></tr>\n");
 }
 
 }  // namespace cuscope::report
