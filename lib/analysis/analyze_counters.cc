@@ -14,6 +14,7 @@
 #include "lib/analysis/counter_derive.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/summary.h"
+#include "lib/model/checked.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -115,7 +116,7 @@ struct KernelGroup {
   // The ranking time: unmeasured mean x launches when some were not measured.
   uint64_t RankTime() const {
     if (unmeasured > 0 && unmeasured < timed) {
-      return static_cast<uint64_t>(double(unmeasured_ns) / double(unmeasured) * double(timed));
+      return model::SaturatingFromDouble(double(unmeasured_ns) / double(unmeasured) * double(timed));
     }
     return total_ns;
   }
@@ -188,7 +189,7 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p,
     }
     DeriveCounters(k, ceilings[k.device_id], p.FindDevice(k.device_id));
     if (k.launches == 0) {
-      k.total_time_ns = static_cast<uint64_t>(std::max(0.0, k.duration_ns) * double(k.sets));
+      k.total_time_ns = model::SaturatingFromDouble(k.duration_ns * double(k.sets));
     }
     out.push_back(std::move(k));
   }

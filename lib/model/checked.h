@@ -25,6 +25,14 @@ inline uint64_t SaturatingMul(uint64_t a, uint64_t b) {
   return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
 }
 
+// A non-negative real as an unsigned number (truncated): 0 for negatives and NaN,
+// UINT64_MAX for values at or above 2^64 (a cast would be undefined there).
+inline uint64_t SaturatingFromDouble(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= 18446744073709551616.0) return std::numeric_limits<uint64_t>::max();
+  return static_cast<uint64_t>(v);
+}
+
 // next - base as a signed number, clamped to [INT64_MIN + 1, INT64_MAX] (so that
 // its magnitude, SaturatingAbs, always fits too).
 inline int64_t SaturatingDifference(uint64_t next, uint64_t base) {

@@ -3,6 +3,7 @@
 // wrapping, and differences keep their sign.
 #include "lib/model/checked.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <sstream>
@@ -32,6 +33,11 @@ TEST(Checked, SaturatingArithmetic) {
   EXPECT_EQ(model::SaturatingDifference(kU64Max, 0), kI64Max);
   EXPECT_EQ(model::SaturatingDifference(0, kU64Max), -kI64Max);
   EXPECT_EQ(model::Magnitude(std::numeric_limits<int64_t>::min()), uint64_t{1} << 63);
+  EXPECT_EQ(model::SaturatingFromDouble(2.9), 2u);
+  EXPECT_EQ(model::SaturatingFromDouble(-1), 0u);
+  EXPECT_EQ(model::SaturatingFromDouble(NAN), 0u);
+  EXPECT_EQ(model::SaturatingFromDouble(1e300), kU64Max);
+  EXPECT_EQ(model::SaturatingFromDouble(INFINITY), kU64Max);
 }
 
 // Five launches of 2^62 ns each: the total no longer wraps to 2^62 (wrapped totals

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -570,11 +571,13 @@ TEST(MissingMetricsTest, NoCrashAndUnknownVerdict) {
          {{m::kDuration, 100}, {m::kFfma, 50}, {m::kDramBytes, 0}});
   AddSet(p, "zero_duration", {4, 1, 1}, {1, 1, 1}, {{m::kDuration, 0}, {m::kFfma, 50}});
   AddSet(p, "nan", {5, 1, 1}, {1, 1, 1}, {{m::kDuration, NAN}, {m::kFfma, INFINITY}});
+  // A damaged file's duration past 2^64 ns: the time saturates (the fuzzer's find).
+  AddSet(p, "huge", {6, 1, 1}, {1, 1, 1}, {{m::kDuration, 1e300}});
   // A region (no grid).
   AddSet(p, "region", {0, 0, 0}, {0, 0, 0}, {{m::kDuration, 100}}, {},
          model::CounterStrategy::kUserRange);
   const std::vector<KernelCounters> all = AnalyzeCounters(p);
-  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all.size(), 7u);
   for (const KernelCounters& k : all) {
     EXPECT_EQ(k.verdict.bound, Bound::kUnknown) << k.name;
     EXPECT_FALSE(Reason(k).empty()) << k.name;
@@ -595,6 +598,7 @@ TEST(MissingMetricsTest, NoCrashAndUnknownVerdict) {
   EXPECT_TRUE(r->region);
   EXPECT_FALSE(r->verdict.small_grid);
   EXPECT_EQ(Find(all, "nan")->duration_ns, 0);
+  EXPECT_EQ(Find(all, "huge")->total_time_ns, std::numeric_limits<uint64_t>::max());
   const Ceilings c = ComputeCeilings(p, 0);
   EXPECT_FALSE(c.valid);
   // The empty profile.
