@@ -116,7 +116,8 @@ struct KernelGroup {
   // The ranking time: unmeasured mean x launches when some were not measured.
   uint64_t RankTime() const {
     if (unmeasured > 0 && unmeasured < timed) {
-      return model::SaturatingFromDouble(double(unmeasured_ns) / double(unmeasured) * double(timed));
+      return model::SaturatingFromDouble(double(unmeasured_ns) / double(unmeasured) *
+                                         double(timed));
     }
     return total_ns;
   }
