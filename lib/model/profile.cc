@@ -116,7 +116,7 @@ bool OverheadRecord::operator==(const OverheadRecord& o) const {
 size_t Profile::record_count() const {
   return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
          event_records.size() + ranges.size() + overheads.size() + counters.size() +
-         device_metrics.size();
+         device_metrics.size() + sample_configs.size() + samples.size();
 }
 
 double CounterSet::value(const StringTable& strings, std::string_view metric,
@@ -137,6 +137,15 @@ bool DeviceMetric::operator==(const DeviceMetric& o) const {
   return std::tie(device_id, metric, value) == std::tie(o.device_id, o.metric, o.value);
 }
 
+bool GpuSampleConfig::operator==(const GpuSampleConfig& o) const {
+  return device_id == o.device_id && interval_ns == o.interval_ns && metrics == o.metrics;
+}
+
+bool GpuSample::operator==(const GpuSample& o) const {
+  return device_id == o.device_id && start_ns == o.start_ns && end_ns == o.end_ns &&
+         values == o.values;
+}
+
 void Profile::ClearRecords() {
   kernels.clear();
   memcpys.clear();
@@ -148,6 +157,8 @@ void Profile::ClearRecords() {
   overheads.clear();
   counters.clear();
   device_metrics.clear();
+  sample_configs.clear();
+  samples.clear();
 }
 
 namespace {

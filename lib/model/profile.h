@@ -298,6 +298,25 @@ struct DeviceMetric {
   bool operator==(const DeviceMetric& o) const;
 };
 
+// GPU metrics sampled at a fixed interval of GPU time (CUPTI PM sampling), as nsys's
+// GPU metrics are: one configuration of metrics per device, named once here.
+struct GpuSampleConfig {
+  uint32_t device_id = 0;
+  uint64_t interval_ns = 0;       // the interval asked for
+  std::vector<StringId> metrics;  // metric names, in the order of GpuSample::values
+  bool operator==(const GpuSampleConfig& o) const;
+};
+
+// One sample: the device's metrics over [start_ns, end_ns), on the kernel records'
+// clock. `values` are in the order of its device's GpuSampleConfig::metrics.
+struct GpuSample {
+  uint32_t device_id = 0;
+  uint64_t start_ns = 0, end_ns = 0;
+  std::vector<double> values;
+  uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  bool operator==(const GpuSample& o) const;
+};
+
 // A whole profile, or (while collecting) a batch of new records that share the
 // collector's growing string table.
 struct Profile {
@@ -314,6 +333,8 @@ struct Profile {
   std::vector<OverheadRecord> overheads;
   std::vector<CounterSet> counters;
   std::vector<DeviceMetric> device_metrics;
+  std::vector<GpuSampleConfig> sample_configs;
+  std::vector<GpuSample> samples;
   // The advisor's findings stored in the file (ranked), or nullopt when the file has
   // none stored (written before findings existed, or not finished): the readers then
   // compute them (lib/analysis/advise.h).
@@ -328,14 +349,24 @@ struct Profile {
     return nullptr;
   }
   size_t record_count() const;
-  // The records of the program's own work: all but CUPTI's overhead records and
-  // cuscope's device probes (a process that did no CUDA work still gets those).
+  // The records of the program's own work: all but CUPTI's overhead records,
+  // cuscope's device probes and GPU samples (a process that did no CUDA work still
+  // gets those).
   size_t work_record_count() const {
-    return record_count() - overheads.size() - device_metrics.size();
+    return record_count() - overheads.size() - device_metrics.size() - sample_configs.size() -
+           samples.size();
+  }
+  // The sample configuration of a device, or nullptr.
+  const GpuSampleConfig* FindSampleConfig(uint32_t device_id) const {
+    for (const GpuSampleConfig& c : sample_configs) {
+      if (c.device_id == device_id) return &c;
+    }
+    return nullptr;
   }
   // Clears the record vectors, keeping run info, devices and strings.
   void ClearRecords();
-  // Earliest start and latest end over all records (0, 0 when there are none).
+  // Earliest start and latest end over all records but GPU samples (0, 0 when there
+  // are none).
   std::pair<uint64_t, uint64_t> TimeSpan() const;
 };
 
