@@ -86,4 +86,16 @@ std::vector<std::string> ExpandMetrics(const std::vector<std::string>& requested
   return out;
 }
 
+const std::vector<std::string>& DefaultSampledMetrics() {
+  static const auto* const kMetrics = new std::vector<std::string>{
+      kSampledSmCyclesElapsed, kSampledSmCyclesActive, kSampledTensorPct, kSampledDramPct,
+      kSampledInstExecuted,    kSampledDramRead,       kSampledDramWrite, kSampledL2Bytes};
+  return *kMetrics;
+}
+
+bool IsSampledRate(const std::string& metric) {
+  return metric.find(".pct_of_peak") != std::string::npos ||
+         metric.find(".per_") != std::string::npos || metric.find(".ratio") != std::string::npos;
+}
+
 }  // namespace cuscope::metrics

@@ -130,6 +130,26 @@ inline constexpr const char kGlobalLdRequests[] = "l1tex__t_requests_pipe_lsu_me
 inline constexpr const char kGlobalStSectors[] = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 inline constexpr const char kGlobalStRequests[] = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
 
+// GPU metrics sampling (CUPTI PM sampling; model::GpuSample): counters read every
+// interval of GPU time, for every kernel at once. One-pass metrics only; each is a
+// count over the sample (additive in time) unless it is a rate (IsSampledRate).
+inline constexpr const char kSampledSmCyclesElapsed[] = "sm__cycles_elapsed.avg";
+inline constexpr const char kSampledSmCyclesActive[] = "sm__cycles_active.avg";
+inline constexpr const char kSampledInstExecuted[] = "sm__inst_executed.sum";
+inline constexpr const char kSampledTensorPct[] =
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kSampledDramPct[] =
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kSampledDramRead[] = "dram__bytes_read.sum";
+inline constexpr const char kSampledDramWrite[] = "dram__bytes_write.sum";
+inline constexpr const char kSampledL2Bytes[] = "lts__t_bytes.sum";
+// Asked for by default, most wanted first: when a chip cannot sample them all in one
+// pass, the last ones are left out.
+const std::vector<std::string>& DefaultSampledMetrics();
+// True for a metric that is a rate over the sample (a percentage, per second, per
+// cycle, a ratio): averaged over time, not summed.
+bool IsSampledRate(const std::string& metric);
+
 // The named sets: "roofline", "sol", "occupancy", "stalls", "memory", "full".
 const std::vector<std::string>& SetNames();
 // The metrics of a named set (empty if the name is not a set).

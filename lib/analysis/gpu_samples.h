@@ -1,0 +1,71 @@
+// What the GPU metrics sampled at a fixed interval (model::GpuSample, CUPTI PM
+// sampling) say about each kernel and each device. Pure: profile in, rows out.
+//
+// A sample belongs to a kernel when it lies wholly inside one of its launches while
+// no other kernel runs on the device: samples across a launch's edges, in gaps, or
+// over concurrent kernels are left out (they count for the device, not a kernel).
+// Per kernel name, a count metric (bytes, cycles, instructions) is summed over its
+// samples and divided by their time; a rate metric (a percentage of peak) is
+// averaged over their time. Kernels shorter than the interval hold no whole sample.
+#ifndef CUSCOPE_LIB_ANALYSIS_GPU_SAMPLES_H_
+#define CUSCOPE_LIB_ANALYSIS_GPU_SAMPLES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/model/profile.h"
+
+namespace cuscope::analysis {
+
+// Sampled metrics over some samples (a kernel's, or a device's), and what they
+// make, each unset when a metric it needs was not sampled.
+struct SampledRates {
+  uint64_t samples = 0;
+  uint64_t sampled_ns = 0;  // total time of the samples
+  // Each sampled metric: a count per second, or a rate averaged over time.
+  std::vector<std::pair<std::string, double>> values;
+  std::optional<double> sm_active_pct;   // SM cycles active / elapsed
+  std::optional<double> issue_pct;       // instructions / (SMs x 4 per cycle x cycles)
+  std::optional<double> tensor_pct;      // tensor pipe, % of peak
+  std::optional<double> dram_pct;        // DRAM throughput, % of peak
+  std::optional<double> dram_bytes_per_s;  // read + write
+  std::optional<double> l2_bytes_per_s;
+  std::optional<double> sm_clock_hz;  // SM cycles elapsed per second
+};
+
+struct SampledKernel {
+  uint32_t device_id = 0;
+  std::string name;  // demangled
+  uint64_t launches = 0;
+  uint64_t kernel_ns = 0;  // total time of its launches with usable times
+  SampledRates rates;
+  // Share of its time its samples cover (0..100).
+  double coverage_pct() const {
+    return kernel_ns > 0 ? 100.0 * double(rates.sampled_ns) / double(kernel_ns) : 0;
+  }
+};
+
+struct SampledDevice {
+  uint32_t device_id = 0;
+  uint64_t interval_ns = 0;
+  std::vector<std::string> metrics;  // as configured
+  SampledRates all;                  // every sample
+  SampledRates in_kernels;           // samples that lie inside any kernel(s)
+  uint64_t attributed = 0;           // samples that went to one kernel
+};
+
+struct GpuSampleAnalysis {
+  std::vector<SampledDevice> devices;
+  // Kernels with at least one launch on a sampled device, by total time, descending.
+  std::vector<SampledKernel> kernels;
+  bool empty() const { return devices.empty(); }
+};
+
+GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p);
+
+}  // namespace cuscope::analysis
+
+#endif  // CUSCOPE_LIB_ANALYSIS_GPU_SAMPLES_H_

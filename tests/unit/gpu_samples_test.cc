@@ -1,0 +1,142 @@
+// GPU metrics sampling (lib/analysis/gpu_samples.h): which samples belong to which
+// kernel, and the rates they make.
+#include "lib/analysis/gpu_samples.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/model/metrics.h"
+#include "tests/unit/builders.h"
+
+namespace cuscope::analysis {
+namespace {
+
+namespace m = ::cuscope::metrics;
+using cuscope::testing::ProfileBuilder;
+
+// Samples every 10 us of [from, to): sm cycles elapsed 19,800 (1.98 GHz), active
+// `active` cycles, DRAM `pct`%, `bytes` read and as many written, tensor `tensor`%.
+void Sample(model::Profile& p, uint64_t from, uint64_t to, double active, double pct,
+            double bytes, double tensor) {
+  for (uint64_t t = from; t + 10000 <= to; t += 10000) {
+    model::GpuSample s;
+    s.start_ns = t;
+    s.end_ns = t + 10000;
+    s.values = {19800, active, tensor, pct, 1000, bytes, bytes};
+    p.samples.push_back(s);
+  }
+}
+
+void Configure(model::Profile& p) {
+  model::GpuSampleConfig c;
+  c.interval_ns = 10000;
+  for (const char* name : {m::kSampledSmCyclesElapsed, m::kSampledSmCyclesActive,
+                           m::kSampledTensorPct, m::kSampledDramPct, m::kSampledInstExecuted,
+                           m::kSampledDramRead, m::kSampledDramWrite}) {
+    c.metrics.push_back(p.strings.Intern(name));
+  }
+  p.sample_configs.push_back(c);
+}
+
+const SampledKernel* Find(const GpuSampleAnalysis& a, const std::string& name) {
+  for (const SampledKernel& k : a.kernels) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+TEST(GpuSamplesTest, SamplesInsideOneKernelAreItsAndMakeRates) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  Configure(p);
+  b.Kernel("stream", 1000000, 1100000);  // 100 us: samples 1.00-1.10 ms are inside
+  b.Kernel("gemm", 1200000, 1250000);    // 50 us
+  Sample(p, 1000000, 1100000, 19000, 90, 40e6, 0);
+  Sample(p, 1100000, 1200000, 0, 0, 0, 0);  // the gap
+  Sample(p, 1200000, 1250000, 19800, 10, 1e6, 80);
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  ASSERT_EQ(a.devices.size(), 1u);
+  EXPECT_EQ(a.devices[0].all.samples, 25u);
+  EXPECT_EQ(a.devices[0].in_kernels.samples, 15u);
+  EXPECT_EQ(a.devices[0].attributed, 15u);
+  ASSERT_EQ(a.kernels.size(), 2u);
+  const SampledKernel* s = Find(a, "stream");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->rates.samples, 10u);
+  EXPECT_DOUBLE_EQ(s->coverage_pct(), 100);
+  EXPECT_NEAR(*s->rates.sm_active_pct, 100.0 * 19000 / 19800, 1e-9);
+  EXPECT_NEAR(*s->rates.sm_clock_hz, 1.98e9, 1);
+  EXPECT_NEAR(*s->rates.dram_pct, 90, 1e-9);
+  EXPECT_NEAR(*s->rates.dram_bytes_per_s, 80e6 / 10e-6, 1);  // 8 TB/s
+  EXPECT_NEAR(*s->rates.tensor_pct, 0, 1e-9);
+  // 1000 instructions a sample over 132 SMs x 4 x 19,800 cycles.
+  EXPECT_NEAR(*s->rates.issue_pct, 100.0 * 1000 / (132 * 4 * 19800.0), 1e-9);
+  EXPECT_FALSE(s->rates.l2_bytes_per_s.has_value());  // not sampled
+  const SampledKernel* g = Find(a, "gemm");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->rates.samples, 5u);
+  EXPECT_NEAR(*g->rates.tensor_pct, 80, 1e-9);
+  EXPECT_EQ(a.kernels[0].name, "stream");  // by time
+}
+
+TEST(GpuSamplesTest, EdgesConcurrencyAndShortKernelsAreLeftOut) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  Configure(p);
+  b.Kernel("edge", 1005000, 1035000);            // 30 us, starts mid-sample: 2 whole samples
+  b.Kernel("short", 1100000, 1104000);           // 4 us: no whole sample
+  b.Kernel("a", 1200000, 1300000, 7);            // 100 us on stream 7
+  b.Kernel("b", 1250000, 1350000, 8);            // overlaps a for 50 us
+  Sample(p, 1000000, 1400000, 100, 50, 1e5, 5);  // 40 samples
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  EXPECT_EQ(Find(a, "edge")->rates.samples, 2u);
+  EXPECT_NEAR(Find(a, "edge")->coverage_pct(), 100.0 * 20 / 30, 1e-9);
+  EXPECT_EQ(Find(a, "short")->rates.samples, 0u);
+  EXPECT_FALSE(Find(a, "short")->rates.dram_pct.has_value());
+  EXPECT_EQ(Find(a, "a")->rates.samples, 5u);  // 1.20-1.25 ms alone
+  EXPECT_EQ(Find(a, "b")->rates.samples, 5u);  // 1.30-1.35 ms alone
+  EXPECT_EQ(a.devices[0].attributed, 12u);
+  // In kernels: edge's 2, a/b's 15 (1.20-1.35 ms, overlap included).
+  EXPECT_EQ(a.devices[0].in_kernels.samples, 17u);
+}
+
+TEST(GpuSamplesTest, DamagedValuesAndMissingConfig) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  b.Kernel("k", 1000000, 1100000);
+  Sample(p, 1000000, 1100000, 100, 50, 1e5, 5);
+  EXPECT_TRUE(AnalyzeGpuSamples(p).empty());  // no configuration: nothing to name them by
+  Configure(p);
+  p.samples[0].values[3] = NAN;    // DRAM % of one sample not finite: left out of its mean
+  p.samples[1].values.resize(2);   // the wrong count of values: the sample is skipped
+  p.samples[2].end_ns = p.samples[2].start_ns;  // no time
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  const SampledKernel* k = Find(a, "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->rates.samples, 8u);
+  EXPECT_NEAR(*k->rates.dram_pct, 50, 1e-9);
+  EXPECT_NEAR(*k->rates.sm_active_pct, 100.0 * 100 / 19800, 1e-9);
+}
+
+TEST(GpuSamplesTest, RatesAreAveragedCountsSummed) {
+  EXPECT_TRUE(m::IsSampledRate(m::kSampledDramPct));
+  EXPECT_TRUE(m::IsSampledRate("sm__cycles_elapsed.avg.per_second"));
+  EXPECT_FALSE(m::IsSampledRate(m::kSampledDramRead));
+  EXPECT_FALSE(m::IsSampledRate(m::kSampledSmCyclesActive));
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  Configure(p);
+  b.Kernel("k", 1000000, 1040000);
+  Sample(p, 1000000, 1020000, 100, 20, 1e5, 0);
+  Sample(p, 1020000, 1040000, 100, 60, 3e5, 0);
+  const SampledKernel* k = Find(AnalyzeGpuSamples(p), "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_NEAR(*k->rates.dram_pct, 40, 1e-9);                              // mean
+  EXPECT_NEAR(*k->rates.dram_bytes_per_s, 2 * (2e5 + 6e5) / 40e-6, 1e-3);  // sum / time
+}
+
+}  // namespace
+}  // namespace cuscope::analysis
