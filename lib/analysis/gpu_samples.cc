@@ -109,7 +109,7 @@ void Segments(const std::vector<std::tuple<uint64_t, uint64_t, uint32_t>>& launc
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return a.t != b.t ? a.t < b.t : a.delta < b.delta;  // ends first
   });
-  int active = 0;           // launches running
+  int active = 0;            // launches running
   uint32_t running_ids = 0;  // XOR of their name indexes: the one's, when one runs
   uint64_t previous = 0;
   for (const Event& e : events) {

@@ -27,10 +27,10 @@ struct SampledRates {
   uint64_t sampled_ns = 0;  // total time of the samples
   // Each sampled metric: a count per second, or a rate averaged over time.
   std::vector<std::pair<std::string, double>> values;
-  std::optional<double> sm_active_pct;   // SM cycles active / elapsed
-  std::optional<double> issue_pct;       // instructions / (SMs x 4 per cycle x cycles)
-  std::optional<double> tensor_pct;      // tensor pipe, % of peak
-  std::optional<double> dram_pct;        // DRAM throughput, % of peak
+  std::optional<double> sm_active_pct;     // SM cycles active / elapsed
+  std::optional<double> issue_pct;         // instructions / (SMs x 4 per cycle x cycles)
+  std::optional<double> tensor_pct;        // tensor pipe, % of peak
+  std::optional<double> dram_pct;          // DRAM throughput, % of peak
   std::optional<double> dram_bytes_per_s;  // read + write
   std::optional<double> l2_bytes_per_s;
   std::optional<double> sm_clock_hz;  // SM cycles elapsed per second

@@ -19,8 +19,8 @@ using cuscope::testing::ProfileBuilder;
 
 // Samples every 10 us of [from, to): sm cycles elapsed 19,800 (1.98 GHz), active
 // `active` cycles, DRAM `pct`%, `bytes` read and as many written, tensor `tensor`%.
-void Sample(model::Profile& p, uint64_t from, uint64_t to, double active, double pct,
-            double bytes, double tensor) {
+void Sample(model::Profile& p, uint64_t from, uint64_t to, double active, double pct, double bytes,
+            double tensor) {
   for (uint64_t t = from; t + 10000 <= to; t += 10000) {
     model::GpuSample s;
     s.start_ns = t;
@@ -33,9 +33,9 @@ void Sample(model::Profile& p, uint64_t from, uint64_t to, double active, double
 void Configure(model::Profile& p) {
   model::GpuSampleConfig c;
   c.interval_ns = 10000;
-  for (const char* name : {m::kSampledSmCyclesElapsed, m::kSampledSmCyclesActive,
-                           m::kSampledTensorPct, m::kSampledDramPct, m::kSampledInstExecuted,
-                           m::kSampledDramRead, m::kSampledDramWrite}) {
+  for (const char* name :
+       {m::kSampledSmCyclesElapsed, m::kSampledSmCyclesActive, m::kSampledTensorPct,
+        m::kSampledDramPct, m::kSampledInstExecuted, m::kSampledDramRead, m::kSampledDramWrite}) {
     c.metrics.push_back(p.strings.Intern(name));
   }
   p.sample_configs.push_back(c);
@@ -110,8 +110,8 @@ TEST(GpuSamplesTest, DamagedValuesAndMissingConfig) {
   Sample(p, 1000000, 1100000, 100, 50, 1e5, 5);
   EXPECT_TRUE(AnalyzeGpuSamples(p).empty());  // no configuration: nothing to name them by
   Configure(p);
-  p.samples[0].values[3] = NAN;    // DRAM % of one sample not finite: left out of its mean
-  p.samples[1].values.resize(2);   // the wrong count of values: the sample is skipped
+  p.samples[0].values[3] = NAN;   // DRAM % of one sample not finite: left out of its mean
+  p.samples[1].values.resize(2);  // the wrong count of values: the sample is skipped
   p.samples[2].end_ns = p.samples[2].start_ns;  // no time
   const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
   const SampledKernel* k = Find(a, "k");
@@ -134,7 +134,7 @@ TEST(GpuSamplesTest, RatesAreAveragedCountsSummed) {
   Sample(p, 1020000, 1040000, 100, 60, 3e5, 0);
   const SampledKernel* k = Find(AnalyzeGpuSamples(p), "k");
   ASSERT_NE(k, nullptr);
-  EXPECT_NEAR(*k->rates.dram_pct, 40, 1e-9);                              // mean
+  EXPECT_NEAR(*k->rates.dram_pct, 40, 1e-9);                               // mean
   EXPECT_NEAR(*k->rates.dram_bytes_per_s, 2 * (2e5 + 6e5) / 40e-6, 1e-3);  // sum / time
 }
 
