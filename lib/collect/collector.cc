@@ -8,7 +8,8 @@ void ScopesDrain::Drain(model::Profile* batch) { scopes::Drain(batch); }
 
 Collector::Collector()
     : callbacks_(&Collector::OnCallback, this),
-      tracer_({&counters_, &scopes_}, &counters_),
+      sampler_(&callbacks_),
+      tracer_({&counters_, &scopes_, &sampler_}, &counters_),
       counters_(&tracer_, &regions_, &callbacks_),
       regions_(&tracer_, &counters_, &callbacks_) {}
 
@@ -20,6 +21,9 @@ void CUPTIAPI Collector::OnCallback(void* userdata, CUpti_CallbackDomain domain,
   }
   if (self->callbacks_.Wants(CallbackSubscription::kCounters)) {
     self->counters_.OnCallback(domain, cbid, data);
+  }
+  if (self->callbacks_.Wants(CallbackSubscription::kSampler)) {
+    self->sampler_.OnCallback(domain, cbid, data);
   }
 }
 

@@ -1,11 +1,11 @@
-// The collector of a session: an activity tracer, a counter sampler and a region
-// tracker (capture control), wired to each other through the small interfaces of
-// lib/collect/interfaces.h, and the process's one CUPTI callback subscription,
-// whose callback's userdata is this object.
+// The collector of a session: an activity tracer, a counter sampler, a region
+// tracker (capture control) and a GPU sampler (GPU metrics), wired to each other
+// through the small interfaces of lib/collect/interfaces.h, and the process's one
+// CUPTI callback subscription, whose callback's userdata is this object.
 //
 //   tracer   <- GpuKindControl   -- region tracker (capture windows)
 //            <- GpuKindControl   -- counter sampler (region counters)
-//   tracer   -> DrainSource      -> counter sampler, scopes (each batch)
+//   tracer   -> DrainSource      -> counter sampler, scopes, GPU sampler (each batch)
 //   tracer   -> MeasuredLaunches -> counter sampler (kernel records)
 //   sampler  -> RegionStack      -> region tracker (counters limited to regions)
 //   tracker  -> RegionObserver   -> counter sampler (region counters)
@@ -21,6 +21,7 @@
 #include "lib/collect/callbacks.h"
 #include "lib/collect/capture.h"
 #include "lib/collect/counters.h"
+#include "lib/collect/gpu_sampler.h"
 #include "lib/collect/interfaces.h"
 
 namespace cuscope::collect {
@@ -40,15 +41,17 @@ class Collector {
   ActivityTracer& tracer() { return tracer_; }
   CounterSampler& counters() { return counters_; }
   RegionTracker& regions() { return regions_; }
+  GpuSampler& sampler() { return sampler_; }
 
  private:
-  // CUPTI's API and NVTX callbacks: to region tracking first, then to the counter
-  // sampler, each while it is subscribed.
+  // CUPTI's API, NVTX and resource callbacks: to region tracking first, then to the
+  // counter sampler, then to the GPU sampler, each while it is subscribed.
   static void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain,
                                   CUpti_CallbackId cbid, const void* data);
 
   CallbackSubscription callbacks_;
   ScopesDrain scopes_;
+  GpuSampler sampler_;
   ActivityTracer tracer_;
   CounterSampler counters_;
   RegionTracker regions_;

@@ -51,10 +51,19 @@ struct CounterOptions {
   bool region_counters = false;  // measure matching regions as a whole (user range)
 };
 
+// GPU metrics sampling (CUPTI PM sampling; lib/collect/gpu_sampler.h).
+struct SamplingOptions {
+  bool enabled = false;
+  uint64_t interval_ns = 10000;
+  std::vector<std::string> metrics;  // empty: metrics::DefaultSampledMetrics()
+  uint64_t max_samples = 2000000;    // per run; sampling stops there
+};
+
 struct CollectOptions {
   TraceOptions trace;
   CaptureOptions capture;
   CounterOptions counters;
+  SamplingOptions sampling;
   bool verbose = false;  // progress lines on stderr
 
   bool counters_enabled() const { return !counters.metrics.empty(); }

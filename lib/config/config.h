@@ -67,6 +67,12 @@ struct Config {
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)
 
+  // GPU metrics sampled every `gpu_metrics_interval_us` of GPU time (CUPTI PM
+  // sampling), at most `gpu_metrics_max_samples` samples a run.
+  bool gpu_metrics = false;
+  uint64_t gpu_metrics_interval_us = 10;
+  uint64_t gpu_metrics_max_samples = 2000000;
+
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.
   CaptureMode capture = CaptureMode::kAll;

@@ -105,6 +105,22 @@ const std::vector<Setting>& Settings() {
        "Most launches (ranges) per rotate pass: a training step's launches; the counter "
        "image holds this many ranges per context.",
        Int(&Config::window, 1, 4096)},
+      {"CUSCOPE_GPU_METRICS", "gpu_metrics",
+       "Sample GPU metrics (SM activity, instruction issue, tensor pipe, DRAM and L2 "
+       "throughput) every gpu_metrics_interval_us of GPU time on every GPU with a CUDA "
+       "context (CUPTI PM sampling, as nsys --gpu-metrics-devices; Ampere GA10x and later), "
+       "with kernel records kept: the report gives each kernel's sampled rates and the "
+       "traces draw them as counter tracks (docs/gpu-metrics.md). Not with metrics: both "
+       "use the GPU's performance monitors.",
+       Bool(&Config::gpu_metrics)},
+      {"CUSCOPE_GPU_METRICS_INTERVAL_US", "gpu_metrics_interval_us",
+       "Microseconds of GPU time between GPU metric samples. Kernels shorter than it hold "
+       "no whole sample; shorter intervals make more samples to decode and store.",
+       Int(&Config::gpu_metrics_interval_us, uint64_t{1}, uint64_t{1000000})},
+      {"CUSCOPE_GPU_METRICS_MAX_SAMPLES", "gpu_metrics_max_samples",
+       "Most GPU metric samples kept in a run (about 100 bytes each in the profile); later "
+       "ones are decoded and dropped, and the run's notes say how many.",
+       Int(&Config::gpu_metrics_max_samples, uint64_t{1000}, uint64_t{1000000000})},
       {"CUSCOPE_ADVISE", "advise",
        "Compute the findings (docs/advisor.md) at the end of the run, store them in the "
        "profile and print the top five after the report.",

@@ -33,6 +33,9 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
   o.counters.window = c.window;
   o.counters.regions = c.regions;
   o.counters.region_counters = c.region_counters;
+  o.sampling.enabled = c.gpu_metrics;
+  o.sampling.interval_ns = c.gpu_metrics_interval_us * 1000;
+  o.sampling.max_samples = c.gpu_metrics_max_samples;
   o.verbose = c.verbose;
   return o;
 }

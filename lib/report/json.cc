@@ -10,6 +10,7 @@
 #include "lib/model/demangle.h"
 #include "lib/report/findings_text.h"
 #include "lib/report/format.h"
+#include "lib/report/gpu_samples_text.h"
 #include "lib/report/json_writer.h"
 #include "lib/report/number_format.h"
 #include "lib/report/verdict_text.h"
@@ -389,6 +390,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
   WriteRegions(w, data.regions, options.top);
   WriteCeilings(w, data.ceilings);
   WriteCounters(w, data, options.top);
+  WriteGpuSamplesJson(w, data.gpu_samples, options.top);
   WriteFindingsJson(w, p, data.findings, 0);
   w.EndObject();
   doc.WriteTo(out);

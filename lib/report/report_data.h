@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/analysis/gpu_samples.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/summary.h"
@@ -24,6 +25,8 @@ struct ReportData {
   std::vector<analysis::Ceilings> ceilings;
   std::vector<analysis::KernelCounters> counters;
   std::vector<std::string> counter_notes;
+  // GPU metrics sampled at an interval (empty when the profile has no samples).
+  analysis::GpuSampleAnalysis gpu_samples;
   // The advisor's findings, ranked: those stored in the profile, else computed.
   std::vector<model::Finding> findings;
 };

@@ -14,6 +14,7 @@
 #include "lib/model/metrics.h"
 #include "lib/report/findings_text.h"
 #include "lib/report/format.h"
+#include "lib/report/gpu_samples_text.h"
 #include "lib/report/number_format.h"
 #include "lib/report/verdict_text.h"
 
@@ -422,6 +423,7 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
   WriteMemory(data.summary, options, out);
   WriteRegions(data.regions, options, out);
   WriteCounters(data, options, out);
+  WriteGpuSamplesText(data.gpu_samples, options, out);
   WriteFindingsText(p, data.findings, options.findings, options.max_name_width, options.width,
                     "(`cuscope advise PROFILE` lists them all)", out);
 }

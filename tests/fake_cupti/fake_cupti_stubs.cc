@@ -2,6 +2,8 @@
 // Profiler, the Profiler Host API), for tests that link the whole collector (the
 // session) with the fake CUPTI (tests/fake_cupti/fake_cupti.h) instead of libcupti.
 // Counters are off in those tests: each of these answers CUPTI_ERROR_NOT_SUPPORTED.
+// The Profiler Host API, the chip and device queries and PM sampling are faked in
+// fake_pm_sampling.cc (GPU metrics sampling works there).
 // The callback subscription succeeds (capture by region subscribes; no callback is
 // ever made: scopes reach the region tracker directly).
 #include <cupti.h>
@@ -29,46 +31,12 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
   return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t* deviceId) { return kNotHere; }
-CUptiResult CUPTIAPI
-cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI
-cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI
-cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* pParams) {
-  return kNotHere;
-}
 CUptiResult CUPTIAPI
 cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* pParams) {
   return kNotHere;
 }
 CUptiResult CUPTIAPI
-cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI
-cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI
 cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI
-cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* pParams) {
-  return kNotHere;
-}
-CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params* pParams) {
   return kNotHere;
 }
 CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataImageInitialize(

@@ -1,0 +1,217 @@
+#include "lib/collect/gpu_sampler.h"
+
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "lib/collect/cupti_result.h"
+#include "lib/collect/driver.h"
+#include "lib/model/metrics.h"
+
+namespace cuscope::collect {
+
+GpuSampler::~GpuSampler() { Stop(); }
+
+absl::Status GpuSampler::Start(const SamplingOptions& options) {
+  options_ = options;
+  if (options_.metrics.empty()) options_.metrics = metrics::DefaultSampledMetrics();
+  absl::Status st = callbacks_->Add(CallbackSubscription::kSampler);
+  if (st.ok()) {
+    st = callbacks_->Enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  }
+  // Without the callback, contexts active now are still sampled.
+  if (!st.ok()) Note("gpu_metrics.contexts", std::string(st.message()));
+  {
+    absl::MutexLock lock(&mu_);
+    running_ = true;
+    stopping_ = false;
+    asked_ = ActivePrimaryContexts();
+  }
+  thread_ = std::thread([this] { Run(); });
+  return absl::OkStatus();
+}
+
+void GpuSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
+  const auto* r = static_cast<const CUpti_ResourceData*>(data);
+  uint32_t device = 0;
+  if (r == nullptr || cuptiGetDeviceId(r->context, &device) != CUPTI_SUCCESS) return;
+  absl::MutexLock lock(&mu_);
+  if (running_) asked_.insert(device);
+}
+
+void GpuSampler::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!running_) return;
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+  callbacks_->Remove(CallbackSubscription::kSampler);
+  absl::MutexLock lock(&mu_);
+  running_ = false;
+}
+
+void GpuSampler::Run() {
+  for (;;) {
+    std::set<uint32_t> asked;
+    bool stopping;
+    {
+      absl::MutexLock lock(&mu_);
+      auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+      mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(kDecodePeriodMs));
+      stopping = stopping_;
+      asked.swap(asked_);
+    }
+    if (!stopping) SetUp(asked);
+    if (stopping) {
+      for (auto& d : devices_) {
+        absl::Status st = d->Stop();
+        if (!st.ok()) Note("gpu_metrics.status", std::string(st.message()));
+      }
+    }
+    DecodeAll();
+    if (stopping) break;
+  }
+  absl::MutexLock lock(&mu_);
+  notes_["gpu_metrics.samples"] = absl::StrCat(samples_);
+  if (lost_ > 0) {
+    notes_["gpu_metrics.lost"] =
+        absl::StrCat(lost_, " samples after the first ", options_.max_samples,
+                     " (gpu_metrics_max_samples) were decoded and dropped");
+  }
+  if (overflow_) {
+    notes_["gpu_metrics.overflow"] =
+        "the GPU's sample buffer overflowed: samples were lost (a longer gpu_metrics_interval_us "
+        "keeps up)";
+  }
+}
+
+void GpuSampler::SetUp(const std::set<uint32_t>& devices) {
+  for (uint32_t index : devices) {
+    if (!tried_.insert(index).second) continue;
+    if (!profiler_initialized_) {
+      // Before any device query: without it cuptiDeviceGetChipName crashed on the H200.
+      CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+      const CUptiResult r = cuptiProfilerInitialize(&init);
+      if (r != CUPTI_SUCCESS) {
+        Note("gpu_metrics.status",
+             absl::StrCat("cuptiProfilerInitialize failed: ", CuptiResultString(r)));
+        continue;
+      }
+      profiler_initialized_ = true;
+    }
+    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    cn.deviceIndex = index;
+    const CUptiResult r = cuptiDeviceGetChipName(&cn);
+    if (r != CUPTI_SUCCESS || cn.pChipName == nullptr) {
+      Note("gpu_metrics.status",
+           absl::StrCat("GPU ", index, ": cuptiDeviceGetChipName failed: ", CuptiResultString(r)));
+      continue;
+    }
+    const std::string chip = cn.pChipName;
+    auto it = choices_.find(chip);
+    if (it == choices_.end()) {
+      absl::StatusOr<PmDevice::Choice> choice = PmDevice::ChooseMetrics(chip, options_.metrics);
+      if (!choice.ok()) {
+        Note("gpu_metrics.status", std::string(choice.status().message()));
+        continue;
+      }
+      it = choices_.emplace(chip, *std::move(choice)).first;
+      if (!it->second.left_out.empty()) {
+        Note("gpu_metrics.left_out", absl::StrJoin(it->second.left_out, "; "));
+      }
+    }
+    absl::StatusOr<std::unique_ptr<PmDevice>> d =
+        PmDevice::Start(index, chip, it->second.metrics, options_.interval_ns);
+    if (!d.ok()) {
+      Note("gpu_metrics.status",
+           absl::StrCat("GPU ", index, " (", chip, "): ", d.status().message()));
+      continue;
+    }
+    Note("gpu_metrics.metrics", absl::StrJoin(it->second.metrics, ", "));
+    absl::MutexLock lock(&mu_);
+    configs_ready_.push_back({index, it->second.metrics});
+    devices_.push_back(*std::move(d));
+  }
+}
+
+void GpuSampler::DecodeAll() {
+  std::vector<model::GpuSample> decoded;
+  for (auto& d : devices_) {
+    const size_t room = samples_ < options_.max_samples ? options_.max_samples - samples_ : 0;
+    absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded);
+    if (!got.ok()) {
+      Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
+      continue;
+    }
+    samples_ += got->samples;
+    lost_ += got->dropped;
+    overflow_ = overflow_ || got->overflow;
+  }
+  if (decoded.empty()) return;
+  absl::MutexLock lock(&mu_);
+  ready_.insert(ready_.end(), std::make_move_iterator(decoded.begin()),
+                std::make_move_iterator(decoded.end()));
+}
+
+void GpuSampler::Drain(model::Profile* batch) {
+  absl::MutexLock lock(&mu_);
+  for (const Config& c : configs_ready_) {
+    model::GpuSampleConfig config;
+    config.device_id = c.device_id;
+    config.interval_ns = options_.interval_ns;
+    for (const std::string& m : c.metrics) config.metrics.push_back(batch->strings.Intern(m));
+    batch->sample_configs.push_back(std::move(config));
+  }
+  configs_ready_.clear();
+  if (batch->samples.empty()) {
+    batch->samples.swap(ready_);
+  } else {
+    batch->samples.insert(batch->samples.end(), std::make_move_iterator(ready_.begin()),
+                          std::make_move_iterator(ready_.end()));
+  }
+  ready_.clear();
+}
+
+std::map<std::string, std::string> GpuSampler::Notes() {
+  absl::MutexLock lock(&mu_);
+  return notes_;
+}
+
+void GpuSampler::Note(const std::string& key, const std::string& text) {
+  absl::MutexLock lock(&mu_);
+  std::string& note = notes_[key];
+  if (note.empty()) {
+    note = text;
+  } else if (note.find(text) == std::string::npos) {
+    absl::StrAppend(&note, "; ", text);
+  }
+}
+
+std::set<uint32_t> GpuSampler::ActivePrimaryContexts() {
+  std::set<uint32_t> out;
+  using CountFn = int (*)(int*);
+  using GetFn = int (*)(int*, int);
+  using StateFn = int (*)(int, unsigned*, int*);
+  auto count = reinterpret_cast<CountFn>(LoadedDriverSymbol("cuDeviceGetCount"));
+  auto get = reinterpret_cast<GetFn>(LoadedDriverSymbol("cuDeviceGet"));
+  auto state = reinterpret_cast<StateFn>(LoadedDriverSymbol("cuDevicePrimaryCtxGetState"));
+  int n = 0;
+  if (count == nullptr || get == nullptr || state == nullptr || count(&n) != 0) return out;
+  for (int i = 0; i < n; ++i) {
+    int device = 0;
+    unsigned flags = 0;
+    int active = 0;
+    if (get(&device, i) == 0 && state(device, &flags, &active) == 0 && active != 0) {
+      out.insert(static_cast<uint32_t>(i));
+    }
+  }
+  return out;
+}
+
+}  // namespace cuscope::collect

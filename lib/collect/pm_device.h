@@ -1,0 +1,87 @@
+// One device's CUPTI PM sampling: a one-pass configuration of metrics read every
+// interval of GPU time into a hardware buffer on the GPU, decoded into samples on
+// the host. The calls follow the sequence that tests/gpu/probes/pm_sampling_probe.cu
+// ran on the H200 (docs/performance.md, "PM sampling"): profiler initialized, chip
+// name, host configuration, Enable, SetConfig, counter data image, Start; then
+// DecodeData, GetCounterDataInfo, GetSampleInfo and EvaluateToGpuValues per sample.
+// Decoding may run while sampling does (it empties the hardware buffer); a counter
+// data image holds kImageSamples and is reset from a blank copy after each decode.
+//
+// Not thread-safe: the GPU sampler (gpu_sampler.h) calls it from its one thread.
+#ifndef CUSCOPE_LIB_COLLECT_PM_DEVICE_H_
+#define CUSCOPE_LIB_COLLECT_PM_DEVICE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lib/model/profile.h"
+
+struct CUpti_PmSampling_Object;
+struct CUpti_Profiler_Host_Object;
+
+namespace cuscope::collect {
+
+class PmDevice {
+ public:
+  struct Choice {
+    std::vector<std::string> metrics;   // sampled, in this order
+    std::vector<std::string> left_out;  // "name (why)"
+  };
+  // Which of `wanted` device `index` samples: each alone must be accepted in one
+  // pass; then, together, the last ones are left out until the rest fit one pass.
+  static absl::StatusOr<Choice> ChooseMetrics(const std::string& chip,
+                                              const std::vector<std::string>& wanted);
+  // Enables, configures and starts sampling of `metrics` on device `index`, every
+  // `interval_ns` of GPU time.
+  static absl::StatusOr<std::unique_ptr<PmDevice>> Start(uint32_t index, const std::string& chip,
+                                                         const std::vector<std::string>& metrics,
+                                                         uint64_t interval_ns);
+  // Releases the host object. Sampling is stopped, not disabled: disabling a PM
+  // sampling object finalizes CUPTI as a whole (noted in XLA's PM sampler), which
+  // would end activity tracing before its last flush.
+  ~PmDevice();
+  PmDevice(const PmDevice&) = delete;
+  PmDevice& operator=(const PmDevice&) = delete;
+
+  uint32_t index() const { return index_; }
+  const std::vector<std::string>& metrics() const { return metrics_; }
+
+  struct Decoded {
+    size_t samples = 0;     // appended
+    size_t dropped = 0;     // decoded past `room`
+    bool overflow = false;  // the hardware buffer overflowed: samples were lost
+  };
+  // Decodes what the hardware buffer holds and appends the completed samples (their
+  // device_id set to the index), at most `room` of them (the rest are decoded and
+  // dropped: the buffer must still be emptied).
+  absl::StatusOr<Decoded> Decode(size_t room, std::vector<model::GpuSample>* out);
+  // Stops sampling (what was sampled stays to decode).
+  absl::Status Stop();
+
+  static constexpr uint32_t kImageSamples = 20000;
+  static constexpr size_t kHardwareBufferBytes = size_t{512} << 20;
+
+ private:
+  PmDevice(uint32_t index, std::vector<std::string> metrics)
+      : index_(index), metrics_(std::move(metrics)) {}
+  // Evaluates the samples of the decoded image.
+  absl::Status ReadSamples(size_t completed, size_t room, std::vector<model::GpuSample>* out);
+
+  uint32_t index_;
+  std::vector<std::string> metrics_;
+  std::vector<const char*> names_;              // metrics_' c_str(), for CUPTI
+  CUpti_Profiler_Host_Object* host_ = nullptr;  // the configuration's: evaluates samples
+  CUpti_PmSampling_Object* object_ = nullptr;
+  std::vector<uint8_t> config_;
+  std::vector<uint8_t> image_, blank_;  // the counter data image, and as initialized
+  bool started_ = false;
+};
+
+}  // namespace cuscope::collect
+
+#endif  // CUSCOPE_LIB_COLLECT_PM_DEVICE_H_

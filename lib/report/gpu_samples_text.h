@@ -1,0 +1,26 @@
+// GPU metrics sampled at an interval (analysis/gpu_samples.h) for people and
+// programs: the report's "GPU metrics" section and its JSON object.
+#ifndef CUSCOPE_LIB_REPORT_GPU_SAMPLES_TEXT_H_
+#define CUSCOPE_LIB_REPORT_GPU_SAMPLES_TEXT_H_
+
+#include <ostream>
+
+#include "lib/analysis/gpu_samples.h"
+#include "lib/report/json_writer.h"
+#include "lib/report/report_options.h"
+
+namespace cuscope::report {
+
+// "GPU metrics (sampled every 10 us)": each device's rates over its samples and over
+// those inside kernels, then the kernels by time with their sampled rates and the
+// share of their time the samples cover. Nothing when there are no samples.
+void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a, const ReportOptions& options,
+                         std::ostream& out);
+
+// "gpu_metrics": {"devices": [...], "kernels": {"total_rows", "rows"}} (the first `top`
+// kernels, all when <= 0); nothing when there are no samples.
+void WriteGpuSamplesJson(json::Writer& w, const analysis::GpuSampleAnalysis& a, int top);
+
+}  // namespace cuscope::report
+
+#endif  // CUSCOPE_LIB_REPORT_GPU_SAMPLES_TEXT_H_

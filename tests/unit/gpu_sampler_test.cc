@@ -1,0 +1,142 @@
+// The GPU sampler (lib/collect/gpu_sampler.h) with the fake PM sampling
+// (tests/fake_cupti/fake_pm_sampling.h) linked instead of libcupti: which metrics it
+// samples, its thread setting devices up and decoding images of 20,000 samples
+// until the buffer is empty, the sample cap, and what it says when a chip fails.
+#include "lib/collect/gpu_sampler.h"
+
+#include <chrono>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/model/metrics.h"
+#include "tests/fake_cupti/fake_pm_sampling.h"
+
+namespace cuscope::collect {
+namespace {
+
+using ::testing::HasSubstr;
+
+void Dispatch(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+// The context-created callback for device `index` (fake contexts are index + 1).
+void ContextCreated(GpuSampler& s, uint32_t index) {
+  CUpti_ResourceData data{};
+  data.context = reinterpret_cast<CUcontext>(uintptr_t{index} + 1);
+  s.OnCallback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
+}
+
+// Waits (up to 5 s) until device `index` samples.
+bool WaitSampling(uint32_t index) {
+  for (int i = 0; i < 500 && !fake_pm::Sampling(index); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return fake_pm::Sampling(index);
+}
+
+class GpuSamplerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { fake_pm::Reset(); }
+  CallbackSubscription callbacks_{&Dispatch, nullptr};
+};
+
+TEST_F(GpuSamplerTest, SamplesEveryDeviceUntilStopAndDrainsThem) {
+  fake_pm::Refuse(metrics::kSampledL2Bytes);
+  fake_pm::SetMetricsPerPass(5);  // 7 accepted, the last 2 left out
+  GpuSampler s(&callbacks_);
+  SamplingOptions o;
+  o.interval_ns = 2000;
+  ASSERT_TRUE(s.Start(o).ok());
+  ContextCreated(s, 1);
+  ASSERT_TRUE(WaitSampling(1));
+  EXPECT_FALSE(fake_pm::Sampling(0));
+  // More than an image holds: decoded in rounds.
+  ASSERT_EQ(fake_pm::Produce(1, 45000, 1000000, 2000), 45000u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * GpuSampler::kDecodePeriodMs));
+  ASSERT_EQ(fake_pm::Produce(1, 5000, 91000000, 2000), 5000u);  // decoded at Stop
+  s.Stop();
+  EXPECT_FALSE(fake_pm::Sampling(1));
+  const fake_pm::Calls calls = fake_pm::GetCalls();
+  EXPECT_EQ(calls.enables, 1);
+  EXPECT_EQ(calls.starts, 1);
+  EXPECT_EQ(calls.stops, 1);
+  EXPECT_EQ(calls.disables, 0);  // disabling would finalize CUPTI
+
+  model::Profile batch;
+  s.Drain(&batch);
+  ASSERT_EQ(batch.sample_configs.size(), 1u);
+  const model::GpuSampleConfig& c = batch.sample_configs[0];
+  EXPECT_EQ(c.device_id, 1u);
+  EXPECT_EQ(c.interval_ns, 2000u);
+  ASSERT_EQ(c.metrics.size(), 5u);
+  for (size_t j = 0; j < 5; ++j) {
+    EXPECT_EQ(batch.str(c.metrics[j]), metrics::DefaultSampledMetrics()[j]);
+  }
+  ASSERT_EQ(batch.samples.size(), 50000u);
+  for (size_t i = 0; i < batch.samples.size(); ++i) {
+    const model::GpuSample& g = batch.samples[i];
+    ASSERT_EQ(g.device_id, 1u);
+    ASSERT_EQ(g.duration_ns(), 2000u);
+    ASSERT_EQ(g.values.size(), 5u);
+    ASSERT_EQ(g.values[2], double((i + 1) * 10 + 2)) << i;  // in order, none lost
+  }
+  EXPECT_EQ(batch.samples[45000].start_ns, 91000000u);
+  const auto notes = s.Notes();
+  EXPECT_EQ(notes.at("gpu_metrics.samples"), "50000");
+  EXPECT_THAT(notes.at("gpu_metrics.metrics"), HasSubstr(metrics::kSampledSmCyclesElapsed));
+  EXPECT_THAT(notes.at("gpu_metrics.left_out"), HasSubstr(metrics::kSampledL2Bytes));
+  EXPECT_THAT(notes.at("gpu_metrics.left_out"), HasSubstr("does not fit one pass"));
+  EXPECT_EQ(notes.count("gpu_metrics.status"), 0u);
+  // Drained once.
+  model::Profile again;
+  s.Drain(&again);
+  EXPECT_TRUE(again.samples.empty());
+  EXPECT_TRUE(again.sample_configs.empty());
+}
+
+TEST_F(GpuSamplerTest, KeepsAtMostMaxSamplesAndSaysHowManyWereDropped) {
+  GpuSampler s(&callbacks_);
+  SamplingOptions o;
+  o.max_samples = 1000;
+  ASSERT_TRUE(s.Start(o).ok());
+  ContextCreated(s, 0);
+  ASSERT_TRUE(WaitSampling(0));
+  fake_pm::Produce(0, 3000, 1000, 10000);
+  s.Stop();
+  model::Profile batch;
+  s.Drain(&batch);
+  EXPECT_EQ(batch.samples.size(), 1000u);
+  EXPECT_EQ(batch.samples.back().values[0], 1000.0 * 10);  // the first 1000
+  EXPECT_EQ(s.Notes().at("gpu_metrics.samples"), "1000");
+  EXPECT_THAT(s.Notes().at("gpu_metrics.lost"), HasSubstr("2000 samples after the first 1000"));
+}
+
+TEST_F(GpuSamplerTest, AChipThatFailsIsANoteAndStopStillEnds) {
+  fake_pm::SetChip("");
+  GpuSampler s(&callbacks_);
+  ASSERT_TRUE(s.Start(SamplingOptions()).ok());
+  ContextCreated(s, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3 * GpuSampler::kDecodePeriodMs));
+  s.Stop();
+  model::Profile batch;
+  s.Drain(&batch);
+  EXPECT_TRUE(batch.sample_configs.empty());
+  EXPECT_TRUE(batch.samples.empty());
+  EXPECT_THAT(s.Notes().at("gpu_metrics.status"), HasSubstr("cuptiDeviceGetChipName failed"));
+  EXPECT_EQ(fake_pm::GetCalls().enables, 0);
+}
+
+TEST_F(GpuSamplerTest, NoMetricSampledIsANote) {
+  for (const std::string& m : metrics::DefaultSampledMetrics()) fake_pm::Refuse(m);
+  GpuSampler s(&callbacks_);
+  ASSERT_TRUE(s.Start(SamplingOptions()).ok());
+  ContextCreated(s, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3 * GpuSampler::kDecodePeriodMs));
+  s.Stop();
+  EXPECT_THAT(s.Notes().at("gpu_metrics.status"),
+              HasSubstr("none of the metrics to sample can be sampled on GH100"));
+  EXPECT_EQ(fake_pm::GetCalls().enables, 0);
+}
+
+}  // namespace
+}  // namespace cuscope::collect
