@@ -1,6 +1,7 @@
 // LoadProfile: reads every table of a profile file in one read transaction,
 // checking the file's format, version and structure (dense string ids, counter
-// rows that name their set) and, through RowReader, every value.
+// rows that name their set, GPU samples that fit their device's configuration)
+// and, through RowReader, every value.
 #include "lib/store/reader.h"
 
 #include <sqlite3.h>

@@ -82,8 +82,8 @@ SAMPLE_MUTATIONS = [
     ("sample-one-metric", "DELETE FROM gpu_sample_configs WHERE position > 0;"
                           "UPDATE gpu_samples SET metric_values = substr(metric_values, 1, 8)"),
     ("sample-backwards", "UPDATE gpu_samples SET end_ns = start_ns - 1"),
-    ("sample-negative", "UPDATE gpu_samples SET metric_values = x'000000000000F0BF'"
-                        " || substr(metric_values, 9) WHERE rowid = 2"),
+    ("sample-negative", "UPDATE gpu_samples SET metric_values = CAST(x'000000000000F0BF'"
+                        " || substr(metric_values, 9) AS BLOB) WHERE rowid = 2"),
     ("sample-text", "UPDATE gpu_samples SET metric_values = 'x'"),
     ("sample-zero-times", "UPDATE gpu_samples SET start_ns = 0, end_ns = 0"),
     ("sample-none", "DELETE FROM gpu_samples"),
