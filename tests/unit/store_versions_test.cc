@@ -109,6 +109,9 @@ TEST(OlderVersions, DefaultsOfMissingColumns) {
       {"start_ns", "end_ns", "type", "context_id", "stream_id", "correlation_id", "process_id",
        "thread_id"});
   EXPECT_THAT(sql, HasSubstr("thread_id, 4294967295 AS event_id, -1 AS event_sync_id FROM syncs"));
+  // A BLOB column's default: the empty BLOB (no values).
+  EXPECT_THAT(store::SelectSqlWithDefaults<GpuSample>({"device_id", "start_ns", "end_ns"}),
+              HasSubstr("end_ns, X'' AS metric_values FROM gpu_samples"));
   EXPECT_EQ(store::UnreadableVersion(store::kSchemaVersion), "");
   EXPECT_EQ(store::UnreadableVersion(store::kOldestReadableSchemaVersion), "");
   EXPECT_THAT(store::UnreadableVersion(1), HasSubstr("older cuscope"));
