@@ -1,11 +1,13 @@
 // Throughput of the profile file (lib/store): appending kernel rows the
 // way the collector does (one growing string table, one Append per batch), and
-// loading a profile back. Target: >= 500,000 kernel rows/s appended.
+// loading a profile back. Target: >= 500,000 kernel rows/s appended. GPU samples
+// too (8 metrics each): appended in batches, and 1M of them loaded.
 //
 //   ./build/bench/store_bench
 //   ./build/bench/store_bench --benchmark_filter=Append
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -177,6 +179,78 @@ void BM_LoadKernels(benchmark::State& state) {
   unlink(path.c_str());
 }
 BENCHMARK(BM_LoadKernels)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+// GPU samples shaped like PM sampling's: 8 metrics per sample, one every 10 us,
+// a few of them NaN; the device's configuration in the profile's first batch.
+void AddSamples(Profile& batch, size_t count, uint64_t& clock) {
+  if (batch.sample_configs.empty() && clock == 0) {
+    GpuSampleConfig c;
+    c.interval_ns = 10'000;
+    for (int i = 0; i < 8; ++i) c.metrics.push_back(batch.strings.Intern(absl::StrCat("m", i)));
+    batch.sample_configs.push_back(c);
+  }
+  batch.samples.reserve(batch.samples.size() + count);
+  for (size_t i = 0; i < count; ++i, ++clock) {
+    GpuSample s;
+    s.start_ns = 1'700'000'000'000'000'000ull + clock * 10'000;
+    s.end_ns = s.start_ns + 10'000;
+    s.values.resize(8);
+    for (size_t j = 0; j < 8; ++j) s.values[j] = static_cast<double>((clock * 8 + j) % 1000) / 7;
+    if (clock % 97 == 0) s.values[clock % 8] = std::nan("");
+    batch.samples.push_back(std::move(s));
+  }
+}
+
+// Appending samples in the collector's batches; items are samples.
+void BM_AppendSamples(benchmark::State& state) {
+  const size_t batch_size = static_cast<size_t>(state.range(0));
+  const std::string path = BenchPath("samples");
+  auto writer = ProfileWriter::Create(path);
+  if (!writer.ok()) {
+    state.SkipWithError(writer.status().ToString().c_str());
+    return;
+  }
+  Profile batch;
+  uint64_t clock = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    batch.ClearRecords();
+    AddSamples(batch, batch_size, clock);
+    state.ResumeTiming();
+    absl::Status status = (*writer)->Append(batch);
+    if (!status.ok()) {
+      state.SkipWithError(status.ToString().c_str());
+      break;
+    }
+  }
+  (*writer)->Close().IgnoreError();
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * batch_size));
+  unlink(path.c_str());
+}
+BENCHMARK(BM_AppendSamples)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// LoadProfile of a profile with N samples of 8 metrics; items are samples.
+void BM_LoadSamples(benchmark::State& state) {
+  Profile profile;
+  uint64_t clock = 0;
+  AddSamples(profile, static_cast<size_t>(state.range(0)), clock);
+  const std::string path = BenchPath("load_samples");
+  if (absl::Status status = SaveProfile(profile, path); !status.ok()) {
+    state.SkipWithError(status.ToString().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<Profile> loaded = LoadProfile(path);
+    if (!loaded.ok()) {
+      state.SkipWithError(loaded.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(loaded->samples.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
+  unlink(path.c_str());
+}
+BENCHMARK(BM_LoadSamples)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace cuscope::model

@@ -24,10 +24,10 @@ struct Rule {
 // threads per block, 64 warps per SM, 228 KB of shared memory per SM, 141 GB,
 // 4.8 TB/s, 1.98 GHz), small enough that no product of them overflows.
 constexpr Rule kRules[] = {
-    {"devices", "id", 1023},
-    {nullptr, "device_id", 1023},
-    {nullptr, "src_device_id", 1023},
-    {nullptr, "dst_device_id", 1023},
+    {"devices", "id", kMaxDeviceId},
+    {nullptr, "device_id", kMaxDeviceId},
+    {nullptr, "src_device_id", kMaxDeviceId},
+    {nullptr, "dst_device_id", kMaxDeviceId},
     {"devices", "compute_major", 99},
     {"devices", "compute_minor", 99},
     {"devices", "sm_count", 16384},
@@ -168,10 +168,20 @@ void MeaningChecker::Time(const ColumnRule& rule, uint64_t v) {
 
 void MeaningChecker::Real(const char* column, double v) {
   Next(column);
-  if (std::isnan(v)) return;  // NULL: not measured
-  if (!(v >= 0 && v <= kMaxCounterValue)) {
+  if (!AcceptedMetricValue(v)) {  // NaN (NULL) is: not measured
     Fail(column, absl::StrFormat("%g", v),
          absl::StrFormat("NULL or a finite number in [0, %g]", kMaxCounterValue));
+  }
+}
+
+void MeaningChecker::Blob(const char* column, const std::vector<double>& values) {
+  Next(column);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!AcceptedMetricValue(values[i])) {
+      return Fail(
+          column, absl::StrFormat("%g at position %d", values[i], i),
+          absl::StrFormat("NaN or a finite number in [0, %g] at every position", kMaxCounterValue));
+    }
   }
 }
 

@@ -3,10 +3,12 @@
 // profile may hold"). RowReader checks that a value has the column's type and fits
 // its field; this checks that it makes sense, so that the analysis and the writers
 // can trust it: times inside the run's window, end not before start, device ids and
-// device properties in plausible ranges, counter values finite and not negative.
+// device properties in plausible ranges, counter and sample values finite and not
+// negative.
 #ifndef CUSCOPE_LIB_STORE_MEANING_H_
 #define CUSCOPE_LIB_STORE_MEANING_H_
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -24,6 +26,14 @@ inline constexpr uint64_t kTimeSlackNs = 600'000'000'000;  // 10 minutes
 // Counter values and device metrics are at most this (a 64-bit counter per
 // nanosecond is below 2e28); more, or negative, or infinite, is damage.
 inline constexpr double kMaxCounterValue = 1e30;
+// Device ids (devices.id and every device_id) are at most this.
+inline constexpr uint32_t kMaxDeviceId = 1023;
+
+// A counter value, device metric or GPU sample value the loader accepts: NaN (not
+// measured), or a finite number in [0, kMaxCounterValue].
+inline bool AcceptedMetricValue(double v) {
+  return std::isnan(v) || (v >= 0 && v <= kMaxCounterValue);
+}
 
 // The times a run's records may hold, from its meta rows.
 struct RunWindow {
@@ -69,6 +79,7 @@ class MeaningChecker {
     Next(column);
   }
   void Real(const char* column, double v);
+  void Blob(const char* column, const std::vector<double>& values);
 
   // What a column is checked against, found by its table and name once per table
   // (rows visit their columns in the same order) rather than once per value.

@@ -4,6 +4,7 @@
 // empty. Versions:
 //   2  the counter tables (version 1 had none: refused)
 //   3  syncs.event_id and syncs.event_sync_id, the cuda_events table
+//   4  gpu_sample_configs, gpu_samples
 #ifndef CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 #define CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 
@@ -25,6 +26,8 @@ inline constexpr int kOldestReadableSchemaVersion = 2;
 
 // The first version that has the cuda_events table.
 inline constexpr int kCudaEventsSince = 3;
+// The first version that has the GPU sample tables.
+inline constexpr int kGpuSamplesSince = 4;
 
 // "" when this build reads files of `version`, else why not (for the message
 // "PATH has profile schema version N, but ...").
@@ -45,6 +48,7 @@ struct DefaultLister {
     literals.push_back(absl::StrCat("'", absl::StrReplaceAll(v, {{"'", "''"}}), "'"));
   }
   void Real(const char*, const double&) { literals.push_back("NULL"); }
+  void Blob(const char*, const std::vector<double>&) { literals.push_back("X''"); }
 };
 
 // The SELECT of Rec's table in a file whose table has only the columns `present`:

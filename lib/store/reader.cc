@@ -1,10 +1,10 @@
 // LoadProfile: reads every table of a profile file in one read transaction,
 // checking the file's format, version and structure (dense string ids, counter
-// rows that name their set) and, through RowReader, every value.
+// rows that name their set, GPU samples that fit their device's configuration)
+// and, through RowReader, every value.
 #include "lib/store/reader.h"
 
 #include <sqlite3.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,7 +31,9 @@
 #include "lib/model/utf8.h"
 #include "lib/store/meaning.h"
 #include "lib/store/older_versions.h"
+#include "lib/store/profile_path.h"
 #include "lib/store/row_reader.h"
+#include "lib/store/sample_rows.h"
 #include "lib/store/schema.h"
 #include "lib/store/sqlite.h"
 
@@ -88,7 +90,25 @@ class Loader {
     if (absl::Status s = LoadTable(profile.overheads, n); !s.ok()) return s;
     if (absl::Status s = LoadCounters(profile.counters, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.device_metrics, n); !s.ok()) return s;
+    if (file_version_ >= kGpuSamplesSince) {
+      if (absl::Status s = LoadSamples(profile, n); !s.ok()) return s;
+    }
     return LoadFindings(profile.findings);
+  }
+
+  // GPU samples: the configurations from their rows, then the samples, each of a
+  // configured device with one value per metric.
+  absl::Status LoadSamples(Profile& profile, size_t string_count) {
+    std::vector<GpuSampleConfigRow> rows;
+    if (absl::Status s = LoadTable(rows, string_count); !s.ok()) return s;
+    if (std::string e = SampleConfigsFromRows(rows, profile.sample_configs); !e.empty()) {
+      return Damaged(e);
+    }
+    if (absl::Status s = LoadTable(profile.samples, string_count); !s.ok()) return s;
+    if (std::string e = CheckLoadedSamples(profile.sample_configs, profile.samples); !e.empty()) {
+      return Damaged(e);
+    }
+    return absl::OkStatus();
   }
 
   // The findings tables exist once findings were stored (schema.h): without them,
@@ -433,19 +453,6 @@ absl::StatusOr<Profile> LoadAfterRollback(const std::string& path) {
   return Loader(db.get(), path).Load();
 }
 
-// "a directory", "a FIFO", ...: what a path that is not a regular file is.
-const char* FileKind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a special file";
-}
-
-// The checks of LoadProfile on the path, before SQLite opens it.
-absl::Status CheckProfilePath(const std::string& path);
-
 }  // namespace
 
 absl::StatusOr<Profile> LoadStoredFindings(const std::string& path) {
@@ -457,31 +464,6 @@ absl::StatusOr<Profile> LoadStoredFindings(const std::string& path) {
   if (!profile.ok() && loader.needs_rollback()) return LoadAfterRollback(path);
   return profile;
 }
-
-namespace {
-
-absl::Status CheckProfilePath(const std::string& path) {
-  // Checked up front for a clear message: SQLite would say "unable to open
-  // database file" for all of these.
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    int e = errno;
-    if (e == ENOENT || e == ENOTDIR) {
-      return absl::NotFoundError(absl::StrFormat("%s: no such profile file", path));
-    }
-    return absl::ErrnoToStatus(e, absl::StrFormat("cannot read %s", path));
-  }
-  // Regular files only: opening a FIFO would block until a writer comes (forever),
-  // and a device or socket is no profile either.
-  if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s is not a cuscope profile (it is %s, not a regular file)", path, FileKind(st.st_mode)));
-  }
-
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<Profile> LoadProfile(const std::string& path) {
   if (absl::Status s = CheckProfilePath(path); !s.ok()) return s;

@@ -1,5 +1,7 @@
 #include "lib/store/row_reader.h"
 
+#include "lib/store/float64_blob.h"
+
 namespace cuscope::store {
 
 void RowReader::StrId(const char* column, model::StringId& out) {
@@ -39,6 +41,26 @@ void RowReader::Real(const char* column, double& out) {
     default:
       Fail(column, index, "a number (or NULL for NaN)");
   }
+}
+
+void RowReader::Blob(const char* column, std::vector<double>& out) {
+  int index = index_++;
+  if (!ok()) return;
+  sqlite3_value* value = sqlite3_column_value(stmt_, index);  // as in Int
+  if (sqlite3_value_type(value) != SQLITE_BLOB) {
+    Fail(column, index, "a BLOB of little-endian float64 values");
+    return;
+  }
+  const void* data = sqlite3_value_blob(value);
+  const size_t bytes = static_cast<size_t>(sqlite3_value_bytes(value));
+  if (bytes % kFloat64Bytes != 0) {
+    error_ = absl::StrFormat(
+        "%s row %d: column %s holds a BLOB of %d bytes, expected 8 bytes (a little-endian "
+        "float64) per value",
+        table_, row_, column, bytes);
+    return;
+  }
+  DecodeFloat64Blob(data, bytes, &out);
 }
 
 void RowReader::Fail(const char* column, int index, absl::string_view expected) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -72,6 +73,8 @@ class RowReader {
   void StrId(const char* column, model::StringId& out);
   void Text(const char* column, std::string& out);
   void Real(const char* column, double& out);
+  // A BLOB of 8 x n bytes (float64_blob.h): n values.
+  void Blob(const char* column, std::vector<double>& out);
 
  private:
   void Fail(const char* column, int index, absl::string_view expected);

@@ -83,6 +83,11 @@ CREATE VIEW device_metrics_named AS
   SELECT d.device_id AS device_id, m.text AS metric, d.value AS value
   FROM device_metrics AS d LEFT JOIN strings AS m ON m.id = d.metric_id
   ORDER BY d.rowid;
+CREATE VIEW gpu_sample_configs_named AS
+  SELECT c.device_id AS device_id, c.interval_ns AS interval_ns, c.position AS position,
+         m.text AS metric
+  FROM gpu_sample_configs AS c LEFT JOIN strings AS m ON m.id = c.metric_id
+  ORDER BY c.device_id, c.position;
 )sql";
 
 std::string SqlQuote(absl::string_view text) {
@@ -124,7 +129,9 @@ CREATE TABLE enum_names (enum TEXT NOT NULL, value INTEGER NOT NULL, name TEXT N
                   CreateTableSql<CounterSetRow>(Table<CounterSetRow>::kConstraints),
                   CreateTableSql<CounterLaunchRow>(Table<CounterLaunchRow>::kConstraints),
                   CreateTableSql<CounterValueRow>(Table<CounterValueRow>::kConstraints),
-                  CreateTableSql<model::DeviceMetric>());
+                  CreateTableSql<model::DeviceMetric>(),
+                  CreateTableSql<GpuSampleConfigRow>(Table<GpuSampleConfigRow>::kConstraints),
+                  CreateTableSql<model::GpuSample>());
   absl::StrAppend(&sql, kViewsSql);
   return sql;
 }

@@ -8,7 +8,8 @@
 //
 // A CounterSet holds two lists, so it is saved as three tables of plain rows
 // (CounterSetRow, CounterLaunchRow, CounterValueRow below): the writer flattens
-// the sets into rows and the loader puts them back together by set id.
+// the sets into rows and the loader puts them back together by set id. GPU
+// samples' tables are in sample_tables.h.
 #ifndef CUSCOPE_LIB_STORE_SCHEMA_H_
 #define CUSCOPE_LIB_STORE_SCHEMA_H_
 
@@ -21,13 +22,15 @@
 #include "absl/strings/str_join.h"
 #include "lib/model/finding.h"
 #include "lib/model/profile.h"
+#include "lib/store/float64_blob.h"
+#include "lib/store/sample_tables.h"
 
 namespace cuscope::store {
 
 // The schema version this build writes. Bump it on any change of tables or columns;
 // LoadProfile reads it and the older versions older_versions.h describes, and refuses
 // others with a clear error.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // meta.format of every profile.
 inline constexpr char kFormatName[] = "cuscope-profile";
@@ -42,6 +45,8 @@ inline constexpr char kExtraPrefix[] = "extra.";
 //   v.StrId(column, field)      a StringId, an integer referring to strings.id
 //   v.Text(column, field)       a std::string
 //   v.Real(column, field)       a double; NaN is stored as NULL (SQLite has no NaN)
+//   v.Blob(column, field)       a std::vector<double>, as one BLOB (float64_blob.h);
+//                               NaN keeps its bits
 // `R` is the record type, const for writing.
 
 template <typename Rec>
@@ -409,6 +414,10 @@ struct ColumnLister {
   void Real(const char* column, const double&) {
     names.push_back(column);
     declarations.push_back(absl::StrCat(column, " REAL"));  // NULL: NaN
+  }
+  void Blob(const char* column, const std::vector<double>&) {
+    names.push_back(column);
+    declarations.push_back(absl::StrCat(column, " BLOB NOT NULL"));
   }
 };
 

@@ -16,7 +16,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/store/float64_blob.h"
 #include "lib/store/measured_times.h"
+#include "lib/store/sample_rows.h"
 #include "lib/store/schema.h"
 #include "lib/store/sqlite.h"
 
@@ -57,6 +59,18 @@ class Binder {
   void Text(const char*, const std::string& s) {
     // SQLITE_STATIC: `s` outlives the sqlite3_step that reads it.
     sqlite3_bind_text64(stmt_, index_++, s.data(), s.size(), SQLITE_STATIC, SQLITE_UTF8);
+  }
+  void Blob(const char*, const std::vector<double>& values) {
+    const sqlite3_uint64 bytes = values.size() * kFloat64Bytes;
+    if constexpr (kHostIsLittleEndian) {
+      // The vector's memory is the BLOB's layout; it outlives the step (SQLITE_STATIC).
+      // Never a null pointer: that would store NULL, not an empty BLOB.
+      const void* data = values.empty() ? static_cast<const void*>("") : values.data();
+      sqlite3_bind_blob64(stmt_, index_++, data, bytes, SQLITE_STATIC);
+    } else {
+      const std::string blob = EncodeFloat64Blob(values);
+      sqlite3_bind_blob64(stmt_, index_++, blob.data(), bytes, SQLITE_TRANSIENT);
+    }
   }
   void Real(const char*, const double& value) {
     // SQLite would store a NaN as NULL anyway; say so. Infinities are stored as such.
@@ -227,8 +241,11 @@ struct ProfileWriter::Statements {
   Stmt upsert_device;
   Inserter kernels, memcpys, memsets, api_calls, syncs, event_records, ranges, overheads;
   Inserter counter_sets, counter_launches, counter_values, device_metrics;
+  Inserter gpu_sample_configs, gpu_samples;
   // Counter sets in the file (committed); the next set gets this + 1 as its id.
   int64_t counter_sets_written = 0;
+  // The devices whose sample configuration is in the file (committed).
+  SampleMetricCounts sample_metrics;
 
   // Prepares every statement; an error says "cannot create profile <path>: ...".
   absl::Status PrepareAll(sqlite3* db, const std::string& path);
@@ -270,6 +287,10 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
       {&counter_values.many, InsertSql<CounterValueRow>(kRowsPerInsert)},
       {&device_metrics.one, InsertSql<model::DeviceMetric>()},
       {&device_metrics.many, InsertSql<model::DeviceMetric>(kRowsPerInsert)},
+      {&gpu_sample_configs.one, InsertSql<GpuSampleConfigRow>()},
+      {&gpu_sample_configs.many, InsertSql<GpuSampleConfigRow>(kRowsPerInsert)},
+      {&gpu_samples.one, InsertSql<model::GpuSample>()},
+      {&gpu_samples.many, InsertSql<model::GpuSample>(kRowsPerInsert)},
   };
   for (const auto& s : statements) {
     absl::StatusOr<Stmt> stmt = Prepare(db, s.sql);
@@ -357,6 +378,11 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
         path_, string_count, strings_written_));
   }
   if (string_count == strings_written_ && batch.record_count() == 0) return absl::OkStatus();
+  if (std::string e = CheckSampleBatch(batch, stmts_->sample_metrics); !e.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat("appending to %s: %s", path_, e));
+  }
+  std::vector<GpuSampleConfigRow> config_rows;
+  SampleConfigsToRows(batch.sample_configs, config_rows);
 
   std::string bad;
   absl::Status status = InTransaction(
@@ -389,6 +415,8 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
         if (rc == SQLITE_OK) {
           rc = InsertAll(s.device_metrics, batch.device_metrics, string_count, bad);
         }
+        if (rc == SQLITE_OK) rc = InsertAll(s.gpu_sample_configs, config_rows, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.gpu_samples, batch.samples, string_count, bad);
         return rc;
       });
   if (!status.ok()) {
@@ -398,6 +426,9 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
   }
   strings_written_ = string_count;
   stmts_->counter_sets_written += static_cast<int64_t>(batch.counters.size());
+  for (const model::GpuSampleConfig& c : batch.sample_configs) {
+    stmts_->sample_metrics[c.device_id] = c.metrics.size();
+  }
   return absl::OkStatus();
 }
 

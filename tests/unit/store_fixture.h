@@ -7,11 +7,14 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "lib/model/profile.h"
@@ -224,7 +227,51 @@ inline Profile FullProfile() {
   dm.metric = p.strings.Intern("sm__cycles_elapsed.avg.per_second");
   dm.value = 1.755e9 + 0.5;
   p.device_metrics.push_back(dm);
+
+  GpuSampleConfig sc;
+  sc.device_id = 3;
+  sc.interval_ns = kAbove32;  // 64 bits
+  sc.metrics = {p.strings.Intern("gr__cycles_active.avg.pct_of_peak_sustained_elapsed"),
+                p.strings.Intern("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+                p.kernels[0].name};  // a string shared with other records
+  p.sample_configs.push_back(sc);
+  sc.device_id = 1;
+  sc.interval_ns = 1;
+  sc.metrics = {p.strings.Intern("metric 'quoted' ✓")};
+  p.sample_configs.push_back(sc);
+
+  GpuSample gs;
+  gs.device_id = 3;
+  gs.start_ns = kAbove32 + 100;
+  gs.end_ns = kAbove32 + 110;
+  gs.values = {0, 1e30, std::numeric_limits<double>::quiet_NaN()};  // NaN: not measured
+  p.samples.push_back(gs);
+  gs.device_id = 1;                          // devices interleaved
+  gs.start_ns = gs.end_ns = kAbove32 + 120;  // no duration
+  gs.values = {std::numeric_limits<double>::denorm_min()};
+  p.samples.push_back(gs);
+  gs.device_id = 3;
+  gs.start_ns = kAbove32 + 110;
+  gs.end_ns = kAbove32 + 120;
+  gs.values = {87.25, std::ldexp(1.0, 62) + 2048, 1.0 / 3};
+  p.samples.push_back(gs);
   return p;
+}
+
+// Samples equal bit for bit (a NaN value equals the same NaN).
+inline void ExpectSameSamples(const std::vector<GpuSample>& actual,
+                              const std::vector<GpuSample>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const GpuSample& a = actual[i];
+    const GpuSample& e = expected[i];
+    EXPECT_EQ(a.device_id, e.device_id) << "sample " << i;
+    EXPECT_EQ(a.start_ns, e.start_ns) << "sample " << i;
+    EXPECT_EQ(a.end_ns, e.end_ns) << "sample " << i;
+    ASSERT_EQ(a.values.size(), e.values.size()) << "sample " << i;
+    EXPECT_EQ(std::memcmp(a.values.data(), e.values.data(), e.values.size() * sizeof(double)), 0)
+        << "sample " << i;
+  }
 }
 
 inline void ExpectSameProfile(const Profile& actual, const Profile& expected) {
@@ -246,6 +293,8 @@ inline void ExpectSameProfile(const Profile& actual, const Profile& expected) {
   EXPECT_TRUE(actual.overheads == expected.overheads);
   EXPECT_TRUE(actual.counters == expected.counters);
   EXPECT_TRUE(actual.device_metrics == expected.device_metrics);
+  EXPECT_TRUE(actual.sample_configs == expected.sample_configs);
+  ExpectSameSamples(actual.samples, expected.samples);
   EXPECT_EQ(actual.record_count(), expected.record_count());
 }
 

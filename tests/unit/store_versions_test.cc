@@ -1,6 +1,7 @@
-// Profiles of an older schema version (lib/store/older_versions.h): a version-2 file
-// (before event records) loads, its syncs without events and no event records; the
-// same columns missing from a file that claims the current version are damage.
+// Profiles of an older schema version (lib/store/older_versions.h): a version-3 file
+// (before GPU samples) loads without samples, a version-2 file (before event records)
+// also with its syncs without events and no event records; the same columns or
+// tables missing from a file that claims the current version are damage.
 #include <string>
 
 #include "absl/status/status.h"
@@ -20,21 +21,71 @@ using store::LoadProfile;
 using store::SaveProfile;
 using ::testing::HasSubstr;
 
-// What version 2 had: no event columns in syncs, no cuda_events table.
+// What version 3 had: no GPU sample tables.
+constexpr char kToVersion3[] =
+    "DROP VIEW gpu_sample_configs_named; DROP TABLE gpu_sample_configs;"
+    "DROP TABLE gpu_samples;"
+    "UPDATE meta SET value = '3' WHERE key = 'schema_version';";
+
+// What version 2 had besides: no event columns in syncs, no cuda_events table.
 constexpr char kToVersion2[] =
     "DROP VIEW syncs_named; ALTER TABLE syncs DROP COLUMN event_id;"
     "ALTER TABLE syncs DROP COLUMN event_sync_id; DROP TABLE cuda_events;"
     "CREATE VIEW syncs_named AS SELECT * FROM syncs;"
     "UPDATE meta SET value = '2' WHERE key = 'schema_version';";
 
+TEST_F(StoreTest, Version3FileLoadsWithoutSamples) {
+  const std::string path = Path("v3.sqlite");
+  const Profile full = FullProfile();
+  ASSERT_FALSE(full.samples.empty());
+  ASSERT_TRUE(SaveProfile(full, path).ok());
+  Exec(path, kToVersion3);
+  absl::StatusOr<Profile> loaded = LoadProfile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Profile expected = full;
+  expected.sample_configs.clear();
+  expected.samples.clear();
+  ExpectSameProfile(*loaded, expected);
+}
+
+// The recorded profiles of tests/data are of an older version (2): they load, with no
+// samples.
+TEST(RecordedProfiles, OlderVersionLoadsWithoutSamples) {
+  for (const char* name :
+       {"h200-timeline-demo.sqlite", "h200-counters-demo.sqlite", "h200-torch-loop.sqlite"}) {
+    const std::string path = std::string(CUSCOPE_TEST_DATA_DIR) + "/" + name;
+    EXPECT_LT(QueryInt(path,
+                       "SELECT CAST(value AS INTEGER) FROM meta "
+                       "WHERE key = 'schema_version'"),
+              store::kGpuSamplesSince)
+        << name;
+    absl::StatusOr<Profile> loaded = LoadProfile(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_FALSE(loaded->kernels.empty()) << name;
+    EXPECT_TRUE(loaded->sample_configs.empty()) << name;
+    EXPECT_TRUE(loaded->samples.empty()) << name;
+  }
+}
+
+TEST_F(StoreTest, CurrentVersionMissingTheSampleTablesIsDamaged) {
+  const std::string path = Path("v4-missing.sqlite");
+  ASSERT_TRUE(SaveProfile(FullProfile(), path).ok());
+  Exec(path, "DROP TABLE gpu_samples;");
+  absl::StatusOr<Profile> loaded = LoadProfile(path);
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss) << loaded.status();
+  EXPECT_THAT(loaded.status().message(), HasSubstr("gpu_samples"));
+}
+
 TEST_F(StoreTest, Version2FileLoadsWithoutEvents) {
   const std::string path = Path("v2.sqlite");
   const Profile full = FullProfile();
   ASSERT_TRUE(SaveProfile(full, path).ok());
-  Exec(path, kToVersion2);
+  Exec(path, std::string(kToVersion3) + kToVersion2);
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   Profile expected = full;
+  expected.sample_configs.clear();
+  expected.samples.clear();
   expected.event_records.clear();
   for (SyncRecord& s : expected.syncs) {
     s.event_id = kNoCudaEvent;
@@ -58,6 +109,9 @@ TEST(OlderVersions, DefaultsOfMissingColumns) {
       {"start_ns", "end_ns", "type", "context_id", "stream_id", "correlation_id", "process_id",
        "thread_id"});
   EXPECT_THAT(sql, HasSubstr("thread_id, 4294967295 AS event_id, -1 AS event_sync_id FROM syncs"));
+  // A BLOB column's default: the empty BLOB (no values).
+  EXPECT_THAT(store::SelectSqlWithDefaults<GpuSample>({"device_id", "start_ns", "end_ns"}),
+              HasSubstr("end_ns, X'' AS metric_values FROM gpu_samples"));
   EXPECT_EQ(store::UnreadableVersion(store::kSchemaVersion), "");
   EXPECT_EQ(store::UnreadableVersion(store::kOldestReadableSchemaVersion), "");
   EXPECT_THAT(store::UnreadableVersion(1), HasSubstr("older cuscope"));
