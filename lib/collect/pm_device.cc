@@ -5,6 +5,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -232,6 +233,11 @@ absl::Status PmDevice::ReadSamples(size_t completed, size_t room,
     ev.pMetricValues = s.values.data();
     r = cuptiProfilerHostEvaluateToGpuValues(&ev);
     if (r != CUPTI_SUCCESS) return Failed("cuptiProfilerHostEvaluateToGpuValues", r);
+    // The profile holds NaN or [0, 1e30] (lib/store/sample_rows.h): a value outside
+    // is unknown, not a reason to lose the batch.
+    for (double& v : s.values) {
+      if (!(v >= 0 && v <= 1e30)) v = std::numeric_limits<double>::quiet_NaN();
+    }
     out->push_back(std::move(s));
   }
   return absl::OkStatus();

@@ -109,9 +109,9 @@ const std::vector<Setting>& Settings() {
        "Sample GPU metrics (SM activity, instruction issue, tensor pipe, DRAM and L2 "
        "throughput) every gpu_metrics_interval_us of GPU time on every GPU with a CUDA "
        "context (CUPTI PM sampling, as nsys --gpu-metrics-devices; Ampere GA10x and later), "
-       "with kernel records kept: the report gives each kernel's sampled rates and the "
-       "traces draw them as counter tracks (docs/gpu-metrics.md). Not with metrics: both "
-       "use the GPU's performance monitors.",
+       "with kernel records kept: the report gives each kernel's sampled rates "
+       "(docs/gpu-metrics.md). Not with metrics: both use the GPU's performance monitors. "
+       "Not yet run on a GPU (docs/validation.md).",
        Bool(&Config::gpu_metrics)},
       {"CUSCOPE_GPU_METRICS_INTERVAL_US", "gpu_metrics_interval_us",
        "Microseconds of GPU time between GPU metric samples. Kernels shorter than it hold "

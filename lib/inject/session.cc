@@ -28,6 +28,7 @@
 #include "lib/config/output_path.h"
 #include "lib/config/rank.h"
 #include "lib/inject/collect_options.h"
+#include "lib/inject/gpu_metrics.h"
 #include "lib/inject/run_end.h"
 #include "lib/store/writer.h"
 
@@ -277,23 +278,7 @@ absl::Status StartCollector(SessionState& s) {
       Warn(absl::StrCat("counters: ", counting.message(), "; tracing goes on without them"));
     }
   }
-  if (s.options.sampling.enabled && s.options.counters_enabled()) {
-    // Both use the GPU's performance monitors: the counters asked for win.
-    s.options.sampling.enabled = false;
-    s.run.extra["gpu_metrics.status"] =
-        "off: counters (metrics) were asked for too, and both use the GPU's performance "
-        "monitors";
-    Warn(
-        "gpu metrics: off for this run (counters were asked for too; both use the GPU's "
-        "performance monitors)");
-  }
-  if (s.options.sampling.enabled) {
-    absl::Status sampling = s.collector.sampler().Start(s.options.sampling);
-    if (!sampling.ok()) {
-      s.run.extra["gpu_metrics.status"] = std::string(sampling.message());
-      Warn(absl::StrCat("gpu metrics: ", sampling.message(), "; tracing goes on without them"));
-    }
-  }
+  StartGpuMetrics(s.collector, s.options, s.run, Warn);
   return absl::OkStatus();
 }
 
@@ -435,12 +420,7 @@ absl::Status Stop(const std::string& reason) {
     s.collector.counters().Stop();
     for (auto& [k, v] : s.collector.counters().Notes()) s.run.extra[k] = v;
   }
-  if (s.options.sampling.enabled) {
-    s.collector.sampler().Stop();
-    for (auto& [k, v] : s.collector.sampler().Notes()) s.run.extra[k] = v;
-    auto status = s.run.extra.find("gpu_metrics.status");
-    if (status != s.run.extra.end()) Warn(absl::StrCat("gpu metrics: ", status->second));
-  }
+  StopGpuMetrics(s.collector, s.options, s.run, Warn);
   // User scopes: none recorded from here; the calling thread's open ones end now
   // (other threads' are dropped and counted); the tracer's Stop drains them.
   collect::scopes::SetRecording(false);

@@ -32,7 +32,8 @@ std::string RatesLine(const SampledRates& r) {
   if (r.tensor_pct) parts.push_back(absl::StrCat("tensor pipe ", Pct(r.tensor_pct)));
   if (r.dram_pct || r.dram_bytes_per_s) {
     std::string dram = absl::StrCat("DRAM ", Pct(r.dram_pct));
-    if (r.dram_bytes_per_s) absl::StrAppend(&dram, " (", FormatRate(*r.dram_bytes_per_s, "B/s"), ")");
+    if (r.dram_bytes_per_s)
+      absl::StrAppend(&dram, " (", FormatRate(*r.dram_bytes_per_s, "B/s"), ")");
     parts.push_back(dram);
   }
   if (r.l2_bytes_per_s) parts.push_back(absl::StrCat("L2 ", FormatRate(*r.l2_bytes_per_s, "B/s")));
@@ -73,9 +74,9 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a, const ReportOptio
   out << absl::StrFormat("\nGPU metrics (sampled every %s of GPU time)\n",
                          FormatNsShort(double(a.devices.front().interval_ns)));
   for (const analysis::SampledDevice& d : a.devices) {
-    out << Wrapped(absl::StrFormat("GPU %d, %d samples: %s", d.device_id, d.all.samples,
-                                   RatesLine(d.all)),
-                   options.width, 2, 4);
+    out << Wrapped(
+        absl::StrFormat("GPU %d, %d samples: %s", d.device_id, d.all.samples, RatesLine(d.all)),
+        options.width, 2, 4);
     if (d.in_kernels.samples > 0) {
       out << Wrapped(absl::StrFormat("inside kernels (%d samples, %d of one kernel alone): %s",
                                      d.in_kernels.samples, d.attributed, RatesLine(d.in_kernels)),
@@ -85,18 +86,17 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a, const ReportOptio
   std::vector<const analysis::SampledKernel*> kernels;
   for (const analysis::SampledKernel& k : a.kernels) kernels.push_back(&k);
   const size_t shown = ShownRows(kernels.size(), options.top);
-  TextTable table({"Time", "Sampled", "SM act", "Issue", "Tensor", "DRAM %", "DRAM B/s", "L2 B/s",
-                   "Name"});
+  TextTable table(
+      {"Time", "Sampled", "SM act", "Issue", "Tensor", "DRAM %", "DRAM B/s", "L2 B/s", "Name"});
   table.Fit(options.width, options.max_name_width);
   table.SetDroppable({"L2 B/s", "DRAM B/s", "Issue"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledKernel& k = *kernels[i];
     const SampledRates& r = k.rates;
-    table.AddRow({FormatDuration(double(k.kernel_ns)),
-                  r.samples > 0 ? FormatPercent(k.coverage_pct()) : "-", Pct(r.sm_active_pct),
-                  Pct(r.issue_pct), Pct(r.tensor_pct), Pct(r.dram_pct),
-                  Rate(r.dram_bytes_per_s, "B/s"), Rate(r.l2_bytes_per_s, "B/s"),
-                  model::Demangle(k.name)});
+    table.AddRow(
+        {FormatDuration(double(k.kernel_ns)), r.samples > 0 ? FormatPercent(k.coverage_pct()) : "-",
+         Pct(r.sm_active_pct), Pct(r.issue_pct), Pct(r.tensor_pct), Pct(r.dram_pct),
+         Rate(r.dram_bytes_per_s, "B/s"), Rate(r.l2_bytes_per_s, "B/s"), model::Demangle(k.name)});
   }
   out << "\n";
   table.Write(out);

@@ -1,13 +1,12 @@
 // The report's GPU metrics section and JSON object (lib/report/gpu_samples_text.h)
 // for a synthetic sampled profile; none for a profile without samples.
-#include "lib/report/gpu_samples_text.h"
-
 #include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/model/metrics.h"
+#include "lib/report/gpu_samples_text.h"
 #include "lib/report/json.h"
 #include "lib/report/report_data.h"
 #include "lib/report/text.h"

@@ -1,0 +1,38 @@
+#include "lib/inject/gpu_metrics.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace cuscope::inject {
+
+void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& options,
+                     model::RunInfo& run, WarnFn warn) {
+  if (options.sampling.enabled && options.counters_enabled()) {
+    // Both use the GPU's performance monitors: the counters asked for win.
+    options.sampling.enabled = false;
+    run.extra["gpu_metrics.status"] =
+        "off: counters (metrics) were asked for too, and both use the GPU's performance "
+        "monitors";
+    warn(
+        "gpu metrics: off for this run (counters were asked for too; both use the GPU's "
+        "performance monitors)");
+  }
+  if (!options.sampling.enabled) return;
+  absl::Status sampling = collector.sampler().Start(options.sampling);
+  if (!sampling.ok()) {
+    run.extra["gpu_metrics.status"] = std::string(sampling.message());
+    warn(absl::StrCat("gpu metrics: ", sampling.message(), "; tracing goes on without them"));
+  }
+}
+
+void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions& options,
+                    model::RunInfo& run, WarnFn warn) {
+  if (!options.sampling.enabled) return;
+  collector.sampler().Stop();
+  for (auto& [k, v] : collector.sampler().Notes()) run.extra[k] = v;
+  auto status = run.extra.find("gpu_metrics.status");
+  if (status != run.extra.end()) warn(absl::StrCat("gpu metrics: ", status->second));
+}
+
+}  // namespace cuscope::inject

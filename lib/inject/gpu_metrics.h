@@ -1,0 +1,27 @@
+// The session's GPU metrics sampling (the gpu_metrics setting; lib/collect/
+// gpu_sampler.h): started after the other parts of the collector, stopped before the
+// tracer's last flush. Its problems are notes in the run info and one stderr line.
+#ifndef CUSCOPE_LIB_INJECT_GPU_METRICS_H_
+#define CUSCOPE_LIB_INJECT_GPU_METRICS_H_
+
+#include <string>
+
+#include "lib/collect/collector.h"
+#include "lib/collect/options.h"
+#include "lib/model/profile.h"
+
+namespace cuscope::inject {
+
+// Starts the sampler when `options` ask for it; off (and said) when counters are
+// asked for too, since both use the GPU's performance monitors.
+// `warn` prints one stderr line (the session's Warn).
+using WarnFn = void (*)(const std::string& message);
+void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& options,
+                     model::RunInfo& run, WarnFn warn);
+// Stops it and puts its notes into `run.extra`.
+void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions& options,
+                    model::RunInfo& run, WarnFn warn);
+
+}  // namespace cuscope::inject
+
+#endif  // CUSCOPE_LIB_INJECT_GPU_METRICS_H_
