@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "lib/analysis/gpu_samples.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
 #include "lib/model/metrics.h"
@@ -668,6 +670,71 @@ TEST_F(GpuTest, TorchProfilerInsideATracedProgram) {
   if (profile->kernels.size() < 300u) {  // the 0.3 s after torch.profiler add more
     EXPECT_NE(r.err.find("another CUPTI client"), std::string::npos) << r.err;
   }
+}
+
+// GPU metrics sampling (docs/gpu-metrics.md): every kernel of the counter demo keeps
+// its record, samples arrive with their configuration, and the sampled rates tell a
+// DRAM-bound SAXPY from the naive SGEMM; then a bf16 GEMM through PyTorch reads a busy
+// tensor pipe. The rates are printed for docs/validation.md.
+TEST_F(GpuTest, GpuMetricsSampleEveryKernelWithTheTimelineKept) {
+  std::string path = TempPath("gpu_metrics.sqlite");
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--gpu-metrics=1",
+                         "--", Example("counters_demo"), "20", "3", "1000"},
+                        {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = store::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->kernels.size(), 1023u) << r.err;  // no launch lost
+  ASSERT_EQ(profile->sample_configs.size(), 1u) << profile->run.extra["gpu_metrics.status"];
+  std::cerr << "sampled metrics: " << profile->run.extra["gpu_metrics.metrics"]
+            << "\nleft out: " << profile->run.extra["gpu_metrics.left_out"]
+            << "\nsamples: " << profile->samples.size() << "\n";
+  EXPECT_GE(profile->sample_configs[0].metrics.size(), 4u);
+  EXPECT_GT(profile->samples.size(), 100u);
+  const analysis::GpuSampleAnalysis a = analysis::AnalyzeGpuSamples(*profile);
+  const analysis::SampledKernel* saxpy = nullptr;
+  const analysis::SampledKernel* sgemm = nullptr;
+  for (const auto& k : a.kernels) {
+    if (k.name.find("saxpy") != std::string::npos) saxpy = &k;
+    if (k.name.find("sgemm_naive") != std::string::npos) sgemm = &k;
+  }
+  ASSERT_TRUE(saxpy && sgemm);
+  auto line = [](const analysis::SampledKernel& k) {
+    return absl::StrCat(k.name, ": ", k.rates.samples, " samples, covered ", k.coverage_pct(),
+                        "%, SM active ", k.rates.sm_active_pct.value_or(-1), "%, DRAM ",
+                        k.rates.dram_pct.value_or(-1), "%, DRAM B/s ",
+                        k.rates.dram_bytes_per_s.value_or(-1), ", SM clock ",
+                        k.rates.sm_clock_hz.value_or(-1));
+  };
+  std::cerr << line(*saxpy) << "\n" << line(*sgemm) << "\n";
+  EXPECT_GT(saxpy->coverage_pct(), 50);
+  EXPECT_GT(sgemm->coverage_pct(), 80);
+  ASSERT_TRUE(saxpy->rates.dram_pct && sgemm->rates.dram_pct);
+  EXPECT_GT(*saxpy->rates.dram_pct, 60);  // streaming 768 MB
+  EXPECT_LT(*sgemm->rates.dram_pct, *saxpy->rates.dram_pct);
+  if (sgemm->rates.sm_active_pct) {
+    EXPECT_GT(*sgemm->rates.sm_active_pct, 80);
+  }
+  // The report prints the section.
+  Result rep = RunProgram({BuildDir() + "/bin/cuscope", "report", path}, {});
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("GPU metrics (sampled every 10 us"), std::string::npos) << rep.out;
+
+  if (!TorchAvailable()) GTEST_SKIP() << "python3 with CUDA PyTorch not available";
+  std::string gemm_path = TempPath("gpu_metrics_gemm.sqlite");
+  Result g =
+      RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + gemm_path, "--gpu-metrics=1",
+                  "--", "python3", SourceDir() + "/examples/python/bf16_gemm.py", "8192", "20"},
+                 {});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  auto gp = store::LoadProfile(gemm_path);
+  ASSERT_TRUE(gp.ok()) << gp.status();
+  const analysis::GpuSampleAnalysis ga = analysis::AnalyzeGpuSamples(*gp);
+  ASSERT_FALSE(ga.kernels.empty());
+  const analysis::SampledKernel& top = ga.kernels[0];  // the GEMM: most of the time
+  std::cerr << line(top) << ", tensor " << top.rates.tensor_pct.value_or(-1) << "%\n";
+  ASSERT_TRUE(top.rates.tensor_pct.has_value());
+  EXPECT_GT(*top.rates.tensor_pct, 60) << top.name;
 }
 
 }  // namespace
