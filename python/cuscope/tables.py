@@ -13,6 +13,7 @@ import dataclasses
 import os
 import pathlib
 import sqlite3
+import struct
 
 # attribute -> (view, row class name)
 TABLES = {
@@ -28,10 +29,13 @@ TABLES = {
     "counters": ("counters_named", "Counter"),
     "device_metrics": ("device_metrics_named", "DeviceMetric"),
     "cuda_events": ("cuda_events", "CudaEvent"),
+    "gpu_sample_configs": ("gpu_sample_configs_named", "GpuSampleConfig"),
+    # Read by _gpu_samples: each sample's BLOB of float64 values becomes a dict.
+    "gpu_samples": ("gpu_samples", "GpuSample"),
 }
 # Tables that older profiles lack: the schema version that added them. Read from an
 # older profile, they are empty.
-SINCE = {"cuda_events": 3}
+SINCE = {"cuda_events": 3, "gpu_sample_configs": 4, "gpu_samples": 4}
 
 _classes = {}
 
@@ -81,10 +85,28 @@ class Profile:
         if self._absent(table):
             return []
         if table not in self._cache:
-            cur = self._db.execute(f'SELECT * FROM "{view}"')
-            cls = row_class(cls_name, [d[0] for d in cur.description])
-            self._cache[table] = [cls(*r) for r in cur]
+            if table == "gpu_samples":
+                self._cache[table] = self._gpu_samples()
+            else:
+                cur = self._db.execute(f'SELECT * FROM "{view}"')
+                cls = row_class(cls_name, [d[0] for d in cur.description])
+                self._cache[table] = [cls(*r) for r in cur]
         return self._cache[table]
+
+    def _gpu_samples(self):
+        """GPU metric samples (docs/gpu-metrics.md): device_id, start_ns, end_ns and
+        `values`, a dict of metric name -> value (NaN when not known)."""
+        names = {}
+        for c in self.rows("gpu_sample_configs"):
+            names.setdefault(c.device_id, []).append(c.metric)
+        cls = row_class("GpuSample", ["device_id", "start_ns", "end_ns", "values"])
+        out = []
+        for device, start, end, blob in self._db.execute(
+                "SELECT device_id, start_ns, end_ns, metric_values FROM gpu_samples ORDER BY rowid"):
+            metrics = names.get(device, [])
+            values = struct.unpack(f"<{len(blob) // 8}d", blob) if blob else ()
+            out.append(cls(device, start, end, dict(zip(metrics, values))))
+        return out
 
     def to_pandas(self, table=None):
         """A DataFrame of one table, or a dict of every table's when table is None."""
@@ -94,6 +116,11 @@ class Profile:
         view, _ = self._view(table)
         if self._absent(table):
             return pandas.DataFrame()
+        if table == "gpu_samples":
+            # One column per metric (NaN where a device does not sample it).
+            records = [{"device_id": r.device_id, "start_ns": r.start_ns, "end_ns": r.end_ns,
+                        **r.values} for r in self.rows(table)]
+            return pandas.DataFrame.from_records(records)
         cur = self._db.execute(f'SELECT * FROM "{view}"')
         return pandas.DataFrame.from_records(list(cur), columns=[d[0] for d in cur.description])
 

@@ -123,3 +123,39 @@ def test_cuda_events_empty_before_schema_3_and_read_from_3(tmp_path):
         db.execute("INSERT INTO cuda_events VALUES (3382, 0, 1, 7, 6, 1)")
     events = cuscope.load(new).cuda_events
     assert len(events) == 1 and events[0].correlation_id == 3382 and events[0].event_id == 6
+
+
+def test_gpu_samples_empty_before_schema_4_and_decoded_from_4(tmp_path):
+    """GPU metric samples (schema 4): their configuration by device and position, and
+    each sample's BLOB of little-endian float64 as a dict of metric -> value."""
+    import math
+    import struct
+    old = PROFILES[0]
+    assert cuscope.load(old).gpu_samples == [] and cuscope.load(old).gpu_sample_configs == []
+    new = tmp_path / "v4.sqlite"
+    new.write_bytes(old.read_bytes())
+    with sqlite3.connect(new) as db:
+        db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        ids = []
+        for name in ("sm__cycles_elapsed.avg", "dram__bytes_read.sum"):
+            db.execute("INSERT INTO strings (text) VALUES (?)", (name,))
+            ids.append(db.execute("SELECT max(id) FROM strings").fetchone()[0])
+        db.execute("CREATE TABLE gpu_sample_configs (device_id INTEGER NOT NULL, interval_ns "
+                   "INTEGER NOT NULL, position INTEGER NOT NULL, metric_id INTEGER NOT NULL)")
+        db.execute("CREATE TABLE gpu_samples (device_id INTEGER NOT NULL, start_ns INTEGER NOT "
+                   "NULL, end_ns INTEGER NOT NULL, metric_values BLOB NOT NULL)")
+        db.execute("CREATE VIEW gpu_sample_configs_named AS SELECT c.device_id AS device_id, "
+                   "c.interval_ns AS interval_ns, c.position AS position, m.text AS metric FROM "
+                   "gpu_sample_configs AS c LEFT JOIN strings AS m ON m.id = c.metric_id "
+                   "ORDER BY c.device_id, c.position")
+        for pos, i in enumerate(ids):
+            db.execute("INSERT INTO gpu_sample_configs VALUES (0, 10000, ?, ?)", (pos, i))
+        db.execute("INSERT INTO gpu_samples VALUES (0, 100, 10100, ?)",
+                   (struct.pack("<2d", 19800.0, float("nan")),))
+    prof = cuscope.load(new)
+    assert [c.metric for c in prof.gpu_sample_configs] == ["sm__cycles_elapsed.avg",
+                                                          "dram__bytes_read.sum"]
+    (s,) = prof.gpu_samples
+    assert (s.device_id, s.start_ns, s.end_ns) == (0, 100, 10100)
+    assert s.values["sm__cycles_elapsed.avg"] == 19800.0
+    assert math.isnan(s.values["dram__bytes_read.sum"])
