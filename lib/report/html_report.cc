@@ -121,8 +121,9 @@ std::string RenderHtmlReport(const ReportData& data) {
                   "</p><nav><a href=\"#run\">Run</a> <a "
                   "href=\"#findings\">Findings</a> <a href=\"#timeline\">Timeline</a> <a "
                   "href=\"#kernels\">Kernels</a> <a href=\"#regions\">Regions</a> <a "
-                  "href=\"#roofline\">Roofline</a> <a href=\"#counters\">Counters</a></nav>"
-                  "</header>\n<main>\n");
+                  "href=\"#roofline\">Roofline</a> <a href=\"#counters\">Counters</a>",
+                  data.gpu_samples.empty() ? "" : " <a href=\"#gpu-metrics\">GPU metrics</a>",
+                  "</nav></header>\n<main>\n");
   AppendRunHeader(data, out);
   AppendFindings(data, out);
   out +=
@@ -135,6 +136,7 @@ std::string RenderHtmlReport(const ReportData& data) {
   AppendKernelTable(data, out);
   AppendRegionTree(data, out);
   AppendCounters(data, out);
+  AppendGpuSamples(data, out);
   absl::StrAppend(&out, "</main>\n<script type=\"application/json\" id=\"cuscope-data\">",
                   ScriptSafeJson(HtmlReportJson(data)), "</script>\n<script>", HtmlScript(),
                   "</script>\n</body></html>\n");

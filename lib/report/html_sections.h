@@ -19,6 +19,8 @@ void AppendKernelTable(const ReportData& data, std::string& out);
 void AppendRegionTree(const ReportData& data, std::string& out);
 // The roofline SVG and one <details> panel per kernel signature with counters.
 void AppendCounters(const ReportData& data, std::string& out);
+// GPU metrics sampled at an interval (html_gpu_samples.cc): nothing without samples.
+void AppendGpuSamples(const ReportData& data, std::string& out);
 
 // The page's style sheet and script (html_assets.cc).
 const char* HtmlStyle();

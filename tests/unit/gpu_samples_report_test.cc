@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "lib/model/metrics.h"
 #include "lib/report/gpu_samples_text.h"
+#include "lib/report/html_report.h"
 #include "lib/report/json.h"
 #include "lib/report/report_data.h"
 #include "lib/report/text.h"
@@ -84,6 +85,16 @@ TEST(GpuSamplesReport, JsonHoldsDevicesAndKernels) {
   EXPECT_NEAR(k["sm_active_pct"].GetDouble(), 100.0 * 19000 / 19800, 1e-9);
 }
 
+TEST(GpuSamplesReport, HtmlSectionAndItsLink) {
+  const model::Profile p = Sampled();
+  const std::string html = RenderHtmlReport(BuildReport(p));
+  EXPECT_THAT(html, HasSubstr("<a href=\"#gpu-metrics\">GPU metrics</a>"));
+  EXPECT_THAT(html, HasSubstr("<section id=\"gpu-metrics\"><h2>GPU metrics (sampled every 10 us"));
+  EXPECT_THAT(html, HasSubstr("id=\"gpu-metrics-table\""));
+  EXPECT_THAT(html, HasSubstr(">ampere_bf16_gemm</td>"));
+  EXPECT_THAT(html, HasSubstr(">85%</td>"));  // the tensor pipe
+}
+
 TEST(GpuSamplesReport, NothingWithoutSamples) {
   testing::ProfileBuilder b;
   b.Kernel("k", 1000, 2000);
@@ -93,6 +104,7 @@ TEST(GpuSamplesReport, NothingWithoutSamples) {
   WriteJson(data, ReportOptions(), json);
   EXPECT_THAT(text.str(), Not(HasSubstr("GPU metrics")));
   EXPECT_THAT(json.str(), Not(HasSubstr("gpu_metrics")));
+  EXPECT_THAT(RenderHtmlReport(data), Not(HasSubstr("gpu-metrics")));
 }
 
 }  // namespace
