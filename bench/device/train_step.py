@@ -5,8 +5,8 @@
 
 A transformers GPT-2 training step (bench/device/gpt2_step.py: 6 layers, batch 8 x 512,
 bf16 autocast, fused AdamW) unprofiled, traced by cuscope, with counters in signature
-mode (kernel replay, one sample per signature) and in rotate on every launch, under
-torch.profiler, and a bounded slice of the same kernels under ncu. The modes run in
+mode (kernel replay, one sample per signature) and in rotate on every launch, with GPU
+metrics sampled every 10 us (docs/gpu-metrics.md), under torch.profiler, and a bounded slice of the same kernels under ncu. The modes run in
 interleaved rounds (the order turns each round); a mode's step time is the median over
 its rounds of the median of steps 4 and later. From the profiles: kernel records
 against kernel launches, measured launches without times, rotate's coverage of the last
@@ -40,6 +40,8 @@ MODES = {
     "cuscope rotate (roofline, every launch)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
         "--per-signature=all", "--replay=rotate", "--"] + step_cmd,
+    "cuscope gpu metrics (sampled, every kernel)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1", "--"] + step_cmd,
     "torch.profiler": lambda p: step_cmd,
 }
 LAUNCH_APIS = ("cudaLaunchKernel", "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC",
@@ -121,6 +123,27 @@ def last_step_coverage(path):
             "time_pct": 100.0 * sum(time_by_sig[k] for k in have) / total}
 
 
+def sampled_coverage(path):
+    """GPU metrics: the share of kernel time in kernels holding a sample, and covered by
+    samples, from `cuscope report --format json` (all rows)."""
+    p = subprocess.run([cuscope, "report", path, "--format=json", "--top=0"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    if p.returncode != 0:
+        return None
+    import json
+    g = json.loads(p.stdout).get("gpu_metrics")
+    if not g:
+        return None
+    rows = g["kernels"]["rows"]
+    total = sum(r["kernel_ns"] for r in rows) or 1
+    with_sample = sum(r["kernel_ns"] for r in rows if r["samples"] > 0)
+    covered = sum(r["sampled_ns"] for r in rows)
+    dev = g["devices"][0]
+    return {"kernels": len(rows), "with_sample": sum(1 for r in rows if r["samples"] > 0),
+            "time_pct": 100.0 * with_sample / total, "covered_pct": 100.0 * covered / total,
+            "samples": dev["all"]["samples"], "metrics": dev["metrics"], "top": rows[:8]}
+
+
 def compare_values(rotate_path, replay_path):
     a, b = signature_values(rotate_path), signature_values(replay_path)
     flops = [m for m in ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
@@ -191,6 +214,22 @@ def main():
               f"{dur_ok}.")
         for w in worst:
             print(f"- {w[0]} {w[1]}: rotate {w[2]:.4g}, kernel replay {w[3]:.4g}")
+    sampled = results["cuscope gpu metrics (sampled, every kernel)"][0]["profile"]
+    cov = sampled_coverage(sampled) if sampled else None
+    if cov:
+        print(f"\nGPU metrics: {cov['samples']} samples of {len(cov['metrics'])} metrics "
+              f"({', '.join(cov['metrics'])}); {cov['with_sample']} of {cov['kernels']} kernel "
+              f"names hold a sample, {cov['time_pct']:.1f}% of kernel time; samples cover "
+              f"{cov['covered_pct']:.1f}% of kernel time.")
+        for r in cov["top"]:
+            f = lambda k: "-" if r.get(k) is None else f"{r[k]:.1f}"
+            print(f"- {r['name'][:60]}: {r['kernel_ns'] / 1e6:.2f} ms, covered "
+                  f"{r['coverage_pct']:.0f}%, SM active {f('sm_active_pct')}%, tensor "
+                  f"{f('tensor_pct')}%, DRAM {f('dram_pct')}%")
+    elif sampled:
+        db = sqlite3.connect(sampled)
+        notes = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'extra.gpu_metrics.%'"))
+        print(f"\nGPU metrics: no samples; notes {notes}")
     # ncu on a bounded slice of the same kernels (steady-state launches).
     slice_cmd = [ncu, "--clock-control", "none", "--section", "SpeedOfLight", "--launch-skip",
                  "1500", "--launch-count", "40"] + step_cmd[:2] + ["4"]
