@@ -2,10 +2,8 @@
 // Profiler, the Profiler Host API), for tests that link the whole collector (the
 // session) with the fake CUPTI (tests/fake_cupti/fake_cupti.h) instead of libcupti.
 // Counters are off in those tests: each of these answers CUPTI_ERROR_NOT_SUPPORTED.
-// The Profiler Host API, the chip and device queries and PM sampling are faked in
-// fake_pm_sampling.cc (GPU metrics sampling works there).
-// The callback subscription succeeds (capture by region subscribes; no callback is
-// ever made: scopes reach the region tracker directly).
+// The Profiler Host API, the chip and device queries, PM sampling and the callback
+// subscription are faked in fake_pm_sampling.cc (GPU metrics sampling works there).
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -14,22 +12,9 @@
 
 namespace {
 constexpr CUptiResult kNotHere = CUPTI_ERROR_NOT_SUPPORTED;
-int g_subscriber;  // its address is the one subscriber handle
 }  // namespace
 
 extern "C" {
-
-CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
-                                    void* userdata) {
-  if (subscriber == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
-  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
-  return CUPTI_SUCCESS;
-}
-CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) { return CUPTI_SUCCESS; }
-CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
-                                         CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  return CUPTI_SUCCESS;
-}
 
 CUptiResult CUPTIAPI
 cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* pParams) {

@@ -39,7 +39,10 @@ struct State {
   uint64_t numbered = 0;
   std::map<uint32_t, std::unique_ptr<CUpti_PmSampling_Object>> objects;
   std::map<uint32_t, std::deque<Sample>> buffers;  // per device
+  CUpti_CallbackFunc callback = nullptr;
+  void* userdata = nullptr;
 };
+int g_subscriber;  // its address is the one subscriber handle
 State& S() {
   static State* s = new State;
   return *s;
@@ -90,6 +93,20 @@ bool Sampling(uint32_t device) {
   auto it = S().objects.find(device);
   return it != S().objects.end() && it->second->sampling;
 }
+bool ContextCreated(uint32_t device) {
+  CUpti_CallbackFunc callback;
+  void* userdata;
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    callback = S().callback;
+    userdata = S().userdata;
+  }
+  if (callback == nullptr) return false;
+  CUpti_ResourceData data{};
+  data.context = reinterpret_cast<CUcontext>(uintptr_t{device} + 1);
+  callback(userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
+  return true;
+}
 void Reset() {
   std::lock_guard<std::mutex> lock(S().mu);
   S().calls = {};
@@ -104,6 +121,26 @@ void Reset() {
 }  // namespace fake_pm
 
 extern "C" {
+
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                                    void* userdata) {
+  if (subscriber == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().callback = callback;
+  S().userdata = userdata;
+  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().callback = nullptr;
+  S().userdata = nullptr;
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                         CUpti_CallbackId) {
+  return CUPTI_SUCCESS;
+}
 
 CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params*) {
   return CUPTI_SUCCESS;

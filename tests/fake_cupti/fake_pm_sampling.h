@@ -1,6 +1,7 @@
 // A fake of CUPTI's PM sampling, Profiler Host API (PM sampling configurations only:
 // a Range Profiler host object is refused, so counters stay off) and device queries,
-// for tests that drive the GPU sampler (lib/collect/gpu_sampler.h) without a GPU.
+// and the callback subscription, for tests that drive the GPU sampler
+// (lib/collect/gpu_sampler.h) without a GPU.
 //
 // It behaves as CUPTI did on the H200 towards those callers: a metric is accepted
 // unless refused; metrics fit one pass up to a limit; samples made by Produce while
@@ -32,6 +33,10 @@ void SetMetricsPerPass(int n);
 uint64_t Produce(uint32_t device, uint64_t n, uint64_t start_ns, uint64_t interval_ns);
 // Whether device `device` samples now (started, not stopped).
 bool Sampling(uint32_t device);
+// CUPTI's context-created callback for device `device` (its context handle is
+// device + 1), made on the calling thread to the subscriber, when one is subscribed
+// (the subscription always succeeds). Returns whether a callback was made.
+bool ContextCreated(uint32_t device);
 // Forgets everything (between tests).
 void Reset();
 

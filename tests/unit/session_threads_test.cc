@@ -6,6 +6,7 @@
 // read back holds every record made, less the dropped ones, which are counted. Run
 // in the normal build and under ThreadSanitizer (scripts/tsan.sh).
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -17,6 +18,7 @@
 #include "lib/inject/session.h"
 #include "lib/store/reader.h"
 #include "tests/fake_cupti/fake_cupti.h"
+#include "tests/fake_cupti/fake_pm_sampling.h"
 
 namespace cuscope::inject {
 namespace {
@@ -165,6 +167,37 @@ TEST_F(SessionThreadsTest, StopWhileWindowsSwitchAndRecordsAreInFlight) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   ExpectEveryRecordKept(p);
   EXPECT_GT(std::stoull(p.run.extra["capture.windows"]), 0u);
+}
+
+// GPU metrics (CUSCOPE_GPU_METRICS=1): a context created after the start is sampled,
+// and every sample reaches the profile with its configuration, beside the activity
+// records; the session stops sampling at its end.
+TEST_F(SessionThreadsTest, GpuMetricSamplesReachTheProfile) {
+  fake_pm::Reset();
+  env_["CUSCOPE_GPU_METRICS"] = "1";
+  StartSession();
+  ASSERT_TRUE(fake_pm::ContextCreated(0));
+  for (int i = 0; i < 500 && !fake_pm::Sampling(0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(fake_pm::Sampling(0));
+  StartProducers(2, 2000);
+  uint64_t now = 0;
+  ASSERT_EQ(cuptiGetTimestamp(&now), CUPTI_SUCCESS);  // the fake clock of the records
+  ASSERT_EQ(fake_pm::Produce(0, 20000, now, 5000), 20000u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // a decode on the way
+  ASSERT_EQ(fake_pm::Produce(0, 10000, now + 100000000, 5000), 10000u);
+  JoinAll(/*stop=*/false);
+  model::Profile p = StopAndLoad();
+  ExpectEveryRecordKept(p);
+  EXPECT_FALSE(fake_pm::Sampling(0));
+  ASSERT_EQ(p.sample_configs.size(), 1u);
+  EXPECT_EQ(p.sample_configs[0].interval_ns, 10000u);  // the default, 10 us
+  EXPECT_EQ(p.sample_configs[0].metrics.size(), 6u);   // the fake's one pass
+  ASSERT_EQ(p.samples.size(), 30000u);
+  EXPECT_EQ(p.samples[29999].start_ns, now + 100000000 + 9999 * 5000);
+  EXPECT_EQ(p.run.extra["gpu_metrics.samples"], "30000");
+  EXPECT_EQ(p.run.extra.count("gpu_metrics.status"), 0u) << p.run.extra["gpu_metrics.status"];
 }
 
 }  // namespace
