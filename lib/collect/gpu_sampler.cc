@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lib/collect/cupti_result.h"
 #include "lib/collect/driver.h"
+#include "lib/collect/elapsed.h"
 #include "lib/model/metrics.h"
 
 namespace cuscope::collect {
@@ -86,6 +88,9 @@ void GpuSampler::Run() {
   }
   absl::MutexLock lock(&mu_);
   notes_["gpu_metrics.samples"] = absl::StrCat(samples_);
+  // The decoding thread's time (it runs beside the program; what it costs the program is
+  // in the step times, not here).
+  notes_["gpu_metrics.decode_ms"] = absl::StrFormat("%.1f", decode_ns_ / 1e6);
   if (lost_ > 0) {
     notes_["gpu_metrics.lost"] =
         absl::StrCat(lost_, " samples after the first ", options_.max_samples,
@@ -148,6 +153,7 @@ void GpuSampler::SetUp(const std::set<uint32_t>& devices) {
 }
 
 void GpuSampler::DecodeAll() {
+  AddElapsed timed{&decode_ns_, MonotonicNs()};
   std::vector<model::GpuSample> decoded;
   for (auto& d : devices_) {
     const size_t room = samples_ < options_.max_samples ? options_.max_samples - samples_ : 0;

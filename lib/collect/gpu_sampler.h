@@ -48,7 +48,7 @@ class GpuSampler final : public DrainSource {
   // Moves new configurations and samples into `batch`.
   void Drain(model::Profile* batch) override;
   // For the run info: "gpu_metrics.status" (why samples are missing, when they
-  // are), ".metrics", ".left_out", ".samples", ".lost".
+  // are), ".metrics", ".left_out", ".samples", ".lost", ".overflow", ".decode_ms".
   std::map<std::string, std::string> Notes();
 
   static constexpr int kDecodePeriodMs = 100;
@@ -85,6 +85,7 @@ class GpuSampler final : public DrainSource {
   std::map<std::string, PmDevice::Choice> choices_;  // by chip
   std::vector<std::unique_ptr<PmDevice>> devices_;
   uint64_t samples_ = 0, lost_ = 0;
+  uint64_t decode_ns_ = 0;  // in DecodeAll
   bool overflow_ = false;
 };
 

@@ -87,6 +87,7 @@ TEST_F(GpuSamplerTest, SamplesEveryDeviceUntilStopAndDrainsThem) {
   EXPECT_THAT(notes.at("gpu_metrics.left_out"), HasSubstr(metrics::kSampledL2Bytes));
   EXPECT_THAT(notes.at("gpu_metrics.left_out"), HasSubstr("does not fit one pass"));
   EXPECT_EQ(notes.count("gpu_metrics.status"), 0u);
+  EXPECT_TRUE(notes.count("gpu_metrics.decode_ms"));
   // Drained once.
   model::Profile again;
   s.Drain(&again);
