@@ -42,6 +42,9 @@ MODES = {
         "--per-signature=all", "--replay=rotate", "--"] + step_cmd,
     "cuscope gpu metrics (sampled, every kernel)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1", "--"] + step_cmd,
+    "cuscope gpu metrics (every 2 us)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1",
+        "--gpu-metrics-interval-us=2", "--"] + step_cmd,
     "torch.profiler": lambda p: step_cmd,
 }
 LAUNCH_APIS = ("cudaLaunchKernel", "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC",
@@ -144,6 +147,24 @@ def sampled_coverage(path):
             "samples": dev["all"]["samples"], "metrics": dev["metrics"], "top": rows[:8]}
 
 
+def report_sampled(mode, sampled):
+    cov = sampled_coverage(sampled) if sampled else None
+    if cov:
+        print(f"\n{mode}: {cov['samples']} samples of {len(cov['metrics'])} metrics "
+              f"({', '.join(cov['metrics'])}); {cov['with_sample']} of {cov['kernels']} kernel "
+              f"names hold a sample, {cov['time_pct']:.1f}% of kernel time; samples cover "
+              f"{cov['covered_pct']:.1f}% of kernel time.")
+        for r in cov["top"]:
+            f = lambda k: "-" if r.get(k) is None else f"{r[k]:.1f}"
+            print(f"- {r['name'][:60]}: {r['kernel_ns'] / 1e6:.2f} ms, covered "
+                  f"{r['coverage_pct']:.0f}%, SM active {f('sm_active_pct')}%, tensor "
+                  f"{f('tensor_pct')}%, DRAM {f('dram_pct')}%")
+    if sampled:
+        db = sqlite3.connect(sampled)
+        notes = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'extra.gpu_metrics.%'"))
+        print(f"\nGPU metrics notes: {notes}")
+
+
 def compare_values(rotate_path, replay_path):
     a, b = signature_values(rotate_path), signature_values(replay_path)
     flops = [m for m in ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
@@ -214,22 +235,8 @@ def main():
               f"{dur_ok}.")
         for w in worst:
             print(f"- {w[0]} {w[1]}: rotate {w[2]:.4g}, kernel replay {w[3]:.4g}")
-    sampled = results["cuscope gpu metrics (sampled, every kernel)"][0]["profile"]
-    cov = sampled_coverage(sampled) if sampled else None
-    if cov:
-        print(f"\nGPU metrics: {cov['samples']} samples of {len(cov['metrics'])} metrics "
-              f"({', '.join(cov['metrics'])}); {cov['with_sample']} of {cov['kernels']} kernel "
-              f"names hold a sample, {cov['time_pct']:.1f}% of kernel time; samples cover "
-              f"{cov['covered_pct']:.1f}% of kernel time.")
-        for r in cov["top"]:
-            f = lambda k: "-" if r.get(k) is None else f"{r[k]:.1f}"
-            print(f"- {r['name'][:60]}: {r['kernel_ns'] / 1e6:.2f} ms, covered "
-                  f"{r['coverage_pct']:.0f}%, SM active {f('sm_active_pct')}%, tensor "
-                  f"{f('tensor_pct')}%, DRAM {f('dram_pct')}%")
-    if sampled:
-        db = sqlite3.connect(sampled)
-        notes = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'extra.gpu_metrics.%'"))
-        print(f"\nGPU metrics notes: {notes}")
+    for mode in ("cuscope gpu metrics (sampled, every kernel)", "cuscope gpu metrics (every 2 us)"):
+        report_sampled(mode, results[mode][0]["profile"])
     # ncu on a bounded slice of the same kernels (steady-state launches).
     slice_cmd = [ncu, "--clock-control", "none", "--section", "SpeedOfLight", "--launch-skip",
                  "1500", "--launch-count", "40"] + step_cmd[:2] + ["4"]
