@@ -21,18 +21,18 @@ GpuSampler::~GpuSampler() { Stop(); }
 absl::Status GpuSampler::Start(const SamplingOptions& options) {
   options_ = options;
   if (options_.metrics.empty()) options_.metrics = metrics::DefaultSampledMetrics();
-  absl::Status st = callbacks_->Add(CallbackSubscription::kSampler);
-  if (st.ok()) {
-    st = callbacks_->Enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-  }
-  // Without the callback, contexts active now are still sampled.
-  if (!st.ok()) Note("gpu_metrics.contexts", std::string(st.message()));
   {
     absl::MutexLock lock(&mu_);
     running_ = true;
     stopping_ = false;
-    asked_ = ActivePrimaryContexts();
   }
+  absl::Status st = callbacks_->Add(CallbackSubscription::kSampler);
+  if (st.ok()) {
+    st = callbacks_->Enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  }
+  // Without the callback, the primary contexts active when the thread starts are still
+  // sampled.
+  if (!st.ok()) Note("gpu_metrics.contexts", std::string(st.message()));
   thread_ = std::thread([this] { Run(); });
   return absl::OkStatus();
 }
@@ -59,6 +59,14 @@ void GpuSampler::Stop() {
 }
 
 void GpuSampler::Run() {
+  // Contexts made before the start (a linked program that starts cuscope late). Asked
+  // here, not in Start: an injected session starts inside cuInit, where the driver's
+  // own functions must not be called.
+  {
+    std::set<uint32_t> active = ActivePrimaryContexts();
+    absl::MutexLock lock(&mu_);
+    asked_.insert(active.begin(), active.end());
+  }
   for (;;) {
     // Sleeps in steps of 10 ms (no CondVar or Await: the TSan build sees only
     // absl::Mutex's Lock and Unlock, tests/fake_cupti/absl_mutex_tsan.cc).

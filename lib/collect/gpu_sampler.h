@@ -5,8 +5,8 @@
 // kDecodePeriodMs; the tracer's batches take the samples (DrainSource) as
 // model::GpuSample records, the device's configuration first.
 //
-// Devices are found by CUPTI's context-created callback and, at start, by the
-// primary contexts already active. Problems (not permitted, unsupported metrics, a
+// Devices are found by CUPTI's context-created callback and, when the thread starts,
+// by the primary contexts already active. Problems (not permitted, unsupported metrics, a
 // chip without time-interval sampling) are notes: the trace goes on without samples.
 #ifndef CUSCOPE_LIB_COLLECT_GPU_SAMPLER_H_
 #define CUSCOPE_LIB_COLLECT_GPU_SAMPLER_H_
