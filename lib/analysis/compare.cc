@@ -99,6 +99,7 @@ Comparison Compare(const model::Profile& base, const model::Profile& next,
   c.sync_calls.synchronizing = true;
   c.verdicts = CompareVerdicts(AnalyzeCounters(base), AnalyzeCounters(next));
   c.findings = CompareFindings(FindingsOf(base, thresholds), FindingsOf(next, thresholds));
+  c.sampled = CompareSampled(AnalyzeGpuSamples(base), AnalyzeGpuSamples(next));
   return c;
 }
 

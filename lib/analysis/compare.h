@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/analysis/compare_findings.h"
+#include "lib/analysis/compare_samples.h"
 #include "lib/analysis/compare_totals.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/advise_thresholds.h"
@@ -64,6 +65,7 @@ struct Comparison {
   TotalsDelta sync_calls;               // the synchronizing API calls together
   std::vector<VerdictChange> verdicts;  // measured in both, verdict changed
   std::vector<FindingChange> findings;  // stored findings, or computed with `thresholds`
+  std::vector<SampledChange> sampled;   // GPU metrics of kernels sampled in both
 };
 
 Comparison Compare(const model::Profile& base, const model::Profile& next,

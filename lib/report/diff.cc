@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/model/checked.h"
 #include "lib/model/demangle.h"
+#include "lib/report/diff_samples.h"
 #include "lib/report/diff_totals.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
@@ -192,6 +193,7 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
   WriteMemoryText(c, options, out);
   WriteApiText(c, options, out);
   VerdictTable(c.verdicts, options, out);
+  WriteSampledChangesText(c.sampled, options, out);
   FindingLines(c.findings, options, out);
 }
 
@@ -210,6 +212,7 @@ void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_
   JsonDeltas(w, "regions", c.regions, options.top);
   WriteTotalsJson(w, c, options.top);
   JsonChanges(w, c);
+  WriteSampledChangesJson(w, c.sampled, options.top);
   w.EndObject();
   doc.WriteTo(out);
 }

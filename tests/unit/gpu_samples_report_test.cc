@@ -5,7 +5,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/analysis/compare.h"
 #include "lib/model/metrics.h"
+#include "lib/report/diff.h"
 #include "lib/report/gpu_samples_text.h"
 #include "lib/report/html_report.h"
 #include "lib/report/json.h"
@@ -93,6 +95,29 @@ TEST(GpuSamplesReport, HtmlSectionAndItsLink) {
   EXPECT_THAT(html, HasSubstr("id=\"gpu-metrics-table\""));
   EXPECT_THAT(html, HasSubstr(">ampere_bf16_gemm</td>"));
   EXPECT_THAT(html, HasSubstr(">85%</td>"));  // the tensor pipe
+}
+
+TEST(GpuSamplesReport, DiffGivesEachKernelsRatesBeforeAndAfter) {
+  const model::Profile base = Sampled();
+  model::Profile next = Sampled();
+  for (model::GpuSample& s : next.samples) s.values[2] /= 2;  // tensor pipe 85% -> 42.5%
+  const analysis::Comparison c = analysis::Compare(base, next);
+  ASSERT_EQ(c.sampled.size(), 1u);
+  EXPECT_DOUBLE_EQ(*c.sampled[0].base.tensor_pct, 85);
+  EXPECT_DOUBLE_EQ(*c.sampled[0].next.tensor_pct, 42.5);
+  std::ostringstream text, json;
+  WriteComparisonText(c, "base.sqlite", "new.sqlite", ReportOptions(), text);
+  EXPECT_THAT(text.str(), HasSubstr("GPU metrics of kernels sampled in both"));
+  EXPECT_THAT(text.str(), HasSubstr("85%"));
+  EXPECT_THAT(text.str(), HasSubstr("42%"));
+  WriteComparisonJson(c, "base.sqlite", "new.sqlite", ReportOptions(), json);
+  rapidjson::Document d;
+  d.Parse(json.str().c_str());
+  ASSERT_FALSE(d.HasParseError());
+  EXPECT_DOUBLE_EQ(d["sampled_changes"][0]["new"]["tensor_pct"].GetDouble(), 42.5);
+  // Without samples on one side: no section.
+  const analysis::Comparison none = analysis::Compare(base, model::Profile());
+  EXPECT_TRUE(none.sampled.empty());
 }
 
 TEST(GpuSamplesReport, NothingWithoutSamples) {
