@@ -95,6 +95,27 @@ TEST_F(GpuSamplerTest, SamplesEveryDeviceUntilStopAndDrainsThem) {
   EXPECT_TRUE(again.sample_configs.empty());
 }
 
+TEST_F(GpuSamplerTest, TwoDevicesEachWithItsConfigurationAndSamples) {
+  GpuSampler s(&callbacks_);
+  ASSERT_TRUE(s.Start(SamplingOptions()).ok());
+  ContextCreated(s, 0);
+  ContextCreated(s, 1);
+  ContextCreated(s, 1);  // a second context on device 1: set up once
+  ASSERT_TRUE(WaitSampling(0) && WaitSampling(1));
+  fake_pm::Produce(0, 300, 1000, 10000);
+  fake_pm::Produce(1, 200, 1000, 10000);
+  s.Stop();
+  EXPECT_EQ(fake_pm::GetCalls().enables, 2);
+  model::Profile batch;
+  s.Drain(&batch);
+  ASSERT_EQ(batch.sample_configs.size(), 2u);
+  size_t on[2] = {0, 0};
+  for (const model::GpuSample& g : batch.samples) ++on[g.device_id];
+  EXPECT_EQ(on[0], 300u);
+  EXPECT_EQ(on[1], 200u);
+  EXPECT_EQ(s.Notes().at("gpu_metrics.samples"), "500");
+}
+
 TEST_F(GpuSamplerTest, KeepsAtMostMaxSamplesAndSaysHowManyWereDropped) {
   GpuSampler s(&callbacks_);
   SamplingOptions o;
