@@ -30,6 +30,9 @@ class TraceFilter {
   bool KeepKernel(size_t index) const { return keep_kernel_.empty() || keep_kernel_[index]; }
   bool KeepMemcpy(const model::MemcpyRecord& m) const;
   bool KeepMemset(const model::MemsetRecord& m) const;
+  // GPU metric samples, by their span, as host events: in the window, in a region.
+  // The kernel pattern keeps them all (like copies and sets).
+  bool KeepSample(const model::GpuSample& s) const { return KeepHost(s.start_ns, s.end_ns); }
 
   // Aggregation: 1 for a kernel written as itself, n > 1 for the first of a run of
   // n merged kernels (ending at AggregateEnd), 0 for the others of a run.
