@@ -159,6 +159,45 @@ TEST(TraceSamplesTest, WindowKeepsTheSamplesOverlappingIt) {
   EXPECT_EQ(Counters(ChromeTrace(all, "samples_kernels.json")).at({0, "SM clock MHz"}).size(), 10u);
 }
 
+TEST(TraceSamplesTest, BinsCombineSamplesAsTheAnalysisCombinesThem) {
+  ProfileBuilder b = MakeProfile();
+  TraceOptions o;
+  o.sample_bin_ns = 30000;
+  absl::StatusOr<TraceFilter> f = TraceFilter::Create(b.profile(), o);
+  ASSERT_TRUE(f.ok());
+  const TraceView view(b.profile(), {}, &*f);
+  const Series s = Counters(ChromeTrace(view, "samples_bins.json"));
+  // Device 0: bins from 1.00 (samples 0-2), 1.03 (3-5), 1.06 (6-8) and 1.09 ms (9).
+  const auto& active = s.at({0, "SM active %"});
+  ASSERT_EQ(active.size(), 4u);
+  EXPECT_DOUBLE_EQ(active[1].first, 1030.0);
+  EXPECT_DOUBLE_EQ(active[3].first, 1090.0);
+  EXPECT_NEAR(active[0].second, 100.0 * (3 * 9900 + 990 * 3) / (3 * 19800), 1e-6);
+  // Sample 3's active cycles are NaN: the bin's come from samples 4 and 5, over their time.
+  EXPECT_NEAR(active[1].second, 100.0 * (2 * 9900 + 990 * 9) / (2 * 19800), 1e-6);
+  const auto& dram = s.at({0, "DRAM GB/s"});
+  ASSERT_EQ(dram.size(), 4u);
+  for (const auto& [ts, v] : dram) EXPECT_NEAR(v, 500, 1e-6) << ts;  // a count per second
+  EXPECT_NEAR(s.at({0, "DRAM %"})[0].second, 40, 1e-6);              // a rate, averaged
+  EXPECT_DOUBLE_EQ(s.at({0, "SM clock MHz"})[2].second, 1980);
+  // Device 1's samples are 100 us apart: a bin each, as they are.
+  const auto& dram1 = s.at({1, "DRAM %"});
+  ASSERT_EQ(dram1.size(), 3u);
+  EXPECT_NEAR(dram1[1].second, 15, 1e-6);
+
+  // With a window: the samples it keeps, binned from the first of them.
+  o.from_ns = 45000;  // [1.045, 1.075] ms: samples 4-7
+  o.to_ns = 75000;
+  absl::StatusOr<TraceFilter> w = TraceFilter::Create(b.profile(), o);
+  ASSERT_TRUE(w.ok());
+  const TraceView windowed(b.profile(), {}, &*w);
+  const Series in_window = Counters(ChromeTrace(windowed, "samples_bins_window.json"));
+  const auto& clock = in_window.at({0, "SM clock MHz"});
+  ASSERT_EQ(clock.size(), 2u);
+  EXPECT_DOUBLE_EQ(clock[0].first, 1040.0);
+  EXPECT_DOUBLE_EQ(clock[1].first, 1070.0);
+}
+
 // The .pftrace's counter tracks: name -> (parent's name, values in order).
 struct PerfettoCounters {
   std::map<std::string, std::string> parent;
