@@ -40,9 +40,7 @@ struct Accumulator {
 // One device's configuration, as the accumulators need it.
 struct DeviceView {
   const model::GpuSampleConfig* config = nullptr;
-  std::vector<std::string> names;
-  std::vector<bool> rate;
-  int sm_count = 0;
+  SampleLayout layout;
 };
 
 std::optional<double> Ratio(std::optional<double> a, std::optional<double> b, double scale = 1) {
@@ -50,38 +48,44 @@ std::optional<double> Ratio(std::optional<double> a, std::optional<double> b, do
   return *a / *b * scale;
 }
 
+// The derived rates from `value(i)`: metric i's count per second or its rate, unset
+// when it has none.
+template <typename Value>
+DerivedRates Derive(const SampleLayout& l, const Value& value) {
+  DerivedRates r;
+  auto get = [&](int i) -> std::optional<double> {
+    if (i < 0) return std::nullopt;
+    return value(static_cast<size_t>(i));
+  };
+  const std::optional<double> elapsed = get(l.sm_elapsed);
+  r.sm_clock_hz = elapsed;
+  r.sm_active_pct = Ratio(get(l.sm_active), elapsed, 100);
+  if (l.sm_count > 0 && elapsed) {
+    r.issue_pct = Ratio(get(l.inst), *elapsed * l.sm_count * 4, 100);
+  }
+  r.tensor_pct = get(l.tensor);
+  r.dram_pct = get(l.dram_pct);
+  const std::optional<double> read = get(l.dram_read);
+  const std::optional<double> write = get(l.dram_write);
+  if (read || write) r.dram_bytes_per_s = read.value_or(0) + write.value_or(0);
+  r.l2_bytes_per_s = get(l.l2);
+  return r;
+}
+
 SampledRates RatesOf(const Accumulator& a, const DeviceView& d) {
+  const SampleLayout& l = d.layout;
   SampledRates r;
-  r.samples = a.samples;
-  r.sampled_ns = a.ns;
-  // Each metric: a count per second or a time-averaged rate; the counts' totals.
-  std::map<std::string, double> total, value;
-  for (size_t i = 0; i < d.names.size() && i < a.sums.size(); ++i) {
+  // Each metric: a count per second or a time-averaged rate.
+  std::vector<std::optional<double>> value(l.names.size());
+  for (size_t i = 0; i < l.names.size() && i < a.sums.size(); ++i) {
     if (a.metric_ns[i] == 0) continue;
     const double seconds = double(a.metric_ns[i]) * 1e-9;
-    const double v = d.rate[i] ? a.sums[i] / double(a.metric_ns[i]) : a.sums[i] / seconds;
-    r.values.emplace_back(d.names[i], v);
-    value[d.names[i]] = v;
-    if (!d.rate[i]) total[d.names[i]] = v;  // per second: ratios of counts stay exact
+    value[i] = l.rate[i] ? a.sums[i] / double(a.metric_ns[i]) : a.sums[i] / seconds;
+    r.values.emplace_back(l.names[i], *value[i]);
   }
-  auto get = [](const std::map<std::string, double>& from,
-                const char* name) -> std::optional<double> {
-    auto it = from.find(name);
-    if (it == from.end()) return std::nullopt;
-    return it->second;
-  };
-  const std::optional<double> elapsed = get(total, m::kSampledSmCyclesElapsed);
-  r.sm_clock_hz = elapsed;
-  r.sm_active_pct = Ratio(get(total, m::kSampledSmCyclesActive), elapsed, 100);
-  if (d.sm_count > 0 && elapsed) {
-    r.issue_pct = Ratio(get(total, m::kSampledInstExecuted), *elapsed * d.sm_count * 4, 100);
-  }
-  r.tensor_pct = get(value, m::kSampledTensorPct);
-  r.dram_pct = get(value, m::kSampledDramPct);
-  const std::optional<double> read = get(total, m::kSampledDramRead);
-  const std::optional<double> write = get(total, m::kSampledDramWrite);
-  if (read || write) r.dram_bytes_per_s = read.value_or(0) + write.value_or(0);
-  r.l2_bytes_per_s = get(total, m::kSampledL2Bytes);
+  static_cast<DerivedRates&>(r) = Derive(l, [&](size_t i) { return value[i]; });
+  r.samples = a.samples;
+  r.sampled_ns = a.ns;
   return r;
 }
 
@@ -140,12 +144,7 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     DeviceView& v = views[c.device_id];
     if (v.config != nullptr) continue;  // the first configuration of a device counts
     v.config = &c;
-    for (model::StringId id : c.metrics) {
-      v.names.push_back(p.str(id));
-      v.rate.push_back(m::IsSampledRate(v.names.back()));
-    }
-    const model::DeviceInfo* d = p.FindDevice(c.device_id);
-    v.sm_count = d != nullptr ? d->sm_count : 0;
+    v.layout = SampleLayoutOf(p, c);
   }
   if (views.empty()) return out;
 
@@ -168,23 +167,23 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
   for (auto& [device, view] : views) {
     std::vector<Segment> single, any;
     Segments(launches[device], &single, &any);
-    const size_t n = view.names.size();
+    const size_t n = view.layout.names.size();
     Accumulator all(n), in_kernels(n);
     uint64_t attributed = 0;
     for (const model::GpuSample& s : p.samples) {
       if (s.device_id != device || s.values.size() != n || s.duration_ns() == 0) continue;
-      all.Add(s, view.rate);
-      if (Holding(any, s.start_ns, s.end_ns) != nullptr) in_kernels.Add(s, view.rate);
+      all.Add(s, view.layout.rate);
+      if (Holding(any, s.start_ns, s.end_ns) != nullptr) in_kernels.Add(s, view.layout.rate);
       const Segment* one = Holding(single, s.start_ns, s.end_ns);
       if (one == nullptr) continue;
       auto [it, fresh] = per_kernel.try_emplace({device, one->kernel}, n);
-      it->second.Add(s, view.rate);
+      it->second.Add(s, view.layout.rate);
       ++attributed;
     }
     SampledDevice d;
     d.device_id = device;
     d.interval_ns = view.config->interval_ns;
-    d.metrics = view.names;
+    d.metrics = view.layout.names;
     d.all = RatesOf(all, view);
     d.in_kernels = RatesOf(in_kernels, view);
     d.attributed = attributed;
@@ -206,6 +205,41 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
                      return a.name < b.name;
                    });
   return out;
+}
+
+SampleLayout SampleLayoutOf(const model::Profile& p, const model::GpuSampleConfig& config) {
+  SampleLayout l;
+  for (model::StringId id : config.metrics) {
+    const std::string& name = p.str(id);
+    const int i = static_cast<int>(l.names.size());
+    const bool rate = m::IsSampledRate(name);
+    l.names.push_back(name);
+    l.rate.push_back(rate);
+    // Rates as they are; the counts' figures need counts (per second, ratios stay exact).
+    if (name == m::kSampledTensorPct) l.tensor = i;
+    if (name == m::kSampledDramPct) l.dram_pct = i;
+    if (rate) continue;
+    if (name == m::kSampledSmCyclesElapsed) l.sm_elapsed = i;
+    if (name == m::kSampledSmCyclesActive) l.sm_active = i;
+    if (name == m::kSampledInstExecuted) l.inst = i;
+    if (name == m::kSampledDramRead) l.dram_read = i;
+    if (name == m::kSampledDramWrite) l.dram_write = i;
+    if (name == m::kSampledL2Bytes) l.l2 = i;
+  }
+  const model::DeviceInfo* d = p.FindDevice(config.device_id);
+  l.sm_count = d != nullptr ? d->sm_count : 0;
+  return l;
+}
+
+DerivedRates SampleRates(const model::GpuSample& s, const SampleLayout& layout) {
+  const uint64_t d = s.duration_ns();
+  if (d == 0 || s.values.size() != layout.names.size()) return {};
+  const double seconds = double(d) * 1e-9;
+  return Derive(layout, [&](size_t i) -> std::optional<double> {
+    const double v = s.values[i];
+    if (!std::isfinite(v)) return std::nullopt;
+    return layout.rate[i] ? v : v / seconds;
+  });
 }
 
 }  // namespace cuscope::analysis

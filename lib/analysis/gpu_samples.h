@@ -20,13 +20,9 @@
 
 namespace cuscope::analysis {
 
-// Sampled metrics over some samples (a kernel's, or a device's), and what they
-// make, each unset when a metric it needs was not sampled.
-struct SampledRates {
-  uint64_t samples = 0;
-  uint64_t sampled_ns = 0;  // total time of the samples
-  // Each sampled metric: a count per second, or a rate averaged over time.
-  std::vector<std::pair<std::string, double>> values;
+// What sampled metrics make, each unset when a metric it needs was not sampled
+// (or, for one sample, is not finite).
+struct DerivedRates {
   std::optional<double> sm_active_pct;     // SM cycles active / elapsed
   std::optional<double> issue_pct;         // instructions / (SMs x 4 per cycle x cycles)
   std::optional<double> tensor_pct;        // tensor pipe, % of peak
@@ -34,6 +30,14 @@ struct SampledRates {
   std::optional<double> dram_bytes_per_s;  // read + write
   std::optional<double> l2_bytes_per_s;
   std::optional<double> sm_clock_hz;  // SM cycles elapsed per second
+};
+
+// Sampled metrics over some samples (a kernel's, or a device's), and what they make.
+struct SampledRates : DerivedRates {
+  uint64_t samples = 0;
+  uint64_t sampled_ns = 0;  // total time of the samples
+  // Each sampled metric: a count per second, or a rate averaged over time.
+  std::vector<std::pair<std::string, double>> values;
 };
 
 struct SampledKernel {
@@ -65,6 +69,22 @@ struct GpuSampleAnalysis {
 };
 
 GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p);
+
+// A device's sample configuration, resolved once: its metrics, which are rates, and
+// where the metrics the derived rates need sit among them (-1: not sampled).
+struct SampleLayout {
+  std::vector<std::string> names;  // in the order of GpuSample::values
+  std::vector<bool> rate;          // per metric: a rate (% of peak), else a count
+  int sm_count = 0;                // the device's SMs (0: unknown, no issue %)
+  int sm_elapsed = -1, sm_active = -1, inst = -1, tensor = -1, dram_pct = -1, dram_read = -1,
+      dram_write = -1, l2 = -1;
+};
+SampleLayout SampleLayoutOf(const model::Profile& p, const model::GpuSampleConfig& config);
+
+// One sample's derived rates, by the rules above: its counts over its duration, its
+// rates as they are; a metric whose value is not finite counts as not sampled. All
+// unset for a sample of zero duration or whose values do not match the layout.
+DerivedRates SampleRates(const model::GpuSample& s, const SampleLayout& layout);
 
 }  // namespace cuscope::analysis
 

@@ -40,6 +40,8 @@ const std::vector<Flag>& ExportFlags() {
        "keep only what happens inside ranges whose name matches (and the GPU work launched there)"},
       {"aggregate", nullptr, "TIME",
        "merge consecutive kernels on a stream each shorter than TIME into one event with a count"},
+      {"gpu_metrics_bin", nullptr, "TIME",
+       "combine each GPU's metric samples over TIME: one counter value per TIME and series"},
   };
   return *flags;
 }
@@ -70,14 +72,16 @@ bool ReadOptions(const Args& args, report::TraceOptions* options) {
   }
   options->kernels = args.Get("kernels");
   options->regions = args.Get("regions");
-  const std::string aggregate = args.Get("aggregate");
-  if (!aggregate.empty()) {
-    absl::StatusOr<uint64_t> ns = report::ParseTraceDuration(aggregate);
+  for (auto [flag, field] : {std::pair{"aggregate", &options->aggregate_below_ns},
+                             {"gpu_metrics_bin", &options->sample_bin_ns}}) {
+    const std::string text = args.Get(flag);
+    if (text.empty()) continue;
+    absl::StatusOr<uint64_t> ns = report::ParseTraceDuration(text);
     if (!ns.ok()) {
-      UsageError("export", absl::StrCat("--aggregate: ", ns.status().message()));
+      UsageError("export", absl::StrCat("--", Dashed(flag), ": ", ns.status().message()));
       return false;
     }
-    options->aggregate_below_ns = *ns;
+    *field = *ns;
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -187,7 +188,7 @@ class TraceWriter final : public TraceSink {
     w_.StartObject();
     switch (e.phase) {
       case TracePhase::kComplete:
-        w_.MembersThenKey(CompletePrefix(e.category));  // "ph":"X","cat":cat,"name"
+        w_.MembersThenKey(Prefix('X', e.category));  // "ph":"X","cat":cat,"name"
         Str(e.name);
         Key("pid"), w_.Int64(e.pid);
         Key("tid"), w_.Int64(e.tid);
@@ -207,6 +208,13 @@ class TraceWriter final : public TraceSink {
       case TracePhase::kFlowEnd:
         Flow(e);
         return;
+      case TracePhase::kCounter:
+        w_.MembersThenKey(Prefix('C', e.category));  // "ph":"C","cat":cat,"name"
+        Str(e.name);
+        Key("pid"), w_.Int64(e.pid);
+        Key("tid"), w_.Int64(e.tid);
+        Key("ts"), Ts(e.start_ns);
+        break;
       case TracePhase::kMetadata:
         Key("name"), Str(e.category);
         Key("ph"), Str("M");
@@ -271,16 +279,18 @@ class TraceWriter final : public TraceSink {
     w_.EndObject();
   }
 
-  // `"ph":"X","cat":"<cat>","name"`, built once per category.
-  const std::string& CompletePrefix(const char* cat) {
-    for (const auto& [c, prefix] : prefixes_) {
-      if (c == cat) return prefix;
+  // `"ph":"<ph>","cat":"<cat>","name"`, built once per phase and category.
+  const std::string& Prefix(char ph, const char* cat) {
+    for (const auto& [p, c, prefix] : prefixes_) {
+      if (p == ph && c == cat) return prefix;
     }
-    prefixes_.emplace_back(cat, absl::StrCat(R"("ph":"X","cat":")", cat, R"(","name")"));
-    return prefixes_.back().second;
+    prefixes_.emplace_back(
+        ph, cat,
+        absl::StrCat(R"("ph":")", absl::string_view(&ph, 1), R"(","cat":")", cat, R"(","name")"));
+    return std::get<2>(prefixes_.back());
   }
 
-  std::vector<std::pair<const char*, std::string>> prefixes_;
+  std::vector<std::tuple<char, const char*, std::string>> prefixes_;
   TraceStream stream_;
   Writer w_;
   uint64_t origin_;

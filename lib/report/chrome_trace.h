@@ -18,7 +18,7 @@
 namespace cuscope::report {
 
 struct ChromeTraceStats {
-  uint64_t events = 0;  // trace events written (complete, flow and metadata)
+  uint64_t events = 0;  // trace events written (complete, flow, counter and metadata)
 };
 
 // Writes the view's trace to `path` ("-" for stdout; gzip-compressed when it ends in

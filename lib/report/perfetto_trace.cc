@@ -3,6 +3,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -70,6 +72,10 @@ class PerfettoWriter final : public TraceSink {
           (e.phase == TracePhase::kFlowStart ? pending_.flows : pending_.terminating_flows)
               .push_back(rank_ < 0 ? e.flow_id : RankFlowId(rank_, e.flow_id));
         }
+        return;
+      case TracePhase::kCounter:
+        FlushPending();
+        Counter(e);
         return;
       case TracePhase::kComplete:
       case TracePhase::kInstant:
@@ -193,6 +199,22 @@ class PerfettoWriter final : public TraceSink {
     }
   }
 
+  // A counter's value (a GPU metric sample's rate) on its series' track under the GPU.
+  void Counter(const TraceEvent& e) {
+    Track& c = SeriesTrack(e.pid, e.name);
+    double value = 0;
+    for (const TraceArg& a : e.args) {
+      if (a.key == "value") value = a.d;
+    }
+    packet_.Clear();
+    packet_.set_timestamp(Ts(e.start_ns));
+    packet_.set_trusted_packet_sequence_id(c.sequence);
+    pp::TrackEvent* te = packet_.mutable_track_event();
+    te->set_type(pp::TrackEvent::TYPE_COUNTER);
+    te->set_double_counter_value(value);
+    Emit();
+  }
+
   // Serializes packet_ as one `packet` field of the Trace message.
   void Emit() {
     packet_.SerializeToString(&bytes_);
@@ -296,6 +318,20 @@ class PerfettoWriter final : public TraceSink {
     return *it->second;
   }
 
+  // A counter series of a GPU ("GPU 0 SM active %", "rank 1: GPU 0 SM active %" in a
+  // merged trace), a track of its own.
+  Track& SeriesTrack(int64_t device, std::string_view series) {
+    auto [it, inserted] = series_tracks_.try_emplace({rank_, device, std::string(series)}, nullptr);
+    if (!inserted) return *it->second;
+    pp::TrackDescriptor d;
+    d.set_parent_uuid(GpuTrack(device));
+    d.set_name(
+        Named(absl::StrCat("GPU ", device, " ", absl::string_view(series.data(), series.size()))));
+    d.mutable_counter()->set_unit_multiplier(1);
+    it->second = &NewTrack(std::move(d));
+    return *it->second;
+  }
+
   const TraceView* view_ = nullptr;
   TraceOutput* out_;
   int rank_ = -1;  // -1: a single profile's trace
@@ -307,6 +343,7 @@ class PerfettoWriter final : public TraceSink {
   // Keys begin with the rank (-1 in a single profile's trace).
   std::map<std::tuple<int, int, int64_t, int64_t>, Track*> event_tracks_;
   std::map<std::pair<int, int64_t>, Track*> counter_tracks_;
+  std::map<std::tuple<int, int64_t, std::string>, Track*> series_tracks_;
   std::map<std::tuple<int, int, int64_t>, uint64_t> parents_;
   std::map<std::pair<int, int64_t>, int32_t> pids_;  // (rank, pid) -> the trace's pid
   std::set<int32_t> used_pids_;

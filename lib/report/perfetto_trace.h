@@ -8,7 +8,9 @@
 // are BEGIN/END pairs with interned names (and categories, but for kernels and
 // runtime/driver calls, whose track says what they are); the CPU-to-GPU flows are
 // varint flow ids (the correlation id) from the launch to the GPU op; a counter track per
-// GPU holds the bandwidth of its copies and sets. Timestamps are ns after the same
+// GPU holds the bandwidth of its copies and sets, and one per rate of the GPU metric
+// samples ("GPU 0 SM active %", lib/report/trace_view.h) holds each sample's value from
+// its start. Timestamps are ns after the same
 // origin as the Chrome trace's. The Chrome trace's per-event arguments are not
 // written: the .json trace has them.
 #ifndef CUSCOPE_LIB_REPORT_PERFETTO_TRACE_H_

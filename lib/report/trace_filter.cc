@@ -56,6 +56,7 @@ absl::StatusOr<TraceFilter> TraceFilter::Create(const model::Profile& profile,
     f.FilterKernels(options, kernels ? &*kernels : nullptr);
   }
   if (options.aggregate_below_ns > 0) f.Aggregate(options.aggregate_below_ns);
+  f.sample_bin_ns_ = options.sample_bin_ns;
   return f;
 }
 

@@ -30,6 +30,11 @@ class TraceFilter {
   bool KeepKernel(size_t index) const { return keep_kernel_.empty() || keep_kernel_[index]; }
   bool KeepMemcpy(const model::MemcpyRecord& m) const;
   bool KeepMemset(const model::MemsetRecord& m) const;
+  // GPU metric samples, by their span, as host events: in the window, in a region.
+  // The kernel pattern keeps them all (like copies and sets).
+  bool KeepSample(const model::GpuSample& s) const { return KeepHost(s.start_ns, s.end_ns); }
+  // The width of the bins GPU metric samples are combined over (0: none).
+  uint64_t SampleBin() const { return sample_bin_ns_; }
 
   // Aggregation: 1 for a kernel written as itself, n > 1 for the first of a run of
   // n merged kernels (ending at AggregateEnd), 0 for the others of a run.
@@ -56,6 +61,7 @@ class TraceFilter {
   std::vector<uint8_t> api_dropped_;                    // per API call: launched a dropped kernel
   std::vector<uint32_t> run_count_;                     // per kernel (empty: no aggregation)
   absl::flat_hash_map<uint32_t, uint64_t> run_end_;     // first kernel of a run -> its end
+  uint64_t sample_bin_ns_ = 0;
 };
 
 }  // namespace cuscope::report

@@ -1,6 +1,7 @@
 // What to keep in an exported trace (`cuscope export` --from, --to, --kernels,
-// --regions, --aggregate): a time window, a kernel and a region filter, and runs of
-// tiny kernels merged into one event. The default keeps everything.
+// --regions, --aggregate, --gpu-metrics-bin): a time window, a kernel and a region
+// filter, runs of tiny kernels merged into one event, and GPU metric samples combined
+// over bins. The default keeps everything.
 #ifndef CUSCOPE_LIB_REPORT_TRACE_OPTIONS_H_
 #define CUSCOPE_LIB_REPORT_TRACE_OPTIONS_H_
 
@@ -25,9 +26,14 @@ struct TraceOptions {
   // Consecutive kernels on one stream each shorter than this become one event
   // with their count (0: off).
   uint64_t aggregate_below_ns = 0;
+  // GPU metric samples of a device combined over bins this long, one counter value per
+  // bin and series (0: one per sample). A bin opens at its first sample and takes the
+  // samples that start less than this after it.
+  uint64_t sample_bin_ns = 0;
 
   bool keeps_everything() const {
-    return !from_ns && !to_ns && kernels.empty() && regions.empty() && aggregate_below_ns == 0;
+    return !from_ns && !to_ns && kernels.empty() && regions.empty() && aggregate_below_ns == 0 &&
+           sample_bin_ns == 0;
   }
 };
 

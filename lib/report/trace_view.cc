@@ -102,6 +102,7 @@ void TraceView::Events(TraceSink& sink) const {
   CopyAndSetEvents(sink, e);
   ApiAndSyncEvents(sink, e);
   RangeAndOverheadEvents(sink, e);
+  SampleEvents(sink, e);
 }
 
 // Processes and threads: host processes and threads, GPUs and their streams, the

@@ -1,8 +1,8 @@
 // The Chrome trace of a profile as data: the header and every event to write
 // (processes, threads, GPU annotations, kernels, copies, sets, API calls, syncs,
-// ranges, CUPTI overhead and the CPU-to-GPU flows), each with its arguments, in file
-// order, following Kineto's conventions. Built from the profile and the counter
-// analysis already done; no I/O. lib/report/chrome_trace.h serializes it.
+// ranges, CUPTI overhead, the CPU-to-GPU flows and the GPU metric samples' counters),
+// each with its arguments, in file order, following Kineto's conventions. Built from the profile
+// and the counter analysis already done; no I/O. lib/report/chrome_trace.h serializes it.
 //
 // The events are handed to a sink one at a time (a trace may hold millions); an
 // event's strings and argument lists live until the sink returns.
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/analysis/gpu_samples.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
 #include "lib/model/profile.h"
@@ -50,16 +51,18 @@ enum class TracePhase : uint8_t {
   kFlowStart,  // "s": ac2g flow on the launching API call
   kFlowEnd,    // "f": ac2g flow on the GPU op
   kMetadata,   // "M": process/thread names and sort indices (ts 0)
+  kCounter,    // "C": one value of a counter series (name) of a process, args {"value"}
 };
 
 struct TraceEvent {
   TracePhase phase = TracePhase::kComplete;
-  // Complete and instant: the category ("kernel", "cuda_runtime", ...). Metadata:
-  // what it sets ("process_name", "thread_name", "process_sort_index", ...).
+  // Complete, instant and counter: the category ("kernel", "cuda_runtime",
+  // "gpu_metrics", ...). Metadata: what it sets ("process_name", "thread_name",
+  // "process_sort_index", ...).
   const char* category = "";
-  std::string_view name;  // complete and instant events
+  std::string_view name;  // complete, instant and counter events (the series)
   int64_t pid = 0, tid = 0;
-  uint64_t start_ns = 0, end_ns = 0;  // on CUPTI's clock; flows: start_ns only
+  uint64_t start_ns = 0, end_ns = 0;  // on CUPTI's clock; flows, counters: start_ns only
   uint64_t flow_id = 0;               // flows: the correlation id
   std::vector<TraceArg> args;
 };
@@ -121,6 +124,7 @@ class TraceView {
   void CollectNames();
   void CollectAnnotationSpans();
   void CollectCounters();
+  void CollectSamples();
   uint32_t HostPid(uint32_t pid) const { return pid != 0 ? pid : run_pid_; }
   bool HasLaunch(uint32_t correlation_id) const;
   // The filter's answers (everything kept without one). KeepKernel is false for the
@@ -144,6 +148,7 @@ class TraceView {
   void CopyAndSetEvents(TraceSink& sink, TraceEvent& e) const;
   void ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const;
   void RangeAndOverheadEvents(TraceSink& sink, TraceEvent& e) const;
+  void SampleEvents(TraceSink& sink, TraceEvent& e) const;
 
   const model::Profile& p_;
   const std::vector<analysis::KernelCounters>& counters_;
@@ -179,6 +184,8 @@ class TraceView {
   std::vector<TraceMetrics> set_metrics_;
   std::vector<int32_t> counters_of_set_;
   std::vector<std::string> reasons_;  // per counters_ entry
+  // GPU metric samples: each sampled device's configuration (its first), resolved.
+  std::map<uint32_t, analysis::SampleLayout> sample_layouts_;
 };
 
 }  // namespace cuscope::report

@@ -48,6 +48,7 @@ TraceView::TraceView(const model::Profile& profile,
   CollectNames();
   CollectAnnotationSpans();
   CollectCounters();
+  CollectSamples();
 }
 
 // Timestamps are written relative to an origin on CUPTI's clock so that they keep

@@ -124,6 +124,9 @@ TEST(Cli, FlagsBelongToTheirCommand) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown flag --format=csv"), std::string::npos) << r.err;
   EXPECT_EQ(RunCmd({kBin, "export", kProfile, "--chrome", "--top=3"}).code, 2);
+  r = RunCmd({kBin, "export", kProfile, "--chrome", "--gpu-metrics-bin=soon"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--gpu-metrics-bin: "), std::string::npos) << r.err;
   EXPECT_EQ(RunCmd({kBin, "diff", kProfile, kProfile, "--roofline=x.svg"}).code, 2);
   EXPECT_EQ(RunCmd({kBin, "report", kProfile, "--", "x"}).code, 2);
 }

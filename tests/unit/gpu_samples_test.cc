@@ -138,5 +138,49 @@ TEST(GpuSamplesTest, RatesAreAveragedCountsSummed) {
   EXPECT_NEAR(*k->rates.dram_bytes_per_s, 2 * (2e5 + 6e5) / 40e-6, 1e-3);  // sum / time
 }
 
+TEST(GpuSamplesTest, OneSampleRatesFollowTheSameRules) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  Configure(p);
+  const SampleLayout l = SampleLayoutOf(p, p.sample_configs[0]);
+  ASSERT_EQ(l.names.size(), 7u);
+  EXPECT_EQ(l.sm_count, 132);
+  EXPECT_EQ(l.sm_elapsed, 0);
+  EXPECT_EQ(l.dram_pct, 3);
+  EXPECT_EQ(l.l2, -1);  // not sampled
+  model::GpuSample s;
+  s.start_ns = 1000000;
+  s.end_ns = 1020000;  // 20 us
+  s.values = {39600, 19800, 25, 70, 2000, 3e5, 1e5};
+  DerivedRates r = SampleRates(s, l);
+  EXPECT_NEAR(*r.sm_clock_hz, 39600 / 20e-6, 1);  // 1.98 GHz
+  EXPECT_NEAR(*r.sm_active_pct, 50, 1e-9);
+  EXPECT_NEAR(*r.issue_pct, 100.0 * 2000 / (132 * 4 * 39600.0), 1e-9);
+  EXPECT_NEAR(*r.tensor_pct, 25, 1e-9);  // rates as they are
+  EXPECT_NEAR(*r.dram_pct, 70, 1e-9);
+  EXPECT_NEAR(*r.dram_bytes_per_s, 4e5 / 20e-6, 1e-3);
+  EXPECT_FALSE(r.l2_bytes_per_s.has_value());
+  // The analysis of that one sample inside a kernel says the same.
+  b.Kernel("k", 1000000, 1020000);
+  p.samples.push_back(s);
+  const SampledKernel* k = Find(AnalyzeGpuSamples(p), "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_DOUBLE_EQ(*k->rates.sm_active_pct, *r.sm_active_pct);
+  EXPECT_DOUBLE_EQ(*k->rates.dram_bytes_per_s, *r.dram_bytes_per_s);
+  // A value not finite: what needs it is unset, the rest stays.
+  s.values[1] = NAN;
+  s.values[5] = INFINITY;
+  r = SampleRates(s, l);
+  EXPECT_FALSE(r.sm_active_pct.has_value());
+  EXPECT_NEAR(*r.sm_clock_hz, 1.98e9, 1);
+  EXPECT_NEAR(*r.dram_bytes_per_s, 1e5 / 20e-6, 1e-3);  // write only
+  // No time, or values that do not match the layout: nothing.
+  s.end_ns = s.start_ns;
+  EXPECT_FALSE(SampleRates(s, l).sm_clock_hz.has_value());
+  s.end_ns = s.start_ns + 10000;
+  s.values.resize(3);
+  EXPECT_FALSE(SampleRates(s, l).tensor_pct.has_value());
+}
+
 }  // namespace
 }  // namespace cuscope::analysis
