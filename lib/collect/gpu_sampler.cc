@@ -102,7 +102,8 @@ void GpuSampler::Run() {
   if (lost_ > 0) {
     notes_["gpu_metrics.lost"] =
         absl::StrCat(lost_, " samples after the first ", options_.max_samples,
-                     " (gpu_metrics_max_samples) were decoded and dropped");
+                     " (gpu_metrics_max_samples) were decoded and dropped; sampling stopped "
+                     "there");
   }
   if (overflow_) {
     notes_["gpu_metrics.overflow"] =
@@ -173,6 +174,12 @@ void GpuSampler::DecodeAll() {
     samples_ += got->samples;
     lost_ += got->dropped;
     overflow_ = overflow_ || got->overflow;
+  }
+  if (samples_ >= options_.max_samples && !capped_) {
+    // The cap is reached: the GPUs stop sampling (what their buffers hold is still
+    // decoded, then dropped and counted).
+    capped_ = true;
+    for (auto& d : devices_) d->Stop().IgnoreError();
   }
   if (decoded.empty()) return;
   absl::MutexLock lock(&mu_);

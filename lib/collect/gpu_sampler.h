@@ -87,6 +87,7 @@ class GpuSampler final : public DrainSource {
   uint64_t samples_ = 0, lost_ = 0;
   uint64_t decode_ns_ = 0;  // in DecodeAll
   bool overflow_ = false;
+  bool capped_ = false;  // max_samples reached: the devices were stopped
 };
 
 }  // namespace cuscope::collect

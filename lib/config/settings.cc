@@ -118,8 +118,8 @@ const std::vector<Setting>& Settings() {
        "no whole sample; shorter intervals make more samples to decode and store.",
        Int(&Config::gpu_metrics_interval_us, uint64_t{1}, uint64_t{1000000})},
       {"CUSCOPE_GPU_METRICS_MAX_SAMPLES", "gpu_metrics_max_samples",
-       "Most GPU metric samples kept in a run (about 100 bytes each in the profile); later "
-       "ones are decoded and dropped, and the run's notes say how many.",
+       "Most GPU metric samples kept in a run (about 90 bytes each in the profile); "
+       "sampling stops there, and the run's notes say how many more were dropped.",
        Int(&Config::gpu_metrics_max_samples, uint64_t{1000}, uint64_t{1000000000})},
       {"CUSCOPE_ADVISE", "advise",
        "Compute the findings (docs/advisor.md) at the end of the run, store them in the "

@@ -124,6 +124,12 @@ TEST_F(GpuSamplerTest, KeepsAtMostMaxSamplesAndSaysHowManyWereDropped) {
   ContextCreated(s, 0);
   ASSERT_TRUE(WaitSampling(0));
   fake_pm::Produce(0, 3000, 1000, 10000);
+  // The cap is reached at the next decode: sampling stops there.
+  for (int i = 0; i < 500 && fake_pm::Sampling(0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(fake_pm::Sampling(0));
+  EXPECT_EQ(fake_pm::Produce(0, 10, 40000000, 10000), 0u);  // nothing more is made
   s.Stop();
   model::Profile batch;
   s.Drain(&batch);
@@ -131,6 +137,7 @@ TEST_F(GpuSamplerTest, KeepsAtMostMaxSamplesAndSaysHowManyWereDropped) {
   EXPECT_EQ(batch.samples.back().values[0], 1000.0 * 10);  // the first 1000
   EXPECT_EQ(s.Notes().at("gpu_metrics.samples"), "1000");
   EXPECT_THAT(s.Notes().at("gpu_metrics.lost"), HasSubstr("2000 samples after the first 1000"));
+  EXPECT_EQ(fake_pm::GetCalls().stops, 1);  // at the cap, not again at Stop
 }
 
 TEST_F(GpuSamplerTest, AChipThatFailsIsANoteAndStopStillEnds) {
