@@ -132,7 +132,8 @@ TEST(GpuSamplesTest, RatesAreAveragedCountsSummed) {
   b.Kernel("k", 1000000, 1040000);
   Sample(p, 1000000, 1020000, 100, 20, 1e5, 0);
   Sample(p, 1020000, 1040000, 100, 60, 3e5, 0);
-  const SampledKernel* k = Find(AnalyzeGpuSamples(p), "k");
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  const SampledKernel* k = Find(a, "k");
   ASSERT_NE(k, nullptr);
   EXPECT_NEAR(*k->rates.dram_pct, 40, 1e-9);                               // mean
   EXPECT_NEAR(*k->rates.dram_bytes_per_s, 2 * (2e5 + 6e5) / 40e-6, 1e-3);  // sum / time
@@ -163,7 +164,8 @@ TEST(GpuSamplesTest, OneSampleRatesFollowTheSameRules) {
   // The analysis of that one sample inside a kernel says the same.
   b.Kernel("k", 1000000, 1020000);
   p.samples.push_back(s);
-  const SampledKernel* k = Find(AnalyzeGpuSamples(p), "k");
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  const SampledKernel* k = Find(a, "k");
   ASSERT_NE(k, nullptr);
   EXPECT_DOUBLE_EQ(*k->rates.sm_active_pct, *r.sm_active_pct);
   EXPECT_DOUBLE_EQ(*k->rates.dram_bytes_per_s, *r.dram_bytes_per_s);
