@@ -118,7 +118,10 @@ void Segments(const std::vector<std::tuple<uint64_t, uint64_t, uint32_t>>& launc
   uint64_t previous = 0;
   for (const Event& e : events) {
     if (active == 1 && e.t > previous) single->push_back({previous, e.t, running_ids});
-    if (active == 0 && e.delta > 0) any->push_back({e.t, e.t, 0});
+    // A kernel that starts as the last one ends continues the stretch of kernel time.
+    if (active == 0 && e.delta > 0 && (any->empty() || any->back().end != e.t)) {
+      any->push_back({e.t, e.t, 0});
+    }
     active += e.delta;
     running_ids ^= e.kernel;
     if (active == 0 && !any->empty()) any->back().end = e.t;

@@ -3,6 +3,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -19,12 +20,18 @@ namespace cuscope::collect {
 GpuSampler::~GpuSampler() { Stop(); }
 
 absl::Status GpuSampler::Start(const SamplingOptions& options) {
+  // The thread of an earlier session has ended (Stop joined it): its state is ours.
   options_ = options;
   if (options_.metrics.empty()) options_.metrics = metrics::DefaultSampledMetrics();
+  samples_ = lost_ = bad_times_ = decode_ns_ = 0;
+  overflow_ = capped_ = false;
   {
     absl::MutexLock lock(&mu_);
     running_ = true;
     stopping_ = false;
+    notes_.clear();
+    ready_.clear();
+    configs_ready_.clear();
   }
   absl::Status st = callbacks_->Add(CallbackSubscription::kSampler);
   if (st.ok()) {
@@ -46,19 +53,26 @@ void GpuSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   if (running_) asked_.insert(device);
 }
 
-void GpuSampler::Stop() {
+void GpuSampler::Stop(bool wait) {
   {
     absl::MutexLock lock(&mu_);
     if (!running_) return;
     stopping_ = true;
   }
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    if (wait) {
+      thread_.join();
+    } else {
+      thread_.detach();
+    }
+  }
   callbacks_->Remove(CallbackSubscription::kSampler);
   absl::MutexLock lock(&mu_);
   running_ = false;
 }
 
 void GpuSampler::Run() {
+  Resume();
   // Contexts made before the start (a linked program that starts cuscope late). Asked
   // here, not in Start: an injected session starts inside cuInit, where the driver's
   // own functions must not be called.
@@ -105,6 +119,12 @@ void GpuSampler::Run() {
                      " (gpu_metrics_max_samples) were decoded and dropped; sampling stopped "
                      "there");
   }
+  if (bad_times_ > 0) {
+    notes_["gpu_metrics.bad_times"] = absl::StrCat(
+        bad_times_,
+        " samples dropped: their times cannot be the run's (the GPU's sample clock does not "
+        "match the records' clock, or a sample ends before it starts)");
+  }
   if (overflow_) {
     notes_["gpu_metrics.overflow"] =
         "the GPU's sample buffer overflowed: samples were lost (a longer gpu_metrics_interval_us "
@@ -114,7 +134,7 @@ void GpuSampler::Run() {
 
 void GpuSampler::SetUp(const std::set<uint32_t>& devices) {
   for (uint32_t index : devices) {
-    if (!tried_.insert(index).second) continue;
+    if (capped_ || !tried_.insert(index).second) continue;
     if (!profiler_initialized_) {
       // Before any device query: without it cuptiDeviceGetChipName crashed on the H200.
       CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
@@ -156,25 +176,55 @@ void GpuSampler::SetUp(const std::set<uint32_t>& devices) {
     }
     Note("gpu_metrics.metrics", absl::StrJoin(it->second.metrics, ", "));
     absl::MutexLock lock(&mu_);
-    configs_ready_.push_back({index, it->second.metrics});
+    configs_ready_.push_back({index, options_.interval_ns, it->second.metrics});
     devices_.push_back(*std::move(d));
   }
+}
+
+void GpuSampler::Resume() {
+  for (auto& d : devices_) {
+    absl::Status st = d->Resume(options_.interval_ns);
+    if (!st.ok()) {
+      Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", st.message()));
+      continue;
+    }
+    absl::MutexLock lock(&mu_);
+    configs_ready_.push_back({d->index(), options_.interval_ns, d->metrics()});
+  }
+}
+
+void GpuSampler::DropBadTimes(std::vector<model::GpuSample>& samples) {
+  constexpr uint64_t kMinute = 60'000'000'000;
+  uint64_t now = 0;
+  if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) return;
+  const uint64_t earliest = options_.run_start_ns > kMinute ? options_.run_start_ns - kMinute : 0;
+  const uint64_t latest = now + kMinute;
+  const size_t before = samples.size();
+  samples.erase(std::remove_if(samples.begin(), samples.end(),
+                               [&](const model::GpuSample& g) {
+                                 return g.end_ns < g.start_ns || g.start_ns < earliest ||
+                                        g.end_ns > latest;
+                               }),
+                samples.end());
+  bad_times_ += before - samples.size();
 }
 
 void GpuSampler::DecodeAll() {
   AddElapsed timed{&decode_ns_, MonotonicNs()};
   std::vector<model::GpuSample> decoded;
   for (auto& d : devices_) {
-    const size_t room = samples_ < options_.max_samples ? options_.max_samples - samples_ : 0;
+    const uint64_t have = samples_ + decoded.size();
+    const size_t room = have < options_.max_samples ? options_.max_samples - have : 0;
     absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded);
     if (!got.ok()) {
       Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
       continue;
     }
-    samples_ += got->samples;
     lost_ += got->dropped;
     overflow_ = overflow_ || got->overflow;
   }
+  DropBadTimes(decoded);
+  samples_ += decoded.size();
   if (samples_ >= options_.max_samples && !capped_) {
     // The cap is reached: the GPUs stop sampling (what their buffers hold is still
     // decoded, then dropped and counted).
@@ -192,7 +242,7 @@ void GpuSampler::Drain(model::Profile* batch) {
   for (const Config& c : configs_ready_) {
     model::GpuSampleConfig config;
     config.device_id = c.device_id;
-    config.interval_ns = options_.interval_ns;
+    config.interval_ns = c.interval_ns;
     for (const std::string& m : c.metrics) config.metrics.push_back(batch->strings.Intern(m));
     batch->sample_configs.push_back(std::move(config));
   }

@@ -39,16 +39,20 @@ class GpuSampler final : public DrainSource {
   GpuSampler(const GpuSampler&) = delete;
   GpuSampler& operator=(const GpuSampler&) = delete;
 
-  // Subscribes to context creation and starts the thread.
+  // Subscribes to context creation and starts the thread. A later session's Start
+  // resumes the devices an earlier one set up (sampling is stopped, never disabled).
   absl::Status Start(const SamplingOptions& options);
   // Context creation (from the collector's CUPTI callback): its device is set up.
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
-  // Stops sampling on every device, decodes what is left, ends the thread.
-  void Stop();
+  // Stops sampling on every device, decodes what is left, ends the thread. With
+  // `wait` false (a signal ends the process) it does not wait for the thread, which
+  // may be stuck in CUPTI: the run loses what it had not decoded.
+  void Stop(bool wait = true);
   // Moves new configurations and samples into `batch`.
   void Drain(model::Profile* batch) override;
   // For the run info: "gpu_metrics.status" (why samples are missing, when they
-  // are), ".metrics", ".left_out", ".samples", ".lost", ".overflow", ".decode_ms".
+  // are), ".metrics", ".left_out", ".samples", ".lost", ".overflow", ".bad_times",
+  // ".decode_ms".
   std::map<std::string, std::string> Notes();
 
   static constexpr int kDecodePeriodMs = 100;
@@ -56,13 +60,20 @@ class GpuSampler final : public DrainSource {
  private:
   struct Config {
     uint32_t device_id;
+    uint64_t interval_ns;
     std::vector<std::string> metrics;
   };
   void Run();
   // Sets up the devices asked for (thread only).
   void SetUp(const std::set<uint32_t>& devices);
+  // Resumes the devices an earlier session set up (thread only).
+  void Resume();
   // Decodes every device's buffer into ready_ (thread only).
   void DecodeAll();
+  // Drops the samples whose times cannot be the run's (thread only): an end before
+  // the start, a start over a minute before the run began or an end over a minute
+  // after now (another clock); counted in bad_times_.
+  void DropBadTimes(std::vector<model::GpuSample>& samples);
   void Note(const std::string& key, const std::string& text) ABSL_LOCKS_EXCLUDED(mu_);
   // Devices of the primary contexts active now (the driver as the process loaded it).
   static std::set<uint32_t> ActivePrimaryContexts();
@@ -84,7 +95,7 @@ class GpuSampler final : public DrainSource {
   std::set<uint32_t> tried_;
   std::map<std::string, PmDevice::Choice> choices_;  // by chip
   std::vector<std::unique_ptr<PmDevice>> devices_;
-  uint64_t samples_ = 0, lost_ = 0;
+  uint64_t samples_ = 0, lost_ = 0, bad_times_ = 0;
   uint64_t decode_ns_ = 0;  // in DecodeAll
   bool overflow_ = false;
   bool capped_ = false;  // max_samples reached: the devices were stopped

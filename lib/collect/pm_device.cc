@@ -124,16 +124,8 @@ absl::StatusOr<std::unique_ptr<PmDevice>> PmDevice::Start(uint32_t index, const 
   if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingEnable", r);
   d->object_ = en.pPmSamplingObject;
 
-  CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
-  sc.pPmSamplingObject = d->object_;
-  sc.configSize = d->config_.size();
-  sc.pConfig = d->config_.data();
-  sc.hardwareBufferSize = kHardwareBufferBytes;
-  sc.samplingInterval = interval_ns;
-  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-  r = cuptiPmSamplingSetConfig(&sc);
-  if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingSetConfig", r);
+  absl::Status configured = d->Configure(interval_ns);
+  if (!configured.ok()) return configured;
 
   CUpti_PmSampling_GetCounterDataSize_Params ds = {
       CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -153,12 +145,38 @@ absl::StatusOr<std::unique_ptr<PmDevice>> PmDevice::Start(uint32_t index, const 
   if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingCounterDataImageInitialize", r);
   d->blank_ = d->image_;
 
-  CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
-  st.pPmSamplingObject = d->object_;
-  r = cuptiPmSamplingStart(&st);
-  if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingStart", r);
-  d->started_ = true;
+  absl::Status started = d->StartSampling();
+  if (!started.ok()) return started;
   return d;
+}
+
+absl::Status PmDevice::Configure(uint64_t interval_ns) {
+  CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
+  sc.pPmSamplingObject = object_;
+  sc.configSize = config_.size();
+  sc.pConfig = config_.data();
+  sc.hardwareBufferSize = kHardwareBufferBytes;
+  sc.samplingInterval = interval_ns;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  const CUptiResult r = cuptiPmSamplingSetConfig(&sc);
+  return r == CUPTI_SUCCESS ? absl::OkStatus() : Failed("cuptiPmSamplingSetConfig", r);
+}
+
+absl::Status PmDevice::StartSampling() {
+  CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+  st.pPmSamplingObject = object_;
+  const CUptiResult r = cuptiPmSamplingStart(&st);
+  if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingStart", r);
+  started_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status PmDevice::Resume(uint64_t interval_ns) {
+  if (started_) return absl::OkStatus();
+  image_ = blank_;
+  absl::Status st = Configure(interval_ns);
+  return st.ok() ? StartSampling() : st;
 }
 
 PmDevice::~PmDevice() {
@@ -185,17 +203,27 @@ absl::StatusOr<PmDevice::Decoded> PmDevice::Decode(size_t room,
     dd.pCounterDataImage = image_.data();
     dd.counterDataImageSize = image_.size();
     CUptiResult r = cuptiPmSamplingDecodeData(&dd);
-    if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingDecodeData", r);
+    if (r != CUPTI_SUCCESS) {
+      image_ = blank_;
+      return Failed("cuptiPmSamplingDecodeData", r);
+    }
     result.overflow = result.overflow || dd.overflow != 0;
     CUpti_PmSampling_GetCounterDataInfo_Params info = {
         CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
     info.pCounterDataImage = image_.data();
     info.counterDataImageSize = image_.size();
     r = cuptiPmSamplingGetCounterDataInfo(&info);
-    if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingGetCounterDataInfo", r);
+    if (r != CUPTI_SUCCESS) {
+      image_ = blank_;
+      return Failed("cuptiPmSamplingGetCounterDataInfo", r);
+    }
     const size_t before = out->size();
     absl::Status read = ReadSamples(info.numCompletedSamples, room, out);
-    if (!read.ok()) return read;
+    if (!read.ok()) {
+      out->resize(before);
+      image_ = blank_;
+      return read;
+    }
     const size_t added = out->size() - before;
     result.samples += added;
     result.dropped += info.numCompletedSamples - added;

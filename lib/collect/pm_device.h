@@ -58,10 +58,14 @@ class PmDevice {
   };
   // Decodes what the hardware buffer holds and appends the completed samples (their
   // device_id set to the index), at most `room` of them (the rest are decoded and
-  // dropped: the buffer must still be emptied).
+  // dropped: the buffer must still be emptied). On an error, the samples of the
+  // image that failed are not appended and the image is reset, so that none is read
+  // twice.
   absl::StatusOr<Decoded> Decode(size_t room, std::vector<model::GpuSample>* out);
   // Stops sampling (what was sampled stays to decode).
   absl::Status Stop();
+  // Starts sampling again after Stop (a later session), every `interval_ns`.
+  absl::Status Resume(uint64_t interval_ns);
 
   static constexpr uint32_t kImageSamples = 20000;
   static constexpr size_t kHardwareBufferBytes = size_t{512} << 20;
@@ -69,6 +73,8 @@ class PmDevice {
  private:
   PmDevice(uint32_t index, std::vector<std::string> metrics)
       : index_(index), metrics_(std::move(metrics)) {}
+  absl::Status Configure(uint64_t interval_ns);
+  absl::Status StartSampling();
   // Evaluates the samples of the decoded image.
   absl::Status ReadSamples(size_t completed, size_t room, std::vector<model::GpuSample>* out);
 

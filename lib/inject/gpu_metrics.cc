@@ -19,6 +19,7 @@ void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& opt
         "performance monitors)");
   }
   if (!options.sampling.enabled) return;
+  options.sampling.run_start_ns = run.start_ns;
   absl::Status sampling = collector.sampler().Start(options.sampling);
   if (!sampling.ok()) {
     run.extra["gpu_metrics.status"] = std::string(sampling.message());
@@ -27,9 +28,9 @@ void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& opt
 }
 
 void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions& options,
-                    model::RunInfo& run, WarnFn warn) {
+                    model::RunInfo& run, bool on_signal, WarnFn warn) {
   if (!options.sampling.enabled) return;
-  collector.sampler().Stop();
+  collector.sampler().Stop(/*wait=*/!on_signal);
   for (auto& [k, v] : collector.sampler().Notes()) run.extra[k] = v;
   auto status = run.extra.find("gpu_metrics.status");
   if (status != run.extra.end()) warn(absl::StrCat("gpu metrics: ", status->second));

@@ -420,7 +420,7 @@ absl::Status Stop(const std::string& reason) {
     s.collector.counters().Stop();
     for (auto& [k, v] : s.collector.counters().Notes()) s.run.extra[k] = v;
   }
-  StopGpuMetrics(s.collector, s.options, s.run, Warn);
+  StopGpuMetrics(s.collector, s.options, s.run, on_signal, Warn);
   // User scopes: none recorded from here; the calling thread's open ones end now
   // (other threads' are dropped and counted); the tracer's Stop drains them.
   collect::scopes::SetRecording(false);

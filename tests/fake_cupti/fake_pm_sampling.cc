@@ -39,6 +39,7 @@ struct State {
   uint64_t numbered = 0;
   std::map<uint32_t, std::unique_ptr<CUpti_PmSampling_Object>> objects;
   std::map<uint32_t, std::deque<Sample>> buffers;  // per device
+  int fail_evaluations = 0;
   CUpti_CallbackFunc callback = nullptr;
   void* userdata = nullptr;
 };
@@ -88,6 +89,15 @@ uint64_t Produce(uint32_t device, uint64_t n, uint64_t start_ns, uint64_t interv
   S().calls.produced += n;
   return n;
 }
+void FailEvaluations(int n) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().fail_evaluations = n;
+}
+void ProduceBackwards(uint32_t device, uint64_t start_ns) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().buffers[device].push_back({start_ns, start_ns - 1, ++S().numbered});
+  ++S().calls.produced;
+}
 bool Sampling(uint32_t device) {
   std::lock_guard<std::mutex> lock(S().mu);
   auto it = S().objects.find(device);
@@ -114,6 +124,7 @@ void Reset() {
   S().refused.clear();
   S().per_pass = 6;
   S().numbered = 0;
+  S().fail_evaluations = 0;
   S().objects.clear();
   S().buffers.clear();
 }
@@ -195,6 +206,13 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumO
 }
 CUptiResult CUPTIAPI
 cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    if (S().fail_evaluations > 0) {
+      --S().fail_evaluations;
+      return CUPTI_ERROR_UNKNOWN;
+    }
+  }
   const uint8_t* image = p->pCounterDataImage;
   if (p->rangeIndex >= Word(image, 1)) return CUPTI_ERROR_INVALID_PARAMETER;
   const uint64_t number = Word(image, 2 + 3 * p->rangeIndex + 2);

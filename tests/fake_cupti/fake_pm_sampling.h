@@ -31,6 +31,10 @@ void SetMetricsPerPass(int n);
 // Makes `n` samples of `interval_ns` each on device `device` from `start_ns` on, if it
 // samples (else none). Returns how many were made.
 uint64_t Produce(uint32_t device, uint64_t n, uint64_t start_ns, uint64_t interval_ns);
+// Makes the next `n` calls of cuptiProfilerHostEvaluateToGpuValues fail.
+void FailEvaluations(int n);
+// Makes one sample on `device` at `start_ns` that ends before it starts.
+void ProduceBackwards(uint32_t device, uint64_t start_ns);
 // Whether device `device` samples now (started, not stopped).
 bool Sampling(uint32_t device);
 // CUPTI's context-created callback for device `device` (its context handle is

@@ -26,6 +26,14 @@ void ContextCreated(GpuSampler& s, uint32_t index) {
   s.OnCallback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
 }
 
+// Waits (up to 5 s) until the sampler's notes have `key`.
+bool WaitNote(GpuSampler& s, const std::string& key) {
+  for (int i = 0; i < 500 && s.Notes().count(key) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return s.Notes().count(key) != 0;
+}
+
 // Waits (up to 5 s) until device `index` samples.
 bool WaitSampling(uint32_t index) {
   for (int i = 0; i < 500 && !fake_pm::Sampling(index); ++i) {
@@ -145,7 +153,7 @@ TEST_F(GpuSamplerTest, AChipThatFailsIsANoteAndStopStillEnds) {
   GpuSampler s(&callbacks_);
   ASSERT_TRUE(s.Start(SamplingOptions()).ok());
   ContextCreated(s, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(3 * GpuSampler::kDecodePeriodMs));
+  EXPECT_TRUE(WaitNote(s, "gpu_metrics.status"));
   s.Stop();
   model::Profile batch;
   s.Drain(&batch);
@@ -160,11 +168,64 @@ TEST_F(GpuSamplerTest, NoMetricSampledIsANote) {
   GpuSampler s(&callbacks_);
   ASSERT_TRUE(s.Start(SamplingOptions()).ok());
   ContextCreated(s, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(3 * GpuSampler::kDecodePeriodMs));
+  EXPECT_TRUE(WaitNote(s, "gpu_metrics.status"));
   s.Stop();
   EXPECT_THAT(s.Notes().at("gpu_metrics.status"),
               HasSubstr("none of the metrics to sample can be sampled on GH100"));
   EXPECT_EQ(fake_pm::GetCalls().enables, 0);
+}
+
+// A second session in the same process (start, stop, start): the device set up by the
+// first is resumed, not enabled again, and its configuration and new samples reach
+// the second session's batches; the first session's counts and notes do not.
+TEST_F(GpuSamplerTest, ASecondSessionResumesTheDevices) {
+  GpuSampler s(&callbacks_);
+  ASSERT_TRUE(s.Start(SamplingOptions()).ok());
+  ContextCreated(s, 0);
+  ASSERT_TRUE(WaitSampling(0));
+  fake_pm::Produce(0, 100, 1000, 10000);
+  s.Stop();
+  model::Profile first;
+  s.Drain(&first);
+  EXPECT_EQ(first.samples.size(), 100u);
+  EXPECT_FALSE(fake_pm::Sampling(0));
+
+  SamplingOptions o;
+  o.interval_ns = 20000;
+  ASSERT_TRUE(s.Start(o).ok());
+  ASSERT_TRUE(WaitSampling(0));
+  fake_pm::Produce(0, 30, 5000000, 20000);
+  s.Stop();
+  model::Profile second;
+  s.Drain(&second);
+  EXPECT_EQ(fake_pm::GetCalls().enables, 1);
+  EXPECT_EQ(fake_pm::GetCalls().starts, 2);
+  ASSERT_EQ(second.sample_configs.size(), 1u);
+  EXPECT_EQ(second.sample_configs[0].interval_ns, 20000u);
+  EXPECT_EQ(second.samples.size(), 30u);
+  EXPECT_EQ(s.Notes().at("gpu_metrics.samples"), "30");
+}
+
+// An evaluation that fails: the image's samples are not handed on, the image is reset
+// (no sample is read twice), and the next decode goes on; a sample that ends before it
+// starts is dropped and counted.
+TEST_F(GpuSamplerTest, AFailedDecodeReadsNoSampleTwiceAndBadTimesAreDropped) {
+  GpuSampler s(&callbacks_);
+  ASSERT_TRUE(s.Start(SamplingOptions()).ok());
+  ContextCreated(s, 0);
+  ASSERT_TRUE(WaitSampling(0));
+  fake_pm::FailEvaluations(1);
+  fake_pm::Produce(0, 50, 1000, 10000);  // decoded, then the first evaluation fails
+  EXPECT_TRUE(WaitNote(s, "gpu_metrics.status"));
+  fake_pm::Produce(0, 40, 2000000, 10000);
+  fake_pm::ProduceBackwards(0, 3000000);
+  s.Stop();
+  model::Profile batch;
+  s.Drain(&batch);
+  ASSERT_EQ(batch.samples.size(), 40u);  // the 50 of the failed image are lost, not repeated
+  EXPECT_EQ(batch.samples.front().values[0], 51.0 * 10);
+  EXPECT_THAT(s.Notes().at("gpu_metrics.status"), HasSubstr("EvaluateToGpuValues"));
+  EXPECT_THAT(s.Notes().at("gpu_metrics.bad_times"), HasSubstr("1 samples dropped"));
 }
 
 }  // namespace

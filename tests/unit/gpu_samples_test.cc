@@ -103,6 +103,22 @@ TEST(GpuSamplesTest, EdgesConcurrencyAndShortKernelsAreLeftOut) {
   EXPECT_EQ(a.devices[0].in_kernels.samples, 17u);
 }
 
+// Back-to-back kernels: a sample across the boundary is in kernel time (the device's
+// "inside kernels" rates) but belongs to neither kernel.
+TEST(GpuSamplesTest, TouchingKernelsAreOneStretchOfKernelTime) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  Configure(p);
+  b.Kernel("a", 1000000, 1025000);
+  b.Kernel("b", 1025000, 1050000);
+  Sample(p, 1000000, 1050000, 100, 50, 1e5, 5);  // 5 samples; the third spans 1.025 ms
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  EXPECT_EQ(a.devices[0].in_kernels.samples, 5u);
+  EXPECT_EQ(a.devices[0].attributed, 4u);
+  EXPECT_EQ(Find(a, "a")->rates.samples, 2u);
+  EXPECT_EQ(Find(a, "b")->rates.samples, 2u);
+}
+
 TEST(GpuSamplesTest, DamagedValuesAndMissingConfig) {
   ProfileBuilder b;
   model::Profile& p = b.profile();
