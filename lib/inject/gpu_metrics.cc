@@ -36,4 +36,14 @@ void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions
   if (status != run.extra.end()) warn(absl::StrCat("gpu metrics: ", status->second));
 }
 
+absl::Status AppendBatch(store::ProfileWriter& writer, const model::Profile& batch, WarnFn warn) {
+  absl::Status st = writer.Append(batch);
+  if (!absl::IsInvalidArgument(st) || batch.samples.empty()) return st;
+  warn(absl::StrCat("gpu metrics: a batch of samples was not written: ", st.message()));
+  model::Profile rest = batch;  // a copy, in this rare case only
+  rest.samples.clear();
+  rest.sample_configs.clear();
+  return writer.Append(rest);
+}
+
 }  // namespace cuscope::inject

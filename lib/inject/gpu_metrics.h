@@ -9,6 +9,7 @@
 #include "lib/collect/collector.h"
 #include "lib/collect/options.h"
 #include "lib/model/profile.h"
+#include "lib/store/writer.h"
 
 namespace cuscope::inject {
 
@@ -22,6 +23,11 @@ void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& opt
 // thread (which may be stuck in CUPTI where the signal interrupted the program).
 void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions& options,
                     model::RunInfo& run, bool on_signal, WarnFn warn);
+
+// Appends `batch`; when the writer refuses it for its GPU samples (they would not
+// load: InvalidArgument), writes the rest of it without them and says so, so that
+// samples never cost the program's records.
+absl::Status AppendBatch(store::ProfileWriter& writer, const model::Profile& batch, WarnFn warn);
 
 }  // namespace cuscope::inject
 

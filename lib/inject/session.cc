@@ -106,7 +106,7 @@ void Sink(const model::Profile& batch, bool devices_changed) {
   if (s.writer == nullptr || s.write_failed) return;
   absl::Status st = absl::OkStatus();
   if (devices_changed) st = s.writer->WriteDevices(batch.devices);
-  if (st.ok()) st = s.writer->Append(batch);
+  if (st.ok()) st = AppendBatch(*s.writer, batch, Warn);
   if (!st.ok()) {
     s.write_failed = true;
     Warn(absl::StrCat("writing the profile failed, later records are lost: ", st.message()));

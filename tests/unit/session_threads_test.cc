@@ -15,8 +15,10 @@
 
 #include "cuscope/cuscope_c.h"
 #include "gtest/gtest.h"
+#include "lib/inject/gpu_metrics.h"
 #include "lib/inject/session.h"
 #include "lib/store/reader.h"
+#include "lib/store/writer.h"
 #include "tests/fake_cupti/fake_cupti.h"
 #include "tests/fake_cupti/fake_pm_sampling.h"
 
@@ -198,6 +200,40 @@ TEST_F(SessionThreadsTest, GpuMetricSamplesReachTheProfile) {
   EXPECT_EQ(p.samples[29999].start_ns, now + 100000000 + 9999 * 5000);
   EXPECT_EQ(p.run.extra["gpu_metrics.samples"], "30000");
   EXPECT_EQ(p.run.extra.count("gpu_metrics.status"), 0u) << p.run.extra["gpu_metrics.status"];
+}
+
+// A batch the writer refuses for its GPU samples (here: a sample of a device with no
+// configuration) keeps its other records: only the samples are lost, and it is said.
+TEST(AppendBatchTest, RefusedSamplesCostNoOtherRecord) {
+  const std::string path = ::testing::TempDir() + "append_batch.sqlite";
+  auto writer = store::ProfileWriter::Create(path);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  model::RunInfo run;
+  run.start_ns = 1000;
+  ASSERT_TRUE((*writer)->WriteRunInfo(run).ok());
+  model::Profile batch;
+  model::KernelRecord k;
+  k.name = batch.strings.Intern("k");
+  k.start_ns = 2000;
+  k.end_ns = 3000;
+  batch.kernels.push_back(k);
+  model::GpuSample sample;
+  sample.start_ns = 2000;
+  sample.end_ns = 3000;
+  sample.values = {1.0};
+  batch.samples.push_back(sample);
+  std::vector<std::string> warned;
+  static std::vector<std::string>* sink = nullptr;
+  sink = &warned;
+  absl::Status st = AppendBatch(**writer, batch, [](const std::string& m) { sink->push_back(m); });
+  EXPECT_TRUE(st.ok()) << st;
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].find("a batch of samples was not written"), std::string::npos);
+  ASSERT_TRUE((*writer)->Close().ok());
+  absl::StatusOr<model::Profile> p = store::LoadProfile(path);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->kernels.size(), 1u);
+  EXPECT_TRUE(p->samples.empty());
 }
 
 }  // namespace
