@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -243,6 +244,16 @@ DerivedRates SampleRates(const model::GpuSample& s, const SampleLayout& layout) 
     if (!std::isfinite(v)) return std::nullopt;
     return layout.rate[i] ? v : v / seconds;
   });
+}
+
+std::vector<std::string> GpuSampleNotes(const model::Profile& p) {
+  constexpr std::string_view kPrefix = "gpu_metrics.";
+  std::vector<std::string> notes;
+  for (const auto& [key, value] : p.run.extra) {
+    if (key.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+    notes.push_back(key.substr(kPrefix.size()) + ": " + value);
+  }
+  return notes;
 }
 
 }  // namespace cuscope::analysis

@@ -70,6 +70,11 @@ struct GpuSampleAnalysis {
 
 GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p);
 
+// What the run says of its GPU metrics sampling: "key: value" for each run.extra key
+// starting with "gpu_metrics." (prefix removed), e.g. "status: cuptiPmSamplingEnable
+// failed: ...", "metrics: ...", "samples: 1234".
+std::vector<std::string> GpuSampleNotes(const model::Profile& p);
+
 // A device's sample configuration, resolved once: its metrics, which are rates, and
 // where the metrics the derived rates need sit among them (-1: not sampled).
 struct SampleLayout {

@@ -66,11 +66,24 @@ void RatesJson(json::Writer& w, const SampledRates& r) {
   w.EndObject();
 }
 
+void WriteNotes(const std::vector<std::string>& notes, const ReportOptions& options,
+                std::ostream& out) {
+  if (notes.empty()) return;
+  out << "\n  Sampling notes:\n";
+  for (const std::string& n : notes) out << Wrapped(n, options.width, 4, 6);
+}
+
 }  // namespace
 
-void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a, const ReportOptions& options,
+void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
+                         const std::vector<std::string>& notes, const ReportOptions& options,
                          std::ostream& out) {
-  if (a.empty()) return;
+  if (a.empty()) {
+    if (notes.empty()) return;
+    out << "\nGPU metrics\n  No samples in this profile.\n";
+    WriteNotes(notes, options, out);
+    return;
+  }
   out << absl::StrFormat("\nGPU metrics (sampled every %s of GPU time)\n",
                          FormatNsShort(double(a.devices.front().interval_ns)));
   for (const analysis::SampledDevice& d : a.devices) {
@@ -106,10 +119,12 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a, const ReportOptio
       "of its launches with no other kernel running (kernels shorter than the interval have "
       "none). Rates are per elapsed cycle or second over those samples.",
       options.width, 2, 4);
+  WriteNotes(notes, options, out);
 }
 
-void WriteGpuSamplesJson(json::Writer& w, const analysis::GpuSampleAnalysis& a, int top) {
-  if (a.empty()) return;
+void WriteGpuSamplesJson(json::Writer& w, const analysis::GpuSampleAnalysis& a,
+                         const std::vector<std::string>& notes, int top) {
+  if (a.empty() && notes.empty()) return;
   Key(w, "gpu_metrics");
   w.StartObject();
   Key(w, "devices");
@@ -153,6 +168,10 @@ void WriteGpuSamplesJson(json::Writer& w, const analysis::GpuSampleAnalysis& a, 
   }
   w.EndArray();
   w.EndObject();
+  Key(w, "notes");
+  w.StartArray();
+  for (const std::string& n : notes) Str(w, n);
+  w.EndArray();
   w.EndObject();
 }
 

@@ -4,6 +4,8 @@
 #define CUSCOPE_LIB_REPORT_GPU_SAMPLES_TEXT_H_
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "lib/analysis/gpu_samples.h"
 #include "lib/report/json_writer.h"
@@ -13,13 +15,16 @@ namespace cuscope::report {
 
 // "GPU metrics (sampled every 10 us)": each device's rates over its samples and over
 // those inside kernels, then the kernels by time with their sampled rates and the
-// share of their time the samples cover. Nothing when there are no samples.
-void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a, const ReportOptions& options,
+// share of their time the samples cover, then the run's notes on sampling (why
+// samples are missing, what was left out). Nothing without samples or notes.
+void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
+                         const std::vector<std::string>& notes, const ReportOptions& options,
                          std::ostream& out);
 
-// "gpu_metrics": {"devices": [...], "kernels": {"total_rows", "rows"}} (the first `top`
-// kernels, all when <= 0); nothing when there are no samples.
-void WriteGpuSamplesJson(json::Writer& w, const analysis::GpuSampleAnalysis& a, int top);
+// "gpu_metrics": {"devices": [...], "kernels": {"total_rows", "rows"}, "notes": [...]}
+// (the first `top` kernels, all when <= 0); nothing without samples or notes.
+void WriteGpuSamplesJson(json::Writer& w, const analysis::GpuSampleAnalysis& a,
+                         const std::vector<std::string>& notes, int top);
 
 }  // namespace cuscope::report
 

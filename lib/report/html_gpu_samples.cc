@@ -39,7 +39,15 @@ constexpr char kRateHeads[] =
 
 void AppendGpuSamples(const ReportData& data, std::string& out) {
   const analysis::GpuSampleAnalysis& a = data.gpu_samples;
-  if (a.empty()) return;
+  if (a.empty()) {
+    if (data.gpu_sample_notes.empty()) return;
+    out += "<section id=\"gpu-metrics\"><h2>GPU metrics</h2>\n<p>No samples in this profile.</p>\n";
+    for (const std::string& n : data.gpu_sample_notes) {
+      absl::StrAppend(&out, "<p class=\"note\">", HtmlEscape(n), "</p>\n");
+    }
+    out += "</section>\n";
+    return;
+  }
   absl::StrAppend(&out, "<section id=\"gpu-metrics\"><h2>GPU metrics (sampled every ",
                   HtmlEscape(FormatNsShort(double(a.devices.front().interval_ns))),
                   " of GPU time)</h2>\n<table><thead><tr><th>GPU</th><th>Samples</th>", kRateHeads,
@@ -71,6 +79,9 @@ void AppendGpuSamples(const ReportData& data, std::string& out) {
   if (a.kernels.size() > shown) {
     absl::StrAppend(&out, "<p class=\"note\">", a.kernels.size() - shown,
                     " more kernels (cuscope report --format json lists them all).</p>\n");
+  }
+  for (const std::string& n : data.gpu_sample_notes) {
+    absl::StrAppend(&out, "<p class=\"note\">", HtmlEscape(n), "</p>\n");
   }
   out +=
       "<p class=\"note\">Sampled: the share of the kernel's time covered by samples that lie "

@@ -122,7 +122,9 @@ std::string RenderHtmlReport(const ReportData& data) {
                   "href=\"#findings\">Findings</a> <a href=\"#timeline\">Timeline</a> <a "
                   "href=\"#kernels\">Kernels</a> <a href=\"#regions\">Regions</a> <a "
                   "href=\"#roofline\">Roofline</a> <a href=\"#counters\">Counters</a>",
-                  data.gpu_samples.empty() ? "" : " <a href=\"#gpu-metrics\">GPU metrics</a>",
+                  data.gpu_samples.empty() && data.gpu_sample_notes.empty()
+                      ? ""
+                      : " <a href=\"#gpu-metrics\">GPU metrics</a>",
                   "</nav></header>\n<main>\n");
   AppendRunHeader(data, out);
   AppendFindings(data, out);

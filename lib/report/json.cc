@@ -390,7 +390,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
   WriteRegions(w, data.regions, options.top);
   WriteCeilings(w, data.ceilings);
   WriteCounters(w, data, options.top);
-  WriteGpuSamplesJson(w, data.gpu_samples, options.top);
+  WriteGpuSamplesJson(w, data.gpu_samples, data.gpu_sample_notes, options.top);
   WriteFindingsJson(w, p, data.findings, 0);
   w.EndObject();
   doc.WriteTo(out);

@@ -13,6 +13,7 @@ ReportData BuildReport(const model::Profile& profile, const model::AdviseThresho
   data.counters = analysis::AnalyzeCounters(profile, data.ceilings, &data.regions);
   data.counter_notes = analysis::CounterNotes(profile, data.ceilings);
   data.gpu_samples = analysis::AnalyzeGpuSamples(profile);
+  data.gpu_sample_notes = analysis::GpuSampleNotes(profile);
   data.findings = analysis::FindingsOf(profile, thresholds);
   return data;
 }

@@ -27,6 +27,7 @@ struct ReportData {
   std::vector<std::string> counter_notes;
   // GPU metrics sampled at an interval (empty when the profile has no samples).
   analysis::GpuSampleAnalysis gpu_samples;
+  std::vector<std::string> gpu_sample_notes;  // the run's gpu_metrics.* notes
   // The advisor's findings, ranked: those stored in the profile, else computed.
   std::vector<model::Finding> findings;
 };

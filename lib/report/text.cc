@@ -423,7 +423,7 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
   WriteMemory(data.summary, options, out);
   WriteRegions(data.regions, options, out);
   WriteCounters(data, options, out);
-  WriteGpuSamplesText(data.gpu_samples, options, out);
+  WriteGpuSamplesText(data.gpu_samples, data.gpu_sample_notes, options, out);
   WriteFindingsText(p, data.findings, options.findings, options.max_name_width, options.width,
                     "(`cuscope advise PROFILE` lists them all)", out);
 }

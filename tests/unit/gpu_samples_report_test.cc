@@ -120,6 +120,27 @@ TEST(GpuSamplesReport, DiffGivesEachKernelsRatesBeforeAndAfter) {
   EXPECT_TRUE(none.sampled.empty());
 }
 
+TEST(GpuSamplesReport, WhyThereAreNoSamplesIsSaid) {
+  testing::ProfileBuilder b;
+  b.Kernel("k", 1000, 2000);
+  b.profile().run.extra["gpu_metrics.status"] =
+      "GPU 0 (GA100): cuptiPmSamplingSetConfig failed: CUPTI_ERROR_NOT_SUPPORTED";
+  const ReportData data = BuildReport(b.profile());
+  std::ostringstream text, json;
+  WriteText(data, ReportOptions(), text);
+  EXPECT_THAT(text.str(), HasSubstr("GPU metrics\n  No samples in this profile."));
+  EXPECT_THAT(text.str(), HasSubstr("status: GPU 0 (GA100): cuptiPmSamplingSetConfig failed"));
+  WriteJson(data, ReportOptions(), json);
+  rapidjson::Document d;
+  d.Parse(json.str().c_str());
+  ASSERT_FALSE(d.HasParseError());
+  EXPECT_EQ(d["gpu_metrics"]["kernels"]["total_rows"].GetUint64(), 0u);
+  EXPECT_THAT(d["gpu_metrics"]["notes"][0].GetString(), HasSubstr("NOT_SUPPORTED"));
+  const std::string html = RenderHtmlReport(data);
+  EXPECT_THAT(html, HasSubstr("<h2>GPU metrics</h2>\n<p>No samples in this profile.</p>"));
+  EXPECT_THAT(html, HasSubstr("CUPTI_ERROR_NOT_SUPPORTED"));
+}
+
 TEST(GpuSamplesReport, NothingWithoutSamples) {
   testing::ProfileBuilder b;
   b.Kernel("k", 1000, 2000);
