@@ -117,7 +117,8 @@ void TraceView::CollectSamples() {
       sample_layouts_.emplace(c.device_id, analysis::SampleLayoutOf(p_, c));
     }
   }
-  for (const auto& [device, layout] : sample_layouts_) {
+  for (const auto& entry : sample_layouts_) {
+    const uint32_t device = entry.first;  // a copy: lambdas cannot capture a binding (C++17)
     if (std::binary_search(devices_.begin(), devices_.end(), device)) continue;
     const bool kept = std::any_of(p_.samples.begin(), p_.samples.end(), [&](const auto& s) {
       return s.device_id == device && (filter_ == nullptr || filter_->KeepSample(s));

@@ -117,7 +117,7 @@ bool ContextCreated(uint32_t device) {
   callback(userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
   return true;
 }
-void Reset() {
+void Reset(bool keep_objects) {
   std::lock_guard<std::mutex> lock(S().mu);
   S().calls = {};
   S().chip = "GH100";
@@ -125,7 +125,7 @@ void Reset() {
   S().per_pass = 6;
   S().numbered = 0;
   S().fail_evaluations = 0;
-  S().objects.clear();
+  if (!keep_objects) S().objects.clear();
   S().buffers.clear();
 }
 

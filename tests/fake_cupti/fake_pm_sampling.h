@@ -41,8 +41,9 @@ bool Sampling(uint32_t device);
 // device + 1), made on the calling thread to the subscriber, when one is subscribed
 // (the subscription always succeeds). Returns whether a callback was made.
 bool ContextCreated(uint32_t device);
-// Forgets everything (between tests).
-void Reset();
+// Forgets everything (between tests); with `keep_objects`, not the devices' PM sampling
+// objects (as in one process, where a session's sampler keeps them from run to run).
+void Reset(bool keep_objects = false);
 
 }  // namespace fake_pm
 

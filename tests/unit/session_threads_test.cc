@@ -175,7 +175,9 @@ TEST_F(SessionThreadsTest, StopWhileWindowsSwitchAndRecordsAreInFlight) {
 // and every sample reaches the profile with its configuration, beside the activity
 // records; the session stops sampling at its end.
 TEST_F(SessionThreadsTest, GpuMetricSamplesReachTheProfile) {
-  fake_pm::Reset();
+  // The session's sampler lives as long as the process (and so the devices it set up
+  // in an earlier repetition of this test: they are resumed).
+  fake_pm::Reset(/*keep_objects=*/true);
   env_["CUSCOPE_GPU_METRICS"] = "1";
   StartSession();
   ASSERT_TRUE(fake_pm::ContextCreated(0));
