@@ -73,14 +73,7 @@ void GpuSampler::Stop(bool wait) {
 
 void GpuSampler::Run() {
   Resume();
-  // Contexts made before the start (a linked program that starts cuscope late). Asked
-  // here, not in Start: an injected session starts inside cuInit, where the driver's
-  // own functions must not be called.
-  {
-    std::set<uint32_t> active = ActivePrimaryContexts();
-    absl::MutexLock lock(&mu_);
-    asked_.insert(active.begin(), active.end());
-  }
+  bool polled = false;
   for (;;) {
     // Sleeps in steps of 10 ms (no CondVar or Await: the TSan build sees only
     // absl::Mutex's Lock and Unlock, tests/fake_cupti/absl_mutex_tsan.cc).
@@ -91,12 +84,20 @@ void GpuSampler::Run() {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    // Contexts made before the start (a linked program that starts cuscope late), asked
+    // after the first wait: an injected session starts inside cuInit, which must have
+    // returned before the driver is asked anything.
     std::set<uint32_t> asked;
+    if (!polled) {
+      polled = true;
+      asked = ActivePrimaryContexts();
+    }
     bool stopping;
     {
       absl::MutexLock lock(&mu_);
       stopping = stopping_;
-      asked.swap(asked_);
+      asked.insert(asked_.begin(), asked_.end());
+      asked_.clear();
     }
     if (!stopping) SetUp(asked);
     if (stopping) {
