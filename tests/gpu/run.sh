@@ -2,12 +2,14 @@
 # Runs cuscope's GPU tests (and, with `all`, the overhead benchmark) on the GPU
 # machine, from a build made elsewhere and carried along (shared/device/README.md).
 #
-#   tests/gpu/run.sh [tests|faults|advisor|overhead|counters|all]   logs and profiles go
+#   tests/gpu/run.sh [tests|faults|advisor|sampling|overhead|counters|all]   logs and profiles go
 #                                                                   to $OUT (default
 #                                                                   /tmp/cuscope-gpu)
 # tests: gpu_test, then fault_test and advisor_test; faults: fault_test alone;
 # advisor: advisor_test alone (the examples of examples/advisor/, profiles in
-# $OUT/advisor/); ADVISOR_CASES=rule,rule runs only those cases.
+# $OUT/advisor/); ADVISOR_CASES=rule,rule runs only those cases. sampling: GPU metrics
+# (docs/gpu-metrics.md): its gpu_test case, then the training step unprofiled and sampled
+# every 10 and 2 us (bench/device/train_step.py, 2 rounds, no ncu).
 #
 # Prints a short table last: the GPU, the commit, each test's result.
 set -u
@@ -41,6 +43,15 @@ if [ "$what" = faults ]; then
 fi
 if [ "$what" = advisor ]; then
   run_advisor_tests
+fi
+if [ "$what" = sampling ]; then
+  "$BUILD/tests/gpu/gpu_test" --gtest_filter='*GpuMetrics*' --gtest_output="xml:$OUT/gpu_metrics.xml" \
+    >"$OUT/gpu_metrics.log" 2>&1 || rc=1
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST|samples|sampled metrics|left out|: [0-9]+ samples' \
+    "$OUT/gpu_metrics.log" | tee -a "$OUT/summary.txt"
+  TRAIN_STEP_MODES="gpu metrics" TRAIN_STEP_NCU=0 python3 bench/device/train_step.py "$BUILD" \
+    "$OUT/train_step" 2 24 >"$OUT/train_step.md" 2>"$OUT/train_step.err" || rc=1
+  cat "$OUT/train_step.md"
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$BUILD/tests/gpu/gpu_test" --gtest_output="xml:$OUT/gpu_test.xml" >"$OUT/gpu_test.log" 2>&1 || rc=1
