@@ -56,7 +56,7 @@ struct SamplingOptions {
   bool enabled = false;
   uint64_t interval_ns = 10000;
   std::vector<std::string> metrics;  // empty: metrics::DefaultSampledMetrics()
-  uint64_t max_samples = 2000000;    // per run; sampling stops there
+  uint64_t max_samples = 1000000;    // per run; sampling stops there
   uint64_t run_start_ns = 0;         // CUPTI's clock: earlier samples are not the run's
 };
 

@@ -71,7 +71,7 @@ struct Config {
   // sampling), at most `gpu_metrics_max_samples` samples a run.
   bool gpu_metrics = false;
   uint64_t gpu_metrics_interval_us = 10;
-  uint64_t gpu_metrics_max_samples = 2000000;
+  uint64_t gpu_metrics_max_samples = 1000000;
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.
