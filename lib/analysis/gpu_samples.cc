@@ -16,29 +16,7 @@ namespace {
 
 namespace m = ::cuscope::metrics;
 
-// Sums of each metric over some samples: a count's values, or a rate's values times
-// the sample's time; each with the time of the samples where it was finite.
-struct Accumulator {
-  uint64_t samples = 0, ns = 0;
-  std::vector<double> sums;
-  std::vector<uint64_t> metric_ns;
-
-  explicit Accumulator(size_t n = 0) : sums(n, 0), metric_ns(n, 0) {}
-  void Add(const model::GpuSample& s, const std::vector<bool>& rate) {
-    const uint64_t d = s.duration_ns();
-    if (d == 0 || s.values.size() != sums.size()) return;
-    ++samples;
-    model::AddTo(ns, d);
-    for (size_t i = 0; i < sums.size(); ++i) {
-      const double v = s.values[i];
-      if (!std::isfinite(v)) continue;
-      sums[i] += rate[i] ? v * double(d) : v;
-      model::AddTo(metric_ns[i], d);
-    }
-  }
-};
-
-// One device's configuration, as the accumulators need it.
+// One device's configuration, as the sums need it.
 struct DeviceView {
   const model::GpuSampleConfig* config = nullptr;
   SampleLayout layout;
@@ -70,23 +48,6 @@ DerivedRates Derive(const SampleLayout& l, const Value& value) {
   const std::optional<double> write = get(l.dram_write);
   if (read || write) r.dram_bytes_per_s = read.value_or(0) + write.value_or(0);
   r.l2_bytes_per_s = get(l.l2);
-  return r;
-}
-
-SampledRates RatesOf(const Accumulator& a, const DeviceView& d) {
-  const SampleLayout& l = d.layout;
-  SampledRates r;
-  // Each metric: a count per second or a time-averaged rate.
-  std::vector<std::optional<double>> value(l.names.size());
-  for (size_t i = 0; i < l.names.size() && i < a.sums.size(); ++i) {
-    if (a.metric_ns[i] == 0) continue;
-    const double seconds = double(a.metric_ns[i]) * 1e-9;
-    value[i] = l.rate[i] ? a.sums[i] / double(a.metric_ns[i]) : a.sums[i] / seconds;
-    r.values.emplace_back(l.names[i], *value[i]);
-  }
-  static_cast<DerivedRates&>(r) = Derive(l, [&](size_t i) { return value[i]; });
-  r.samples = a.samples;
-  r.sampled_ns = a.ns;
   return r;
 }
 
@@ -167,29 +128,28 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     if (k.end_ns > k.start_ns) launches[k.device_id].emplace_back(k.start_ns, k.end_ns, id);
   }
 
-  std::map<std::pair<uint32_t, uint32_t>, Accumulator> per_kernel;
+  std::map<std::pair<uint32_t, uint32_t>, SampleSum> per_kernel;
   for (auto& [device, view] : views) {
     std::vector<Segment> single, any;
     Segments(launches[device], &single, &any);
     const size_t n = view.layout.names.size();
-    Accumulator all(n), in_kernels(n);
+    SampleSum all(view.layout), in_kernels(view.layout);
     uint64_t attributed = 0;
     for (const model::GpuSample& s : p.samples) {
       if (s.device_id != device || s.values.size() != n || s.duration_ns() == 0) continue;
-      all.Add(s, view.layout.rate);
-      if (Holding(any, s.start_ns, s.end_ns) != nullptr) in_kernels.Add(s, view.layout.rate);
+      all.Add(s);
+      if (Holding(any, s.start_ns, s.end_ns) != nullptr) in_kernels.Add(s);
       const Segment* one = Holding(single, s.start_ns, s.end_ns);
       if (one == nullptr) continue;
-      auto [it, fresh] = per_kernel.try_emplace({device, one->kernel}, n);
-      it->second.Add(s, view.layout.rate);
+      per_kernel.try_emplace({device, one->kernel}, view.layout).first->second.Add(s);
       ++attributed;
     }
     SampledDevice d;
     d.device_id = device;
     d.interval_ns = view.config->interval_ns;
     d.metrics = view.layout.names;
-    d.all = RatesOf(all, view);
-    d.in_kernels = RatesOf(in_kernels, view);
+    d.all = all.Rates();
+    d.in_kernels = in_kernels.Rates();
     d.attributed = attributed;
     out.devices.push_back(std::move(d));
   }
@@ -200,7 +160,7 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     k.launches = t.launches;
     k.kernel_ns = t.ns;
     auto it = per_kernel.find(key);
-    if (it != per_kernel.end()) k.rates = RatesOf(it->second, views[key.first]);
+    if (it != per_kernel.end()) k.rates = it->second.Rates();
     out.kernels.push_back(std::move(k));
   }
   std::stable_sort(out.kernels.begin(), out.kernels.end(),
@@ -233,6 +193,42 @@ SampleLayout SampleLayoutOf(const model::Profile& p, const model::GpuSampleConfi
   const model::DeviceInfo* d = p.FindDevice(config.device_id);
   l.sm_count = d != nullptr ? d->sm_count : 0;
   return l;
+}
+
+void SampleSum::Add(const model::GpuSample& s) {
+  const uint64_t d = s.duration_ns();
+  if (d == 0 || s.values.size() != sums_.size()) return;
+  ++samples_;
+  model::AddTo(ns_, d);
+  for (size_t i = 0; i < sums_.size(); ++i) {
+    const double v = s.values[i];
+    if (!std::isfinite(v)) continue;
+    sums_[i] += layout_->rate[i] ? v * double(d) : v;
+    model::AddTo(metric_ns_[i], d);
+  }
+}
+
+SampledRates SampleSum::Rates() const {
+  const SampleLayout& l = *layout_;
+  SampledRates r;
+  // Each metric: a count per second or a time-averaged rate.
+  std::vector<std::optional<double>> value(l.names.size());
+  for (size_t i = 0; i < l.names.size(); ++i) {
+    if (metric_ns_[i] == 0) continue;
+    const double seconds = double(metric_ns_[i]) * 1e-9;
+    value[i] = l.rate[i] ? sums_[i] / double(metric_ns_[i]) : sums_[i] / seconds;
+    r.values.emplace_back(l.names[i], *value[i]);
+  }
+  static_cast<DerivedRates&>(r) = Derive(l, [&](size_t i) { return value[i]; });
+  r.samples = samples_;
+  r.sampled_ns = ns_;
+  return r;
+}
+
+void SampleSum::Clear() {
+  samples_ = ns_ = 0;
+  std::fill(sums_.begin(), sums_.end(), 0.0);
+  std::fill(metric_ns_.begin(), metric_ns_.end(), 0);
 }
 
 DerivedRates SampleRates(const model::GpuSample& s, const SampleLayout& layout) {

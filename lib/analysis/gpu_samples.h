@@ -86,6 +86,27 @@ struct SampleLayout {
 };
 SampleLayout SampleLayoutOf(const model::Profile& p, const model::GpuSampleConfig& config);
 
+// Samples combined by the rules above (a kernel's, a device's, a trace's bin): each
+// count summed and divided by the time of the samples where it was finite, each rate
+// averaged over that time. `layout` must outlive it.
+class SampleSum {
+ public:
+  explicit SampleSum(const SampleLayout& layout)
+      : layout_(&layout), sums_(layout.names.size()), metric_ns_(layout.names.size()) {}
+  // A sample with no time or another number of values than the layout's is left out.
+  void Add(const model::GpuSample& s);
+  uint64_t samples() const { return samples_; }
+  uint64_t ns() const { return ns_; }
+  SampledRates Rates() const;
+  void Clear();
+
+ private:
+  const SampleLayout* layout_;
+  uint64_t samples_ = 0, ns_ = 0;
+  std::vector<double> sums_;         // counts, or rates times the sample's time
+  std::vector<uint64_t> metric_ns_;  // time of the samples where the metric was finite
+};
+
 // One sample's derived rates, by the rules above: its counts over its duration, its
 // rates as they are; a metric whose value is not finite counts as not sampled. All
 // unset for a sample of zero duration or whose values do not match the layout.

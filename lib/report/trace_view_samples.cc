@@ -4,13 +4,11 @@
 // as nsys shows them in rows under each GPU.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
 
 #include "lib/analysis/gpu_samples.h"
-#include "lib/model/checked.h"
 #include "lib/report/trace_view.h"
 
 namespace cuscope::report {
@@ -33,20 +31,19 @@ constexpr Series kSeries[] = {
     {"SM clock MHz", &analysis::DerivedRates::sm_clock_hz, 1e-6},
 };
 
-// One counter event per series the sample makes, at its start; a series whose
-// metrics are not finite in it is skipped.
-void Counters(TraceSink& sink, TraceEvent& e, const model::GpuSample& s,
-              const analysis::SampleLayout& layout) {
-  const analysis::DerivedRates rates = analysis::SampleRates(s, layout);
+// One counter event per series `rates` make, on `device`'s process at `start_ns`; a
+// series whose metrics were not finite is skipped.
+void Counters(TraceSink& sink, TraceEvent& e, uint32_t device, uint64_t start_ns,
+              const analysis::DerivedRates& rates) {
   for (const Series& series : kSeries) {
     const std::optional<double>& v = rates.*series.rate;
     if (!v || !std::isfinite(*v)) continue;
     e.phase = TracePhase::kCounter;
     e.category = "gpu_metrics";
     e.name = series.name;
-    e.pid = s.device_id;
+    e.pid = device;
     e.tid = 0;
-    e.start_ns = e.end_ns = s.start_ns;
+    e.start_ns = e.end_ns = start_ns;
     e.args.clear();
     TraceArg& a = e.args.emplace_back();
     a.key = "value";
@@ -57,53 +54,30 @@ void Counters(TraceSink& sink, TraceEvent& e, const model::GpuSample& s,
   }
 }
 
-// Samples of one device combined as the analysis combines a kernel's: each count
-// summed over the time where it was finite, each rate averaged over that time.
-// Written as one sample from the first one's start, as long as their time together.
+// Samples of one device combined as the analysis combines a kernel's
+// (analysis::SampleSum), written as one sample at the first one's start.
 class Bin {
  public:
-  Bin(uint32_t device, const analysis::SampleLayout& layout)
-      : layout_(layout), sums_(layout.names.size()), metric_ns_(layout.names.size()) {
-    combined_.device_id = device;
-  }
-  bool empty() const { return ns_ == 0; }
+  Bin(uint32_t device, const analysis::SampleLayout& layout) : device_(device), sum_(layout) {}
   // Whether `s` starts `width` or more after the bin's start: it opens the next one.
   bool Full(const model::GpuSample& s, uint64_t width) const {
-    return !empty() && s.start_ns >= combined_.start_ns && s.start_ns - combined_.start_ns >= width;
+    return sum_.ns() != 0 && s.start_ns >= start_ns_ && s.start_ns - start_ns_ >= width;
   }
   void Add(const model::GpuSample& s) {
-    const uint64_t d = s.duration_ns();
-    if (d == 0 || s.values.size() != sums_.size()) return;
-    if (empty()) combined_.start_ns = s.start_ns;
-    model::AddTo(ns_, d);
-    for (size_t i = 0; i < sums_.size(); ++i) {
-      if (!std::isfinite(s.values[i])) continue;
-      sums_[i] += layout_.rate[i] ? s.values[i] * double(d) : s.values[i];
-      model::AddTo(metric_ns_[i], d);
-    }
+    if (sum_.ns() == 0) start_ns_ = s.start_ns;
+    sum_.Add(s);
   }
   // Writes the bin's counters and empties it.
   void Flush(TraceSink& sink, TraceEvent& e) {
-    if (empty()) return;
-    combined_.end_ns = combined_.start_ns + ns_;
-    combined_.values.assign(sums_.size(), std::numeric_limits<double>::quiet_NaN());
-    for (size_t i = 0; i < sums_.size(); ++i) {
-      if (metric_ns_[i] == 0) continue;  // never finite: the series it feeds are skipped
-      const double ns = double(metric_ns_[i]);
-      combined_.values[i] = layout_.rate[i] ? sums_[i] / ns : sums_[i] * double(ns_) / ns;
-    }
-    Counters(sink, e, combined_, layout_);
-    ns_ = 0;
-    std::fill(sums_.begin(), sums_.end(), 0.0);
-    std::fill(metric_ns_.begin(), metric_ns_.end(), 0);
+    if (sum_.ns() == 0) return;
+    Counters(sink, e, device_, start_ns_, sum_.Rates());
+    sum_.Clear();
   }
 
  private:
-  const analysis::SampleLayout& layout_;
-  model::GpuSample combined_;
-  uint64_t ns_ = 0;
-  std::vector<double> sums_;
-  std::vector<uint64_t> metric_ns_;
+  uint32_t device_;
+  uint64_t start_ns_ = 0;
+  analysis::SampleSum sum_;
 };
 
 }  // namespace
@@ -146,7 +120,7 @@ void TraceView::SampleEvents(TraceSink& sink, TraceEvent& e) const {
     }
     if (filter_ != nullptr && !filter_->KeepSample(s)) continue;
     if (width == 0) {
-      Counters(sink, e, s, *layout);
+      Counters(sink, e, s.device_id, s.start_ns, analysis::SampleRates(s, *layout));
       continue;
     }
     if (bin->Full(s, width)) bin->Flush(sink, e);
