@@ -12,8 +12,6 @@ namespace {
 
 using analysis::SampledRates;
 
-std::string Pct(const std::optional<double>& p) { return p ? FormatPercentOfPeak(*p) : "-"; }
-
 void Rates(json::Writer& w, const char* key, const SampledRates& r) {
   json::Key(w, key);
   w.StartObject();
@@ -48,8 +46,9 @@ void WriteSampledChangesText(const std::vector<analysis::SampledChange>& rows,
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledChange& c = rows[i];
     t.AddRow({FormatDuration(double(c.base_kernel_ns)), FormatDuration(double(c.next_kernel_ns)),
-              Pct(c.base.sm_active_pct), Pct(c.next.sm_active_pct), Pct(c.base.tensor_pct),
-              Pct(c.next.tensor_pct), Pct(c.base.dram_pct), Pct(c.next.dram_pct),
+              FormatPercentOfPeak(c.base.sm_active_pct), FormatPercentOfPeak(c.next.sm_active_pct),
+              FormatPercentOfPeak(c.base.tensor_pct), FormatPercentOfPeak(c.next.tensor_pct),
+              FormatPercentOfPeak(c.base.dram_pct), FormatPercentOfPeak(c.next.dram_pct),
               model::Demangle(c.name)});
   }
   t.Write(out);

@@ -19,7 +19,6 @@ using json::Key;
 using json::Num;
 using json::Str;
 
-std::string Pct(const std::optional<double>& p) { return p ? FormatPercentOfPeak(*p) : "-"; }
 std::string Rate(const std::optional<double>& v, const char* unit) {
   return v ? FormatRate(*v, unit) : "-";
 }
@@ -27,11 +26,13 @@ std::string Rate(const std::optional<double>& v, const char* unit) {
 // "SM active 92%, issue 41%, tensor 80%, DRAM 12% (410.2 GB/s), L2 1.2 TB/s, SM clock 1.98 GHz"
 std::string RatesLine(const SampledRates& r) {
   std::vector<std::string> parts;
-  if (r.sm_active_pct) parts.push_back(absl::StrCat("SM active ", Pct(r.sm_active_pct)));
-  if (r.issue_pct) parts.push_back(absl::StrCat("issue ", Pct(r.issue_pct)));
-  if (r.tensor_pct) parts.push_back(absl::StrCat("tensor pipe ", Pct(r.tensor_pct)));
+  if (r.sm_active_pct)
+    parts.push_back(absl::StrCat("SM active ", FormatPercentOfPeak(r.sm_active_pct)));
+  if (r.issue_pct) parts.push_back(absl::StrCat("issue ", FormatPercentOfPeak(r.issue_pct)));
+  if (r.tensor_pct)
+    parts.push_back(absl::StrCat("tensor pipe ", FormatPercentOfPeak(r.tensor_pct)));
   if (r.dram_pct || r.dram_bytes_per_s) {
-    std::string dram = absl::StrCat("DRAM ", Pct(r.dram_pct));
+    std::string dram = absl::StrCat("DRAM ", FormatPercentOfPeak(r.dram_pct));
     if (r.dram_bytes_per_s)
       absl::StrAppend(&dram, " (", FormatRate(*r.dram_bytes_per_s, "B/s"), ")");
     parts.push_back(dram);
@@ -108,7 +109,8 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
     const SampledRates& r = k.rates;
     table.AddRow(
         {FormatDuration(double(k.kernel_ns)), r.samples > 0 ? FormatPercent(k.coverage_pct()) : "-",
-         Pct(r.sm_active_pct), Pct(r.issue_pct), Pct(r.tensor_pct), Pct(r.dram_pct),
+         FormatPercentOfPeak(r.sm_active_pct), FormatPercentOfPeak(r.issue_pct),
+         FormatPercentOfPeak(r.tensor_pct), FormatPercentOfPeak(r.dram_pct),
          Rate(r.dram_bytes_per_s, "B/s"), Rate(r.l2_bytes_per_s, "B/s"), model::Demangle(k.name)});
   }
   out << "\n";

@@ -18,9 +18,7 @@ namespace {
 std::string OptCell(const std::optional<double>& v, const std::string& text) {
   return HtmlNumCell(v ? *v : -1, v ? text : "-");
 }
-std::string PctCell(const std::optional<double>& p) {
-  return OptCell(p, p ? FormatPercentOfPeak(*p) : "");
-}
+std::string PctCell(const std::optional<double>& p) { return OptCell(p, FormatPercentOfPeak(p)); }
 std::string RateCell(const std::optional<double>& v, const char* unit) {
   return OptCell(v, v ? FormatRate(*v, unit) : "");
 }

@@ -28,6 +28,10 @@ std::string FormatRate(double v, const char* unit) {
   return absl::StrFormat("%.1f %s", v, unit);
 }
 
+std::string FormatPercentOfPeak(const std::optional<double>& p) {
+  return p ? FormatPercentOfPeak(*p) : "-";
+}
+
 std::string FormatPercentOfPeak(double p) {
   if (!std::isfinite(p)) return "-";
   if (p >= 1 || p == 0) return absl::StrFormat("%.0f%%", p);

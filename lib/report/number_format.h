@@ -3,6 +3,7 @@
 #ifndef CUSCOPE_LIB_REPORT_NUMBER_FORMAT_H_
 #define CUSCOPE_LIB_REPORT_NUMBER_FORMAT_H_
 
+#include <optional>
 #include <string>
 
 namespace cuscope::report {
@@ -14,6 +15,8 @@ std::string FormatRatio(double v);
 std::string FormatRate(double v, const char* unit);
 // "90%" / "0.3%": whole numbers from 1 up (and 0), one decimal below; "-" when not finite.
 std::string FormatPercentOfPeak(double p);
+// The same, "-" when unset.
+std::string FormatPercentOfPeak(const std::optional<double>& p);
 // "453 us", "1.45 ms", "812 ns": three significant digits.
 std::string FormatNsShort(double ns);
 
