@@ -96,17 +96,7 @@ int main(int argc, char** argv) {
   CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   dd.pRangeProfilerObject = en.pRangeProfilerObject;
   CK(cuptiRangeProfilerDecodeData(&dd));
-  std::vector<double> v(metrics.size());
-  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-  ev.pHostObject = config.host;
-  ev.pCounterDataImage = data.data();
-  ev.counterDataImageSize = data.size();
-  ev.rangeIndex = 0;
-  ev.ppMetricNames = metrics.data();
-  ev.numMetrics = metrics.size();
-  ev.pMetricValues = v.data();
-  CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+  const std::vector<double> v = EvaluateRange(config.host, data, 0, metrics);
   printf("passes %zu:", config.passes);
   for (size_t i = 0; i < metrics.size(); ++i) {
     if (names[i].rfind("dram", 0) == 0 || names[i].rfind("gpu__time", 0) == 0 ||

@@ -192,17 +192,7 @@ int main(int argc, char** argv) {
     si.counterDataImageSize = data.size();
     si.sampleIndex = i;
     CK(cuptiPmSamplingCounterDataGetSampleInfo(&si));
-    std::vector<double> v(metrics.size());
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-    ev.pHostObject = config.host;
-    ev.pCounterDataImage = data.data();
-    ev.counterDataImageSize = data.size();
-    ev.rangeIndex = i;
-    ev.ppMetricNames = metrics.data();
-    ev.numMetrics = metrics.size();
-    ev.pMetricValues = v.data();
-    CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+    const std::vector<double> v = EvaluateRange(config.host, data, i, metrics);
     if (i == 0) first_sample = si.startTimestamp;
     last_sample = si.endTimestamp;
     if (i < 3) {

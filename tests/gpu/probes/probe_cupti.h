@@ -89,6 +89,24 @@ inline HostConfig MakeHostConfig(const char* chip, CUpti_ProfilerType type,
   return c;
 }
 
+// The values of `metrics` for range (or sample) `index` of a decoded counter data image.
+inline std::vector<double> EvaluateRange(CUpti_Profiler_Host_Object* host,
+                                         const std::vector<uint8_t>& data, size_t index,
+                                         const std::vector<const char*>& metrics) {
+  std::vector<double> v(metrics.size());
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+  ev.pHostObject = host;
+  ev.pCounterDataImage = data.data();
+  ev.counterDataImageSize = data.size();
+  ev.rangeIndex = index;
+  ev.ppMetricNames = const_cast<const char**>(metrics.data());
+  ev.numMetrics = metrics.size();
+  ev.pMetricValues = v.data();
+  CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+  return v;
+}
+
 inline void ReleaseHostConfig(HostConfig& c) {
   if (c.host == nullptr) return;
   CUpti_Profiler_Host_Deinitialize_Params d = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};

@@ -170,17 +170,7 @@ int main(int argc, char** argv) {
         dropped += dd.numOfRangeDropped;
         if (first_values.empty()) {
           for (size_t r = 0; r < std::min<size_t>(inf.numTotalRanges, 4); ++r) {
-            std::vector<double> v(metrics.size());
-            CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
-                CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-            ev.pHostObject = config.host;
-            ev.pCounterDataImage = data.data();
-            ev.counterDataImageSize = data.size();
-            ev.rangeIndex = r;
-            ev.ppMetricNames = metrics.data();
-            ev.numMetrics = metrics.size();
-            ev.pMetricValues = v.data();
-            CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+            const std::vector<double> v = EvaluateRange(config.host, data, r, metrics);
             first_values.insert(first_values.end(), v.begin(), v.end());
           }
         }
