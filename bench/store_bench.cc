@@ -157,12 +157,10 @@ void BM_SaveProfile(benchmark::State& state) {
 }
 BENCHMARK(BM_SaveProfile)->Arg(100000)->Unit(benchmark::kMillisecond);
 
-// LoadProfile of a profile with N kernels; items are kernel rows.
-void BM_LoadKernels(benchmark::State& state) {
-  Profile profile;
-  uint64_t clock = 0;
-  AddKernels(profile, static_cast<size_t>(state.range(0)), clock);
-  const std::string path = BenchPath("load");
+// LoadProfile of `profile` saved at BenchPath(name), each iteration; items are
+// state.range(0) rows.
+void LoadLoop(benchmark::State& state, const Profile& profile, const char* name) {
+  const std::string path = BenchPath(name);
   if (absl::Status status = SaveProfile(profile, path); !status.ok()) {
     state.SkipWithError(status.ToString().c_str());
     return;
@@ -174,9 +172,18 @@ void BM_LoadKernels(benchmark::State& state) {
       break;
     }
     benchmark::DoNotOptimize(loaded->kernels.data());
+    benchmark::DoNotOptimize(loaded->samples.data());
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
   unlink(path.c_str());
+}
+
+// LoadProfile of a profile with N kernels; items are kernel rows.
+void BM_LoadKernels(benchmark::State& state) {
+  Profile profile;
+  uint64_t clock = 0;
+  AddKernels(profile, static_cast<size_t>(state.range(0)), clock);
+  LoadLoop(state, profile, "load");
 }
 BENCHMARK(BM_LoadKernels)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
@@ -234,21 +241,7 @@ void BM_LoadSamples(benchmark::State& state) {
   Profile profile;
   uint64_t clock = 0;
   AddSamples(profile, static_cast<size_t>(state.range(0)), clock);
-  const std::string path = BenchPath("load_samples");
-  if (absl::Status status = SaveProfile(profile, path); !status.ok()) {
-    state.SkipWithError(status.ToString().c_str());
-    return;
-  }
-  for (auto _ : state) {
-    absl::StatusOr<Profile> loaded = LoadProfile(path);
-    if (!loaded.ok()) {
-      state.SkipWithError(loaded.status().ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(loaded->samples.data());
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
-  unlink(path.c_str());
+  LoadLoop(state, profile, "load_samples");
 }
 BENCHMARK(BM_LoadSamples)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
