@@ -347,16 +347,17 @@ void CounterSampler::StopLocked() {
   notes_["counters.measure_ms"] = absl::StrFormat("%.1f", stats.measure_ns / 1e6);
 }
 
-CounterSampler::HeldTimer::HeldTimer(CounterSampler* sampler) : sampler_(sampler) {
-  if (cuptiGetTimestamp(&start_) != CUPTI_SUCCESS) start_ = 0;
-}
+// Timed with the cheap monotonic clock on every callback; CUPTI's clock is read only
+// for a span worth recording, whose start is then its end minus its length.
+CounterSampler::HeldTimer::HeldTimer(CounterSampler* sampler)
+    : sampler_(sampler), start_(MonotonicNs()) {}
 
 CounterSampler::HeldTimer::~HeldTimer() {
+  const uint64_t held = MonotonicNs() - start_;
   uint64_t end = 0;
-  if (start_ == 0 || cuptiGetTimestamp(&end) != CUPTI_SUCCESS) return;
-  if (end < start_ + kRecordedHeldNs) return;
+  if (held < kRecordedHeldNs || cuptiGetTimestamp(&end) != CUPTI_SUCCESS || end < held) return;
   absl::MutexLock lock(&sampler_->out_mu_);
-  sampler_->pending_held_.emplace_back(start_, end);
+  sampler_->pending_held_.emplace_back(end - held, end);
 }
 
 void CounterSampler::Drain(model::Profile* batch) {

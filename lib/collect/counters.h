@@ -109,7 +109,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
 
    private:
     CounterSampler* sampler_;
-    uint64_t start_ = 0;
+    uint64_t start_;  // MonotonicNs
   };
   static constexpr uint64_t kRecordedHeldNs = 20000;
 
