@@ -13,6 +13,7 @@
 // Links libcuscope (CUSCOPE_SCOPE); profiled by injection or `cuscope run`.
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -85,12 +88,20 @@ int Threads(int threads, int iters, int per_iter) {
   CHECK(cudaMemset(y, 0, sizeof(float) * 32 * threads));
   std::atomic<long> launches{0}, scopes{0}, ranges{0};
   std::atomic<int> ready{0};
+  // CUPTI's thread ids (its default kind) are pthread_self() cut to 32 bits: distinct
+  // threads can share one. The test expects as many as the program had.
+  std::mutex ids_mu;
+  std::set<uint32_t> ids;
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       cudaStream_t stream;
       CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
       // All threads start together (and all are alive at once: distinct thread ids).
+      {
+        std::lock_guard<std::mutex> lock(ids_mu);
+        ids.insert(static_cast<uint32_t>(pthread_self()));
+      }
       ++ready;
       while (ready.load() < threads) std::this_thread::yield();
       for (int i = 0; i < iters; ++i) {
@@ -109,7 +120,8 @@ int Threads(int threads, int iters, int per_iter) {
   for (auto& th : pool) th.join();
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaFree(y));
-  std::printf("LAUNCHES %ld SCOPES %ld NVTX %ld\n", launches.load(), scopes.load(), ranges.load());
+  std::printf("LAUNCHES %ld SCOPES %ld NVTX %ld THREADIDS %zu\n", launches.load(), scopes.load(),
+              ranges.load(), ids.size());
   return 0;
 }
 
