@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -17,18 +20,22 @@
 
 namespace cuscope::collect {
 
-GpuSampler::~GpuSampler() { Stop(); }
-
 absl::Status GpuSampler::Start(const SamplingOptions& options) {
   // The thread of an earlier session has ended (Stop joined it): its state is ours.
+  // Unless it was left running (it did not stop in time): then no sampling again.
+  if (abandoned_) {
+    return absl::UnavailableError("off: the sampler of an earlier session did not stop in time");
+  }
   options_ = options;
   if (options_.metrics.empty()) options_.metrics = metrics::DefaultSampledMetrics();
-  samples_ = lost_ = bad_times_ = decode_ns_ = 0;
+  samples_ = lost_ = bad_times_ = long_ = decode_ns_ = bursts_ = 0;
+  decodes_logged_ = 0;
   overflow_ = capped_ = false;
   {
     absl::MutexLock lock(&mu_);
     running_ = true;
     stopping_ = false;
+    finished_ = false;
     notes_.clear();
     ready_.clear();
     configs_ready_.clear();
@@ -37,6 +44,7 @@ absl::Status GpuSampler::Start(const SamplingOptions& options) {
   if (st.ok()) {
     st = callbacks_->Enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
   }
+
   // Without the callback, the primary contexts active when the thread starts are still
   // sampled.
   if (!st.ok()) Note("gpu_metrics.contexts", std::string(st.message()));
@@ -59,11 +67,27 @@ void GpuSampler::Stop(bool wait) {
     if (!running_) return;
     stopping_ = true;
   }
+  // The thread stops sampling and decodes what is left: it is waited for, up to
+  // kStopWaitMs (a CUPTI call that blocks at exit must not hang the program).
+  bool finished = false;
+  for (int waited = 0; wait && waited < kStopWaitMs; waited += 10) {
+    {
+      absl::MutexLock lock(&mu_);
+      finished = finished_;
+    }
+    if (finished) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   if (thread_.joinable()) {
-    if (wait) {
+    if (finished) {
       thread_.join();
     } else {
       thread_.detach();
+      abandoned_ = true;
+      if (wait) {
+        Note("gpu_metrics.status", absl::StrCat("sampling did not stop within ", kStopWaitMs / 1000,
+                                                " s: the samples not yet decoded are lost"));
+      }
     }
   }
   callbacks_->Remove(CallbackSubscription::kSampler);
@@ -71,13 +95,52 @@ void GpuSampler::Stop(bool wait) {
   running_ = false;
 }
 
+namespace {
+GpuSampler* g_exit_sampler = nullptr;  // the sampler StopAtExit registered (lives on)
+void StopSamplerAtExit() {
+  if (g_exit_sampler != nullptr) g_exit_sampler->Stop();
+}
+}  // namespace
+
+GpuSampler::~GpuSampler() {
+  Stop();
+  if (g_exit_sampler == this) g_exit_sampler = nullptr;
+}
+
+void GpuSampler::StopAtExit() {
+  // Registered after the CUDA runtime's own exit handlers (a device is set up once the
+  // program's CUDA is initialized): handlers run last-registered first, so sampling
+  // stops while the contexts still exist. Stopped later, at cuscope's own exit
+  // handler (registered inside cuInit), a C++ program crashed on the H200: its
+  // contexts were gone. One sampler per process (the session's).
+  static std::once_flag once;
+  std::call_once(once, [this] {
+    g_exit_sampler = this;
+    std::atexit(StopSamplerAtExit);
+  });
+}
+
+void GpuSampler::StopDevices() {
+  for (auto& d : devices_) {
+    absl::Status st = d->Stop();
+    if (!st.ok()) Note("gpu_metrics.status", std::string(st.message()));
+  }
+}
+
+int GpuSampler::WaitMs() const {
+  if (options_.burst_samples == 0) return kDecodePeriodMs;
+  const uint64_t burst_ms = options_.burst_samples * options_.interval_ns / 1000000;
+  return static_cast<int>(std::clamp<uint64_t>(burst_ms, 10, kDecodePeriodMs));
+}
+
 void GpuSampler::Run() {
   Resume();
   bool polled = false;
+  const bool bursts = options_.burst_samples > 0;
   for (;;) {
     // Sleeps in steps of 10 ms (no CondVar or Await: the TSan build sees only
     // absl::Mutex's Lock and Unlock, tests/fake_cupti/absl_mutex_tsan.cc).
-    for (int waited = 0; waited < kDecodePeriodMs; waited += 10) {
+    for (int waited = 0; waited < WaitMs(); waited += 10) {
       {
         absl::MutexLock lock(&mu_);
         if (stopping_ || !asked_.empty()) break;
@@ -100,17 +163,41 @@ void GpuSampler::Run() {
       asked_.clear();
     }
     if (!stopping) SetUp(asked);
-    if (stopping) {
-      for (auto& d : devices_) {
-        absl::Status st = d->Stop();
-        if (!st.ok()) Note("gpu_metrics.status", std::string(st.message()));
-      }
+    // The end of a burst (or of the run): the devices stop while their samples are
+    // decoded, then start again.
+    if (stopping && options_.verbose) std::fputs("cuscope: gpu metrics: stopping\n", stderr);
+    if (stopping || bursts) {
+      StopDevices();
+      if (!stopping) ++bursts_;
     }
+    if (abandoned_.load()) return;  // Stop gave up waiting: the process may be exiting
     DecodeAll();
+    if (stopping && options_.verbose) std::fputs("cuscope: gpu metrics: stopped\n", stderr);
     if (stopping) break;
+    if (bursts && !capped_) Resume(/*configs=*/false);
   }
+  EndNotes();
+}
+
+void GpuSampler::EndNotes() {
+  const bool bursts = options_.burst_samples > 0;
   absl::MutexLock lock(&mu_);
+  finished_ = true;
   notes_["gpu_metrics.samples"] = absl::StrCat(samples_);
+  uint64_t sampled_ns = 0;
+  for (const auto& d : devices_) sampled_ns += d->sampled_ns();
+  notes_["gpu_metrics.sampled_ms"] = absl::StrFormat("%.1f", sampled_ns / 1e6);
+  if (bursts) {
+    notes_["gpu_metrics.bursts"] =
+        absl::StrCat(bursts_ + 1, " bursts of up to ", options_.burst_samples,
+                     " samples (gpu_metrics_burst_samples), each paused while it was decoded");
+  }
+  if (long_ > 0) {
+    notes_["gpu_metrics.long"] = absl::StrCat(
+        long_,
+        " samples dropped: each spanned over 10 intervals (the first sample after sampling "
+        "starts can hold the time before it)");
+  }
   // The decoding thread's time (it runs beside the program; what it costs the program is
   // in the step times, not here).
   notes_["gpu_metrics.decode_ms"] = absl::StrFormat("%.1f", decode_ns_ / 1e6);
@@ -176,19 +263,21 @@ void GpuSampler::SetUp(const std::set<uint32_t>& devices) {
       continue;
     }
     Note("gpu_metrics.metrics", absl::StrJoin(it->second.metrics, ", "));
+    StopAtExit();
     absl::MutexLock lock(&mu_);
     configs_ready_.push_back({index, options_.interval_ns, it->second.metrics});
     devices_.push_back(*std::move(d));
   }
 }
 
-void GpuSampler::Resume() {
+void GpuSampler::Resume(bool configs) {
   for (auto& d : devices_) {
     absl::Status st = d->Resume(options_.interval_ns);
     if (!st.ok()) {
       Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", st.message()));
       continue;
     }
+    if (!configs) continue;
     absl::MutexLock lock(&mu_);
     configs_ready_.push_back({d->index(), options_.interval_ns, d->metrics()});
   }
@@ -208,6 +297,15 @@ void GpuSampler::DropBadTimes(std::vector<model::GpuSample>& samples) {
                                }),
                 samples.end());
   bad_times_ += before - samples.size();
+  // A sample over 10 intervals long: the first after a start can begin long before
+  // it (seen on the H200: seconds), its values spread over that time.
+  const uint64_t longest = 10 * options_.interval_ns;
+  const size_t kept = samples.size();
+  samples.erase(
+      std::remove_if(samples.begin(), samples.end(),
+                     [&](const model::GpuSample& g) { return g.end_ns - g.start_ns > longest; }),
+      samples.end());
+  long_ += kept - samples.size();
 }
 
 void GpuSampler::DecodeAll() {
@@ -217,6 +315,7 @@ void GpuSampler::DecodeAll() {
     const uint64_t have = samples_ + decoded.size();
     const size_t room = have < options_.max_samples ? options_.max_samples - have : 0;
     absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded);
+    if (options_.verbose) LogDecode(d->index(), got);
     if (!got.ok()) {
       Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
       continue;
@@ -236,6 +335,27 @@ void GpuSampler::DecodeAll() {
   absl::MutexLock lock(&mu_);
   ready_.insert(ready_.end(), std::make_move_iterator(decoded.begin()),
                 std::make_move_iterator(decoded.end()));
+}
+
+void GpuSampler::LogDecode(uint32_t device, const absl::StatusOr<PmDevice::Decoded>& got) {
+  if (got.ok() && got->samples == 0 && got->dropped == 0) return;
+  if (++decodes_logged_ > 200) return;
+  uint64_t now = 0;
+  if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) now = 0;
+  const double t0 = static_cast<double>(options_.run_start_ns);
+  std::string line;
+  if (!got.ok()) {
+    line = absl::StrFormat("cuscope: gpu metrics: GPU %u at %.1f ms: %s\n", device,
+                           (now - t0) / 1e6, got.status().message());
+  } else {
+    line = absl::StrFormat(
+        "cuscope: gpu metrics: GPU %u at %.1f ms: %d decode calls, %d samples (%.2f..%.2f ms), "
+        "%d dropped, stop reason %d%s\n",
+        device, (now - t0) / 1e6, got->rounds, got->samples, (got->first_ns - t0) / 1e6,
+        (got->last_ns - t0) / 1e6, got->dropped, got->stop_reason,
+        got->overflow ? ", overflow" : "");
+  }
+  std::fputs(line.c_str(), stderr);
 }
 
 void GpuSampler::Drain(model::Profile* batch) {

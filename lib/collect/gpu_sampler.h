@@ -13,6 +13,7 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -44,9 +45,11 @@ class GpuSampler final : public DrainSource {
   absl::Status Start(const SamplingOptions& options);
   // Context creation (from the collector's CUPTI callback): its device is set up.
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
-  // Stops sampling on every device, decodes what is left, ends the thread. With
-  // `wait` false (a signal ends the process) it does not wait for the thread, which
-  // may be stuck in CUPTI: the run loses what it had not decoded.
+  // Stops sampling on every device, decodes what is left, ends the thread. It waits
+  // for the thread up to kStopWaitMs, then leaves it running (a CUPTI call stuck at
+  // exit must not hang the program; a status note says so, and this sampler starts
+  // no more). With `wait` false (a signal ends the process) it does not wait at all:
+  // the run loses what it had not decoded.
   void Stop(bool wait = true);
   // Moves new configurations and samples into `batch`.
   void Drain(model::Profile* batch) override;
@@ -56,6 +59,7 @@ class GpuSampler final : public DrainSource {
   std::map<std::string, std::string> Notes();
 
   static constexpr int kDecodePeriodMs = 100;
+  static constexpr int kStopWaitMs = 2000;
 
  private:
   struct Config {
@@ -66,10 +70,22 @@ class GpuSampler final : public DrainSource {
   void Run();
   // Sets up the devices asked for (thread only).
   void SetUp(const std::set<uint32_t>& devices);
-  // Resumes the devices an earlier session set up (thread only).
-  void Resume();
+  // Starts the devices again (thread only): those an earlier session set up (with
+  // `configs`, their configurations go to the profile again), or after a burst.
+  void Resume(bool configs = true);
+  // Stops sampling on every device (thread only); failures are status notes.
+  void StopDevices();
+  // The run's notes, at the thread's end; marks the thread finished.
+  void EndNotes() ABSL_LOCKS_EXCLUDED(mu_);
+  // Makes the process's exit stop this sampler before the CUDA runtime tears its
+  // contexts down (thread only, at the first device set up).
+  void StopAtExit();
+  // How long the thread waits between decodes: a burst, or kDecodePeriodMs.
+  int WaitMs() const;
   // Decodes every device's buffer into ready_ (thread only).
   void DecodeAll();
+  // With options_.verbose: a line on stderr for a decode that found samples or failed.
+  void LogDecode(uint32_t device, const absl::StatusOr<PmDevice::Decoded>& got);
   // Drops the samples whose times cannot be the run's (thread only): an end before
   // the start, a start over a minute before the run began or an end over a minute
   // after now (another clock); counted in bad_times_.
@@ -85,6 +101,10 @@ class GpuSampler final : public DrainSource {
   absl::Mutex mu_;
   bool running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;  // the thread's last decode is done
+  // A thread that did not stop in time was left running: it makes no CUPTI call
+  // after the one it is in.
+  std::atomic<bool> abandoned_{false};
   std::set<uint32_t> asked_ ABSL_GUARDED_BY(mu_);  // devices to set up
   std::vector<Config> configs_ready_ ABSL_GUARDED_BY(mu_);
   std::vector<model::GpuSample> ready_ ABSL_GUARDED_BY(mu_);
@@ -95,8 +115,9 @@ class GpuSampler final : public DrainSource {
   std::set<uint32_t> tried_;
   std::map<std::string, PmDevice::Choice> choices_;  // by chip
   std::vector<std::unique_ptr<PmDevice>> devices_;
-  uint64_t samples_ = 0, lost_ = 0, bad_times_ = 0;
+  uint64_t samples_ = 0, lost_ = 0, bad_times_ = 0, long_ = 0, bursts_ = 0;
   uint64_t decode_ns_ = 0;  // in DecodeAll
+  int decodes_logged_ = 0;  // verbose decode lines written (at most 200)
   bool overflow_ = false;
   bool capped_ = false;  // max_samples reached: the devices were stopped
 };

@@ -57,7 +57,9 @@ struct SamplingOptions {
   uint64_t interval_ns = 10000;
   std::vector<std::string> metrics;  // empty: metrics::DefaultSampledMetrics()
   uint64_t max_samples = 1000000;    // per run; sampling stops there
+  uint64_t burst_samples = 0;        // bursts of this many, paused while decoded; 0: no pause
   uint64_t run_start_ns = 0;         // CUPTI's clock: earlier samples are not the run's
+  bool verbose = false;              // a line on stderr per decode that found samples or failed
 };
 
 struct CollectOptions {

@@ -158,7 +158,9 @@ absl::Status PmDevice::Configure(uint64_t interval_ns) {
   sc.hardwareBufferSize = kHardwareBufferBytes;
   sc.samplingInterval = interval_ns;
   sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  // Keep the latest: with the oldest kept, a full buffer fails every later decode
+  // (CUPTI_ERROR_OUT_OF_MEMORY on the H200) and the run has no more samples.
+  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
   const CUptiResult r = cuptiPmSamplingSetConfig(&sc);
   return r == CUPTI_SUCCESS ? absl::OkStatus() : Failed("cuptiPmSamplingSetConfig", r);
 }
@@ -166,6 +168,7 @@ absl::Status PmDevice::Configure(uint64_t interval_ns) {
 absl::Status PmDevice::StartSampling() {
   CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
   st.pPmSamplingObject = object_;
+  if (cuptiGetTimestamp(&started_ns_) != CUPTI_SUCCESS) started_ns_ = 0;
   const CUptiResult r = cuptiPmSamplingStart(&st);
   if (r != CUPTI_SUCCESS) return Failed("cuptiPmSamplingStart", r);
   started_ = true;
@@ -187,6 +190,10 @@ PmDevice::~PmDevice() {
 absl::Status PmDevice::Stop() {
   if (!started_) return absl::OkStatus();
   started_ = false;
+  uint64_t now = 0;
+  if (started_ns_ != 0 && cuptiGetTimestamp(&now) == CUPTI_SUCCESS && now > started_ns_) {
+    sampled_ns_ += now - started_ns_;
+  }
   CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
   sp.pPmSamplingObject = object_;
   const CUptiResult r = cuptiPmSamplingStop(&sp);
@@ -196,18 +203,22 @@ absl::Status PmDevice::Stop() {
 absl::StatusOr<PmDevice::Decoded> PmDevice::Decode(size_t room,
                                                    std::vector<model::GpuSample>* out) {
   Decoded result;
-  // An image holds kImageSamples: decode until the hardware buffer is empty.
-  for (int round = 0; round < 1000; ++round) {
+  // An image holds kImageSamples: decode until the hardware buffer is empty, an image
+  // comes back without a sample, or kMaxRounds images (the buffer refills as fast as
+  // it is read while the GPU still samples: this decode must end).
+  for (int round = 0; round < kMaxRounds; ++round) {
     CUpti_PmSampling_DecodeData_Params dd = {CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
     dd.pPmSamplingObject = object_;
     dd.pCounterDataImage = image_.data();
     dd.counterDataImageSize = image_.size();
     CUptiResult r = cuptiPmSamplingDecodeData(&dd);
+    ++result.rounds;
     if (r != CUPTI_SUCCESS) {
       image_ = blank_;
       return Failed("cuptiPmSamplingDecodeData", r);
     }
     result.overflow = result.overflow || dd.overflow != 0;
+    result.stop_reason = static_cast<int>(dd.decodeStopReason);
     CUpti_PmSampling_GetCounterDataInfo_Params info = {
         CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
     info.pCounterDataImage = image_.data();
@@ -225,11 +236,18 @@ absl::StatusOr<PmDevice::Decoded> PmDevice::Decode(size_t room,
       return read;
     }
     const size_t added = out->size() - before;
+    if (added > 0) {
+      if (result.first_ns == 0) result.first_ns = (*out)[before].start_ns;
+      result.last_ns = out->back().end_ns;
+    }
     result.samples += added;
     result.dropped += info.numCompletedSamples - added;
     room -= added;
     image_ = blank_;
-    if (dd.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) break;
+    if (dd.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ||
+        info.numCompletedSamples == 0) {
+      break;
+    }
   }
   return result;
 }

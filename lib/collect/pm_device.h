@@ -52,9 +52,12 @@ class PmDevice {
   const std::vector<std::string>& metrics() const { return metrics_; }
 
   struct Decoded {
-    size_t samples = 0;     // appended
-    size_t dropped = 0;     // decoded past `room`
-    bool overflow = false;  // the hardware buffer overflowed: samples were lost
+    size_t samples = 0;                  // appended
+    size_t dropped = 0;                  // decoded past `room`
+    bool overflow = false;               // the hardware buffer overflowed: samples were lost
+    int rounds = 0;                      // decode calls (an image holds kImageSamples)
+    int stop_reason = -1;                // the last call's CUpti_PmSampling_DecodeStopReason
+    uint64_t first_ns = 0, last_ns = 0;  // the span of the samples appended
   };
   // Decodes what the hardware buffer holds and appends the completed samples (their
   // device_id set to the index), at most `room` of them (the rest are decoded and
@@ -67,7 +70,12 @@ class PmDevice {
   // Starts sampling again after Stop (a later session), every `interval_ns`.
   absl::Status Resume(uint64_t interval_ns);
 
-  static constexpr uint32_t kImageSamples = 20000;
+  // GPU time sampled so far (from each start to its stop).
+  uint64_t sampled_ns() const { return sampled_ns_; }
+
+  // About 52 KB of image a sample on the H200 (8 metrics): 52 MB.
+  static constexpr uint32_t kImageSamples = 1000;
+  static constexpr int kMaxRounds = 64;  // images decoded in one Decode
   static constexpr size_t kHardwareBufferBytes = size_t{512} << 20;
 
  private:
@@ -86,6 +94,8 @@ class PmDevice {
   std::vector<uint8_t> config_;
   std::vector<uint8_t> image_, blank_;  // the counter data image, and as initialized
   bool started_ = false;
+  uint64_t started_ns_ = 0;  // CUPTI's clock at the last start
+  uint64_t sampled_ns_ = 0;
 };
 
 }  // namespace cuscope::collect

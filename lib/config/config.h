@@ -72,6 +72,9 @@ struct Config {
   bool gpu_metrics = false;
   uint64_t gpu_metrics_interval_us = 10;
   uint64_t gpu_metrics_max_samples = 1000000;
+  // Sampling runs in bursts of this many samples, paused while they are decoded (0:
+  // without pause, as long as decoding keeps up).
+  uint64_t gpu_metrics_burst_samples = 2000;
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.

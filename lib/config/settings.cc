@@ -121,6 +121,13 @@ const std::vector<Setting>& Settings() {
        "Most GPU metric samples kept in a run (about 90 bytes each in the profile); "
        "sampling stops there, and the run's notes say how many more were dropped.",
        Int(&Config::gpu_metrics_max_samples, uint64_t{1000}, uint64_t{1000000000})},
+      {"CUSCOPE_GPU_METRICS_BURST_SAMPLES", "gpu_metrics_burst_samples",
+       "GPU metrics are sampled in bursts of this many samples, then paused while the "
+       "burst is decoded: decoding a sample takes the CPU about 60 us (H200), more than "
+       "a 10 us interval, so a repeating loop is sampled in bursts spread over its steps. "
+       "0: no pause (samples the decoding cannot keep are lost; for intervals of 100 us "
+       "and more).",
+       Int(&Config::gpu_metrics_burst_samples, uint64_t{0}, uint64_t{100000})},
       {"CUSCOPE_ADVISE", "advise",
        "Compute the findings (docs/advisor.md) at the end of the run, store them in the "
        "profile and print the top five after the report.",

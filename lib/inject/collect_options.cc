@@ -36,6 +36,8 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
   o.sampling.enabled = c.gpu_metrics;
   o.sampling.interval_ns = c.gpu_metrics_interval_us * 1000;
   o.sampling.max_samples = c.gpu_metrics_max_samples;
+  o.sampling.burst_samples = c.gpu_metrics_burst_samples;
+  o.sampling.verbose = c.verbose;
   o.verbose = c.verbose;
   return o;
 }

@@ -6,12 +6,14 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 struct CUpti_Profiler_Host_Object {
@@ -40,6 +42,7 @@ struct State {
   std::map<uint32_t, std::unique_ptr<CUpti_PmSampling_Object>> objects;
   std::map<uint32_t, std::deque<Sample>> buffers;  // per device
   int fail_evaluations = 0;
+  int stop_delay_ms = 0;
   CUpti_CallbackFunc callback = nullptr;
   void* userdata = nullptr;
 };
@@ -89,6 +92,10 @@ uint64_t Produce(uint32_t device, uint64_t n, uint64_t start_ns, uint64_t interv
   S().calls.produced += n;
   return n;
 }
+void SetStopDelayMs(int ms) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().stop_delay_ms = ms;
+}
 void FailEvaluations(int n) {
   std::lock_guard<std::mutex> lock(S().mu);
   S().fail_evaluations = n;
@@ -125,6 +132,7 @@ void Reset(bool keep_objects) {
   S().per_pass = 6;
   S().numbered = 0;
   S().fail_evaluations = 0;
+  S().stop_delay_ms = 0;
   if (!keep_objects) S().objects.clear();
   S().buffers.clear();
 }
@@ -251,6 +259,12 @@ CUptiResult CUPTIAPI cuptiPmSamplingStart(CUpti_PmSampling_Start_Params* p) {
   return CUPTI_SUCCESS;
 }
 CUptiResult CUPTIAPI cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params* p) {
+  int delay_ms = 0;
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    delay_ms = S().stop_delay_ms;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
   std::lock_guard<std::mutex> lock(S().mu);
   if (!p->pPmSamplingObject->sampling) return CUPTI_ERROR_INVALID_OPERATION;
   p->pPmSamplingObject->sampling = false;

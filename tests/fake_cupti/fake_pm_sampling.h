@@ -31,6 +31,8 @@ void SetMetricsPerPass(int n);
 // Makes `n` samples of `interval_ns` each on device `device` from `start_ns` on, if it
 // samples (else none). Returns how many were made.
 uint64_t Produce(uint32_t device, uint64_t n, uint64_t start_ns, uint64_t interval_ns);
+// Makes each later cuptiPmSamplingStop take `ms` milliseconds (0: none).
+void SetStopDelayMs(int ms);
 // Makes the next `n` calls of cuptiProfilerHostEvaluateToGpuValues fail.
 void FailEvaluations(int n);
 // Makes one sample on `device` at `start_ns` that ends before it starts.

@@ -1,6 +1,6 @@
 // The GPU sampler (lib/collect/gpu_sampler.h) with the fake PM sampling
 // (tests/fake_cupti/fake_pm_sampling.h) linked instead of libcupti: which metrics it
-// samples, its thread setting devices up and decoding images of 20,000 samples
+// samples, its thread setting devices up and decoding images of 1,000 samples
 // until the buffer is empty, the sample cap, and what it says when a chip fails.
 #include "lib/collect/gpu_sampler.h"
 
@@ -226,6 +226,84 @@ TEST_F(GpuSamplerTest, AFailedDecodeReadsNoSampleTwiceAndBadTimesAreDropped) {
   EXPECT_EQ(batch.samples.front().values[0], 51.0 * 10);
   EXPECT_THAT(s.Notes().at("gpu_metrics.status"), HasSubstr("EvaluateToGpuValues"));
   EXPECT_THAT(s.Notes().at("gpu_metrics.bad_times"), HasSubstr("1 samples dropped"));
+}
+
+// Bursts: the device is stopped at the end of each burst, its samples decoded, and
+// started again (configured again, its configuration not stored twice); what each
+// burst sampled reaches the batches, and the notes say how long the GPU was sampled.
+TEST_F(GpuSamplerTest, BurstsStopDecodeAndStartAgain) {
+  GpuSampler s(&callbacks_);
+  SamplingOptions o;
+  o.burst_samples = 100;  // 1 ms at 10 us: bursts of the shortest wait, 10 ms
+  ASSERT_TRUE(s.Start(o).ok());
+  ContextCreated(s, 0);
+  uint64_t produced = 0;
+  for (int burst = 0; burst < 3; ++burst) {
+    const int starts = fake_pm::GetCalls().starts;
+    // The device may stop between the wait and Produce (the end of a burst): again.
+    for (uint64_t made = 0; made == 0;) {
+      ASSERT_TRUE(WaitSampling(0));
+      made = fake_pm::Produce(0, 20, 1000000 * (burst + 1), 10000);
+      produced += made;
+    }
+    for (int i = 0; i < 500 && fake_pm::GetCalls().starts == starts; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  s.Stop();
+  model::Profile batch;
+  s.Drain(&batch);
+  EXPECT_GE(fake_pm::GetCalls().starts, 4);
+  EXPECT_EQ(fake_pm::GetCalls().stops, fake_pm::GetCalls().starts);
+  EXPECT_EQ(fake_pm::GetCalls().enables, 1);
+  EXPECT_EQ(batch.sample_configs.size(), 1u);
+  EXPECT_EQ(batch.samples.size(), produced);
+  EXPECT_EQ(produced, 60u);
+  EXPECT_THAT(s.Notes().at("gpu_metrics.bursts"), HasSubstr("of up to 100 samples"));
+  EXPECT_EQ(s.Notes().count("gpu_metrics.sampled_ms"), 1u);
+}
+
+// A sample over 10 intervals long (the first after a start can begin seconds before
+// it) is dropped and counted; the others are kept.
+TEST_F(GpuSamplerTest, SamplesOverTenIntervalsAreDropped) {
+  GpuSampler s(&callbacks_);
+  ASSERT_TRUE(s.Start(SamplingOptions()).ok());  // every 10 us
+  ContextCreated(s, 0);
+  ASSERT_TRUE(WaitSampling(0));
+  fake_pm::Produce(0, 1, 1000, 2000000);    // 2 ms
+  fake_pm::Produce(0, 5, 2001000, 100000);  // 10 intervals: kept
+  fake_pm::Produce(0, 3, 3000000, 100001);  // just over: dropped
+  s.Stop();
+  model::Profile batch;
+  s.Drain(&batch);
+  EXPECT_EQ(batch.samples.size(), 5u);
+  EXPECT_THAT(s.Notes().at("gpu_metrics.long"), HasSubstr("4 samples dropped"));
+}
+
+// A CUPTI stop that blocks (as one did at a Python program's exit on the H200): Stop
+// waits kStopWaitMs, then leaves the thread, says so, and the sampler starts no more.
+TEST_F(GpuSamplerTest, AStopThatBlocksIsLeftAfterTheWait) {
+  // Not destroyed: the thread left running still uses it (as in the injected library,
+  // whose session is never destroyed).
+  auto* s = new GpuSampler(&callbacks_);
+  ASSERT_TRUE(s->Start(SamplingOptions()).ok());
+  ContextCreated(*s, 0);
+  ASSERT_TRUE(WaitSampling(0));
+  fake_pm::SetStopDelayMs(GpuSampler::kStopWaitMs + 300);
+  const auto t0 = std::chrono::steady_clock::now();
+  s->Stop();
+  const double waited_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(waited_s, GpuSampler::kStopWaitMs / 1000.0 - 0.05);
+  EXPECT_LT(waited_s, GpuSampler::kStopWaitMs / 1000.0 + 0.25);
+  EXPECT_THAT(s->Notes().at("gpu_metrics.status"), HasSubstr("did not stop within 2 s"));
+  EXPECT_FALSE(s->Start(SamplingOptions()).ok());
+  // Once the fake's stop returns, the thread left behind ends without another CUPTI
+  // call (the process may be exiting); it is over before the next test resets the fake.
+  const int decodes = fake_pm::GetCalls().decodes;
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(fake_pm::GetCalls().decodes, decodes);
+  EXPECT_EQ(fake_pm::GetCalls().stops, 1);
 }
 
 }  // namespace
