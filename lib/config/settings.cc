@@ -111,7 +111,7 @@ const std::vector<Setting>& Settings() {
        "context (CUPTI PM sampling, as nsys --gpu-metrics-devices; Ampere GA10x and later), "
        "with kernel records kept: the report gives each kernel's sampled rates "
        "(docs/gpu-metrics.md). Not with metrics: both use the GPU's performance monitors. "
-       "Not yet run on a GPU (docs/validation.md).",
+       "Experimental: see docs/gpu-metrics.md for what the H200 runs showed.",
        Bool(&Config::gpu_metrics)},
       {"CUSCOPE_GPU_METRICS_INTERVAL_US", "gpu_metrics_interval_us",
        "Microseconds of GPU time between GPU metric samples. Kernels shorter than it hold "
