@@ -19,6 +19,7 @@
 #include <cupti_target.h>
 
 #include "probe_cupti.h"
+#include "probe_kernels.h"
 
 #include <algorithm>
 #include <atomic>
@@ -31,32 +32,6 @@
 #include <thread>
 #include <vector>
 
-__global__ void axpy(int n, float a, const float* x, float* y) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-
-struct Kernel {
-  uint64_t start, end;
-};
-static std::mutex g_mu;
-static std::vector<Kernel> g_kernels;
-static void CUPTIAPI Requested(uint8_t** buf, size_t* size, size_t* max) {
-  *size = 8 << 20;
-  *buf = static_cast<uint8_t*>(aligned_alloc(8, *size));
-  *max = 0;
-}
-static void CUPTIAPI Completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
-  CUpti_Activity* rec = nullptr;
-  std::lock_guard<std::mutex> lock(g_mu);
-  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-      auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
-      g_kernels.push_back({k->start, k->end});
-    }
-  }
-  free(buf);
-}
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -88,8 +63,7 @@ int main(int argc, char** argv) {
   };
   cudaFree(0);  // the context
   if (!early) allocate();
-  CK(cuptiActivityRegisterCallbacks(Requested, Completed));
-  CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  RecordKernels();
 
   CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CK(cuptiProfilerInitialize(&pi));

@@ -16,6 +16,7 @@
 #include <cupti_target.h>
 
 #include "probe_cupti.h"
+#include "probe_kernels.h"
 
 #include <algorithm>
 #include <chrono>
@@ -27,33 +28,6 @@
 #include <vector>
 
 
-__global__ void axpy(int n, float a, const float* x, float* y) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-
-struct Kernel {
-  uint64_t start, end;
-  int grid;
-};
-static std::mutex g_mu;
-static std::vector<Kernel> g_kernels;
-static void CUPTIAPI Requested(uint8_t** buf, size_t* size, size_t* max) {
-  *size = 8 << 20;
-  *buf = static_cast<uint8_t*>(aligned_alloc(8, *size));
-  *max = 0;
-}
-static void CUPTIAPI Completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
-  CUpti_Activity* rec = nullptr;
-  std::lock_guard<std::mutex> lock(g_mu);
-  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-      auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
-      g_kernels.push_back({k->start, k->end, k->gridX});
-    }
-  }
-  free(buf);
-}
 
 static double RunSteps(int steps, const int* sizes, float* x, float* y) {
   std::vector<double> ms;
@@ -88,8 +62,7 @@ int main(int argc, char** argv) {
   cudaMalloc(&y, (1 << 22) * 4);
   cudaMemset(x, 0, (1 << 22) * 4);
   cudaMemset(y, 0, (1 << 22) * 4);
-  CK(cuptiActivityRegisterCallbacks(Requested, Completed));
-  CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  RecordKernels();
   const double plain = RunSteps(steps, sizes, x, y);
 
   CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
