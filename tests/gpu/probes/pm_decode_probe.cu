@@ -19,7 +19,7 @@
 #include <cupti_target.h>
 
 #include "probe_cupti.h"
-#include "probe_kernels.h"
+#include "probe_pm_sampling.h"
 
 #include <algorithm>
 #include <atomic>
@@ -149,17 +149,12 @@ int main(int argc, char** argv) {
       uint64_t first = 0, last = 0;
       auto e0 = std::chrono::steady_clock::now();
       for (size_t i = 0; ri == CUPTI_SUCCESS && i < inf.numCompletedSamples; ++i) {
-        CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
-            CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
-        si.pPmSamplingObject = en.pPmSamplingObject;
-        si.pCounterDataImage = data.data();
-        si.counterDataImageSize = data.size();
-        si.sampleIndex = i;
-        if (cuptiPmSamplingCounterDataGetSampleInfo(&si) != CUPTI_SUCCESS) break;
+        uint64_t start = 0, end = 0;
+        if (!SampleSpan(en.pPmSamplingObject, data, i, &start, &end)) break;
         EvaluateRange(config.host, data, i, metrics);
-        if (i == 0) first = si.startTimestamp;
-        last = si.endTimestamp;
-        samples.push_back({si.startTimestamp, si.endTimestamp});
+        if (i == 0) first = start;
+        last = end;
+        samples.push_back({start, end});
       }
       const double eval_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - e0).count();

@@ -16,7 +16,7 @@
 #include <cupti_target.h>
 
 #include "probe_cupti.h"
-#include "probe_kernels.h"
+#include "probe_pm_sampling.h"
 
 #include <algorithm>
 #include <chrono>
@@ -158,13 +158,13 @@ int main(int argc, char** argv) {
   std::vector<int> count(5, 0);
   uint64_t first_sample = 0, last_sample = 0;
   for (size_t i = 0; i < inf.numCompletedSamples; ++i) {
-    CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
-        CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
-    si.pPmSamplingObject = en.pPmSamplingObject;
-    si.pCounterDataImage = data.data();
-    si.counterDataImageSize = data.size();
-    si.sampleIndex = i;
-    CK(cuptiPmSamplingCounterDataGetSampleInfo(&si));
+    struct {
+      uint64_t startTimestamp = 0, endTimestamp = 0;
+    } si;
+    if (!SampleSpan(en.pPmSamplingObject, data, i, &si.startTimestamp, &si.endTimestamp)) {
+      printf("sample %zu: no span\n", i);
+      return 1;
+    }
     const std::vector<double> v = EvaluateRange(config.host, data, i, metrics);
     if (i == 0) first_sample = si.startTimestamp;
     last_sample = si.endTimestamp;

@@ -1,11 +1,12 @@
-// What the PM sampling probes share: their axpy step kernel, and the kernel activity
+// What the PM sampling probes share: their axpy step kernel, the kernel activity
 // records CUPTI hands back (start, end, grid), collected for matching samples to
-// kernels by time.
-#ifndef CUSCOPE_TESTS_GPU_PROBES_PROBE_KERNELS_H_
-#define CUSCOPE_TESTS_GPU_PROBES_PROBE_KERNELS_H_
+// kernels by time, and a decoded sample's span.
+#ifndef CUSCOPE_TESTS_GPU_PROBES_PROBE_PM_SAMPLING_H_
+#define CUSCOPE_TESTS_GPU_PROBES_PROBE_PM_SAMPLING_H_
 
 #include <cuda.h>
 #include <cupti.h>
+#include <cupti_pmsampling.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -50,4 +51,20 @@ inline void RecordKernels() {
   CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
 }
 
-#endif  // CUSCOPE_TESTS_GPU_PROBES_PROBE_KERNELS_H_
+// The start and end (GPU time, ns) of sample `index` of a decoded counter data image;
+// false when CUPTI cannot say.
+inline bool SampleSpan(CUpti_PmSampling_Object* object, const std::vector<uint8_t>& data,
+                       size_t index, uint64_t* start, uint64_t* end) {
+  CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
+      CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+  si.pPmSamplingObject = object;
+  si.pCounterDataImage = data.data();
+  si.counterDataImageSize = data.size();
+  si.sampleIndex = index;
+  if (cuptiPmSamplingCounterDataGetSampleInfo(&si) != CUPTI_SUCCESS) return false;
+  *start = si.startTimestamp;
+  *end = si.endTimestamp;
+  return true;
+}
+
+#endif  // CUSCOPE_TESTS_GPU_PROBES_PROBE_PM_SAMPLING_H_
