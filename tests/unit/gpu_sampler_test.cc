@@ -283,9 +283,10 @@ TEST_F(GpuSamplerTest, SamplesOverTenIntervalsAreDropped) {
 // A CUPTI stop that blocks (as one did at a Python program's exit on the H200): Stop
 // waits kStopWaitMs, then leaves the thread, says so, and the sampler starts no more.
 TEST_F(GpuSamplerTest, AStopThatBlocksIsLeftAfterTheWait) {
-  // Not destroyed: the thread left running still uses it (as in the injected library,
-  // whose session is never destroyed).
-  auto* s = new GpuSampler(&callbacks_);
+  // Never destroyed (the thread left running still uses it, as in the injected library,
+  // whose session lives on) and held by a static, so not a leak.
+  static GpuSampler* s = nullptr;
+  s = new GpuSampler(&callbacks_);
   ASSERT_TRUE(s->Start(SamplingOptions()).ok());
   ContextCreated(*s, 0);
   ASSERT_TRUE(WaitSampling(0));
