@@ -2,6 +2,7 @@
 
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -24,13 +25,16 @@ absl::Status GpuSampler::Start(const SamplingOptions& options) {
   // The thread of an earlier session has ended (Stop joined it): its state is ours.
   // Unless it was left running (it did not stop in time): then no sampling again.
   if (abandoned_) {
+    absl::MutexLock lock(&mu_);
+    notes_.clear();  // the earlier session's: not this run's
     return absl::UnavailableError("off: the sampler of an earlier session did not stop in time");
   }
   options_ = options;
+  sampled_base_ns_ = SampledNs();
   if (options_.metrics.empty()) options_.metrics = metrics::DefaultSampledMetrics();
   samples_ = lost_ = bad_times_ = long_ = decode_ns_ = bursts_ = 0;
   decodes_logged_ = 0;
-  overflow_ = capped_ = false;
+  overflow_ = capped_ = behind_ = false;
   {
     absl::MutexLock lock(&mu_);
     running_ = true;
@@ -62,6 +66,8 @@ void GpuSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
 }
 
 void GpuSampler::Stop(bool wait) {
+  // One Stop at a time: the exit handler's, a signal's and the session's can meet.
+  std::lock_guard<std::mutex> serial(stop_mu_);
   {
     absl::MutexLock lock(&mu_);
     if (!running_) return;
@@ -70,12 +76,13 @@ void GpuSampler::Stop(bool wait) {
   // The thread stops sampling and decodes what is left: it is waited for, up to
   // kStopWaitMs (a CUPTI call that blocks at exit must not hang the program).
   bool finished = false;
-  for (int waited = 0; wait && waited < kStopWaitMs; waited += 10) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStopWaitMs);
+  while (wait) {
     {
       absl::MutexLock lock(&mu_);
       finished = finished_;
     }
-    if (finished) break;
+    if (finished || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (thread_.joinable()) {
@@ -96,15 +103,20 @@ void GpuSampler::Stop(bool wait) {
 }
 
 namespace {
-GpuSampler* g_exit_sampler = nullptr;  // the sampler StopAtExit registered (lives on)
+// The sampler StopAtExit registered (the session's lives on), and its process: a
+// forked child inherits the handler but not the sampler's thread.
+std::atomic<GpuSampler*> g_exit_sampler{nullptr};
+std::atomic<pid_t> g_exit_pid{0};
 void StopSamplerAtExit() {
-  if (g_exit_sampler != nullptr) g_exit_sampler->Stop();
+  GpuSampler* s = g_exit_sampler.load();
+  if (s != nullptr && getpid() == g_exit_pid.load()) s->Stop();
 }
 }  // namespace
 
 GpuSampler::~GpuSampler() {
   Stop();
-  if (g_exit_sampler == this) g_exit_sampler = nullptr;
+  GpuSampler* self = this;
+  g_exit_sampler.compare_exchange_strong(self, nullptr);
 }
 
 void GpuSampler::StopAtExit() {
@@ -115,16 +127,22 @@ void GpuSampler::StopAtExit() {
   // contexts were gone. One sampler per process (the session's).
   static std::once_flag once;
   std::call_once(once, [this] {
+    g_exit_pid = getpid();
     g_exit_sampler = this;
     std::atexit(StopSamplerAtExit);
   });
 }
 
-void GpuSampler::StopDevices() {
+int GpuSampler::StopDevices(const std::set<uint32_t>& skip) {
+  int stopped = 0;
   for (auto& d : devices_) {
+    if (abandoned_.load()) break;
+    if (skip.count(d->index()) != 0 || !d->started()) continue;
+    ++stopped;
     absl::Status st = d->Stop();
     if (!st.ok()) Note("gpu_metrics.status", std::string(st.message()));
   }
+  return stopped;
 }
 
 int GpuSampler::WaitMs() const {
@@ -162,16 +180,16 @@ void GpuSampler::Run() {
       asked.insert(asked_.begin(), asked_.end());
       asked_.clear();
     }
-    if (!stopping) SetUp(asked);
+    // Devices set up now have just started: their first burst is the next one.
+    const std::set<uint32_t> fresh = stopping ? std::set<uint32_t>() : SetUp(asked);
     // The end of a burst (or of the run): the devices stop while their samples are
     // decoded, then start again.
     if (stopping && options_.verbose) std::fputs("cuscope: gpu metrics: stopping\n", stderr);
-    if (stopping || bursts) {
-      StopDevices();
-      if (!stopping) ++bursts_;
-    }
-    if (abandoned_.load()) return;  // Stop gave up waiting: the process may be exiting
+    if ((stopping || bursts) && StopDevices(fresh) > 0 && !stopping) ++bursts_;
+    // Stop gave up waiting (the process may be exiting): no more CUPTI calls.
+    if (abandoned_.load()) return;
     DecodeAll();
+    if (abandoned_.load()) return;
     if (stopping && options_.verbose) std::fputs("cuscope: gpu metrics: stopped\n", stderr);
     if (stopping) break;
     if (bursts && !capped_) Resume(/*configs=*/false);
@@ -179,18 +197,29 @@ void GpuSampler::Run() {
   EndNotes();
 }
 
+uint64_t GpuSampler::SampledNs() const {
+  uint64_t ns = 0;
+  for (const auto& d : devices_) ns += d->sampled_ns();
+  return ns;
+}
+
 void GpuSampler::EndNotes() {
   const bool bursts = options_.burst_samples > 0;
   absl::MutexLock lock(&mu_);
   finished_ = true;
   notes_["gpu_metrics.samples"] = absl::StrCat(samples_);
-  uint64_t sampled_ns = 0;
-  for (const auto& d : devices_) sampled_ns += d->sampled_ns();
-  notes_["gpu_metrics.sampled_ms"] = absl::StrFormat("%.1f", sampled_ns / 1e6);
+  notes_["gpu_metrics.sampled_ms"] =
+      absl::StrFormat("%.1f", (SampledNs() - sampled_base_ns_) / 1e6);
   if (bursts) {
     notes_["gpu_metrics.bursts"] =
-        absl::StrCat(bursts_ + 1, " bursts of up to ", options_.burst_samples,
-                     " samples (gpu_metrics_burst_samples), each paused while it was decoded");
+        absl::StrCat(bursts_ + 1, " bursts of ", WaitMs(), " ms (gpu_metrics_burst_samples ",
+                     options_.burst_samples, " at ", options_.interval_ns / 1000,
+                     " us, within 10-100 ms), each paused while it was decoded");
+  }
+  if (behind_) {
+    notes_["gpu_metrics.behind"] =
+        "decoding fell behind the sampling: the oldest samples of the GPU's buffer were "
+        "overwritten (bursts, gpu_metrics_burst_samples, or a longer interval keep up)";
   }
   if (long_ > 0) {
     notes_["gpu_metrics.long"] = absl::StrCat(
@@ -220,8 +249,10 @@ void GpuSampler::EndNotes() {
   }
 }
 
-void GpuSampler::SetUp(const std::set<uint32_t>& devices) {
+std::set<uint32_t> GpuSampler::SetUp(const std::set<uint32_t>& devices) {
+  std::set<uint32_t> started;
   for (uint32_t index : devices) {
+    if (abandoned_.load()) break;
     if (capped_ || !tried_.insert(index).second) continue;
     if (!profiler_initialized_) {
       // Before any device query: without it cuptiDeviceGetChipName crashed on the H200.
@@ -267,11 +298,14 @@ void GpuSampler::SetUp(const std::set<uint32_t>& devices) {
     absl::MutexLock lock(&mu_);
     configs_ready_.push_back({index, options_.interval_ns, it->second.metrics});
     devices_.push_back(*std::move(d));
+    started.insert(index);
   }
+  return started;
 }
 
 void GpuSampler::Resume(bool configs) {
   for (auto& d : devices_) {
+    if (abandoned_.load()) break;
     absl::Status st = d->Resume(options_.interval_ns);
     if (!st.ok()) {
       Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", st.message()));
@@ -312,9 +346,10 @@ void GpuSampler::DecodeAll() {
   AddElapsed timed{&decode_ns_, MonotonicNs()};
   std::vector<model::GpuSample> decoded;
   for (auto& d : devices_) {
+    if (abandoned_.load()) break;
     const uint64_t have = samples_ + decoded.size();
     const size_t room = have < options_.max_samples ? options_.max_samples - have : 0;
-    absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded);
+    absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded, abandoned_);
     if (options_.verbose) LogDecode(d->index(), got);
     if (!got.ok()) {
       Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
@@ -322,6 +357,7 @@ void GpuSampler::DecodeAll() {
     }
     lost_ += got->dropped;
     overflow_ = overflow_ || got->overflow;
+    behind_ = behind_ || got->behind;
   }
   DropBadTimes(decoded);
   samples_ += decoded.size();
@@ -348,12 +384,15 @@ void GpuSampler::LogDecode(uint32_t device, const absl::StatusOr<PmDevice::Decod
     line = absl::StrFormat("cuscope: gpu metrics: GPU %u at %.1f ms: %s\n", device,
                            (now - t0) / 1e6, got.status().message());
   } else {
+    const std::string span = got->first_ns == 0
+                                 ? std::string("-")
+                                 : absl::StrFormat("%.2f..%.2f ms", (got->first_ns - t0) / 1e6,
+                                                   (got->last_ns - t0) / 1e6);
     line = absl::StrFormat(
-        "cuscope: gpu metrics: GPU %u at %.1f ms: %d decode calls, %d samples (%.2f..%.2f ms), "
-        "%d dropped, stop reason %d%s\n",
-        device, (now - t0) / 1e6, got->rounds, got->samples, (got->first_ns - t0) / 1e6,
-        (got->last_ns - t0) / 1e6, got->dropped, got->stop_reason,
-        got->overflow ? ", overflow" : "");
+        "cuscope: gpu metrics: GPU %u at %.1f ms: %d decode calls, %d samples (%s), %d dropped, "
+        "stop reason %d%s%s\n",
+        device, (now - t0) / 1e6, got->rounds, got->samples, span, got->dropped, got->stop_reason,
+        got->overflow ? ", overflow" : "", got->behind ? ", behind" : "");
   }
   std::fputs(line.c_str(), stderr);
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -68,13 +69,16 @@ class GpuSampler final : public DrainSource {
     std::vector<std::string> metrics;
   };
   void Run();
-  // Sets up the devices asked for (thread only).
-  void SetUp(const std::set<uint32_t>& devices);
+  // Sets up the devices asked for (thread only); returns those it started.
+  std::set<uint32_t> SetUp(const std::set<uint32_t>& devices);
   // Starts the devices again (thread only): those an earlier session set up (with
   // `configs`, their configurations go to the profile again), or after a burst.
   void Resume(bool configs = true);
-  // Stops sampling on every device (thread only); failures are status notes.
-  void StopDevices();
+  // Stops sampling on every started device but those in `skip` (thread only);
+  // failures are status notes. Returns how many it stopped.
+  int StopDevices(const std::set<uint32_t>& skip = {});
+  // GPU time sampled on the devices so far, all sessions (thread only).
+  uint64_t SampledNs() const;
   // The run's notes, at the thread's end; marks the thread finished.
   void EndNotes() ABSL_LOCKS_EXCLUDED(mu_);
   // Makes the process's exit stop this sampler before the CUDA runtime tears its
@@ -105,6 +109,7 @@ class GpuSampler final : public DrainSource {
   // A thread that did not stop in time was left running: it makes no CUPTI call
   // after the one it is in.
   std::atomic<bool> abandoned_{false};
+  std::mutex stop_mu_;                             // one Stop at a time
   std::set<uint32_t> asked_ ABSL_GUARDED_BY(mu_);  // devices to set up
   std::vector<Config> configs_ready_ ABSL_GUARDED_BY(mu_);
   std::vector<model::GpuSample> ready_ ABSL_GUARDED_BY(mu_);
@@ -119,7 +124,9 @@ class GpuSampler final : public DrainSource {
   uint64_t decode_ns_ = 0;  // in DecodeAll
   int decodes_logged_ = 0;  // verbose decode lines written (at most 200)
   bool overflow_ = false;
-  bool capped_ = false;  // max_samples reached: the devices were stopped
+  bool behind_ = false;           // a decode stopped at PmDevice::kMaxRounds while sampling
+  uint64_t sampled_base_ns_ = 0;  // SampledNs() at this session's start
+  bool capped_ = false;           // max_samples reached: the devices were stopped
 };
 
 }  // namespace cuscope::collect

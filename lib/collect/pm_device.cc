@@ -200,13 +200,18 @@ absl::Status PmDevice::Stop() {
   return r == CUPTI_SUCCESS ? absl::OkStatus() : Failed("cuptiPmSamplingStop", r);
 }
 
-absl::StatusOr<PmDevice::Decoded> PmDevice::Decode(size_t room,
-                                                   std::vector<model::GpuSample>* out) {
+absl::StatusOr<PmDevice::Decoded> PmDevice::Decode(size_t room, std::vector<model::GpuSample>* out,
+                                                   const std::atomic<bool>& quit) {
   Decoded result;
-  // An image holds kImageSamples: decode until the hardware buffer is empty, an image
-  // comes back without a sample, or kMaxRounds images (the buffer refills as fast as
-  // it is read while the GPU still samples: this decode must end).
-  for (int round = 0; round < kMaxRounds; ++round) {
+  // An image holds kImageSamples: decode until the hardware buffer is empty or an image
+  // comes back without a sample; while the GPU still samples, at most kMaxRounds images
+  // (the buffer refills as it is read: this decode must end).
+  const bool sampling = started_;
+  for (int round = 0; !quit.load(); ++round) {
+    if (sampling && round == kMaxRounds) {
+      result.behind = true;
+      break;
+    }
     CUpti_PmSampling_DecodeData_Params dd = {CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
     dd.pPmSamplingObject = object_;
     dd.pCounterDataImage = image_.data();

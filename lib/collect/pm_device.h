@@ -11,6 +11,7 @@
 #ifndef CUSCOPE_LIB_COLLECT_PM_DEVICE_H_
 #define CUSCOPE_LIB_COLLECT_PM_DEVICE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -56,6 +57,7 @@ class PmDevice {
     size_t dropped = 0;                  // decoded past `room`
     bool overflow = false;               // the hardware buffer overflowed: samples were lost
     int rounds = 0;                      // decode calls (an image holds kImageSamples)
+    bool behind = false;                 // stopped at kMaxRounds while sampling: more were waiting
     int stop_reason = -1;                // the last call's CUpti_PmSampling_DecodeStopReason
     uint64_t first_ns = 0, last_ns = 0;  // the span of the samples appended
   };
@@ -63,8 +65,12 @@ class PmDevice {
   // device_id set to the index), at most `room` of them (the rest are decoded and
   // dropped: the buffer must still be emptied). On an error, the samples of the
   // image that failed are not appended and the image is reset, so that none is read
-  // twice.
-  absl::StatusOr<Decoded> Decode(size_t room, std::vector<model::GpuSample>* out);
+  // twice. A stopped device is decoded until its buffer is empty; one still sampling
+  // for at most kMaxRounds images (its buffer refills as it is read). With `quit` set,
+  // no further decode call is made.
+  absl::StatusOr<Decoded> Decode(size_t room, std::vector<model::GpuSample>* out,
+                                 const std::atomic<bool>& quit);
+  bool started() const { return started_; }
   // Stops sampling (what was sampled stays to decode).
   absl::Status Stop();
   // Starts sampling again after Stop (a later session), every `interval_ns`.
@@ -75,7 +81,7 @@ class PmDevice {
 
   // About 52 KB of image a sample on the H200 (8 metrics): 52 MB.
   static constexpr uint32_t kImageSamples = 1000;
-  static constexpr int kMaxRounds = 64;  // images decoded in one Decode
+  static constexpr int kMaxRounds = 64;  // images decoded in one Decode while sampling
   static constexpr size_t kHardwareBufferBytes = size_t{512} << 20;
 
  private:

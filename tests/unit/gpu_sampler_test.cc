@@ -253,13 +253,13 @@ TEST_F(GpuSamplerTest, BurstsStopDecodeAndStartAgain) {
   s.Stop();
   model::Profile batch;
   s.Drain(&batch);
-  EXPECT_GE(fake_pm::GetCalls().starts, 4);
+  EXPECT_GE(fake_pm::GetCalls().starts, 3);  // set up, then started again after 2 bursts
   EXPECT_EQ(fake_pm::GetCalls().stops, fake_pm::GetCalls().starts);
   EXPECT_EQ(fake_pm::GetCalls().enables, 1);
   EXPECT_EQ(batch.sample_configs.size(), 1u);
   EXPECT_EQ(batch.samples.size(), produced);
   EXPECT_EQ(produced, 60u);
-  EXPECT_THAT(s.Notes().at("gpu_metrics.bursts"), HasSubstr("of up to 100 samples"));
+  EXPECT_THAT(s.Notes().at("gpu_metrics.bursts"), HasSubstr("bursts of 10 ms"));
   EXPECT_EQ(s.Notes().count("gpu_metrics.sampled_ms"), 1u);
 }
 
@@ -280,6 +280,40 @@ TEST_F(GpuSamplerTest, SamplesOverTenIntervalsAreDropped) {
   EXPECT_THAT(s.Notes().at("gpu_metrics.long"), HasSubstr("4 samples dropped"));
 }
 
+// Continuous sampling: a decode while the GPU samples reads at most kMaxRounds images
+// (the rest wait, and a note says decoding fell behind); once stopped, the buffer is
+// decoded to its end.
+TEST_F(GpuSamplerTest, AStoppedDeviceIsDecodedToTheEnd) {
+  GpuSampler s(&callbacks_);
+  ASSERT_TRUE(s.Start(SamplingOptions()).ok());
+  ContextCreated(s, 0);
+  ASSERT_TRUE(WaitSampling(0));
+  const uint64_t n = uint64_t{PmDevice::kImageSamples} * (PmDevice::kMaxRounds + 6);
+  ASSERT_EQ(fake_pm::Produce(0, n, 1000, 10000), n);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * GpuSampler::kDecodePeriodMs));
+  s.Stop();
+  model::Profile batch;
+  s.Drain(&batch);
+  EXPECT_EQ(batch.samples.size(), n);
+  EXPECT_THAT(s.Notes()["gpu_metrics.behind"], HasSubstr("fell behind"));
+}
+
+// Stop from two threads at once (the exit handler's and the session's): one stops, the
+// other waits for it and returns; nothing aborts.
+TEST_F(GpuSamplerTest, TwoStopsAtOnce) {
+  for (int i = 0; i < 20; ++i) {
+    GpuSampler s(&callbacks_);
+    ASSERT_TRUE(s.Start(SamplingOptions()).ok());
+    ContextCreated(s, 0);
+    if (i % 2 == 0) WaitSampling(0);
+    std::thread other([&] { s.Stop(); });
+    s.Stop();
+    other.join();
+    EXPECT_FALSE(fake_pm::Sampling(0));
+    fake_pm::Reset();
+  }
+}
+
 // A CUPTI stop that blocks (as one did at a Python program's exit on the H200): Stop
 // waits kStopWaitMs, then leaves the thread, says so, and the sampler starts no more.
 TEST_F(GpuSamplerTest, AStopThatBlocksIsLeftAfterTheWait) {
@@ -290,19 +324,20 @@ TEST_F(GpuSamplerTest, AStopThatBlocksIsLeftAfterTheWait) {
   ASSERT_TRUE(s->Start(SamplingOptions()).ok());
   ContextCreated(*s, 0);
   ASSERT_TRUE(WaitSampling(0));
-  fake_pm::SetStopDelayMs(GpuSampler::kStopWaitMs + 300);
+  fake_pm::SetStopDelayMs(GpuSampler::kStopWaitMs + 700);
   const auto t0 = std::chrono::steady_clock::now();
   s->Stop();
   const double waited_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GE(waited_s, GpuSampler::kStopWaitMs / 1000.0 - 0.05);
-  EXPECT_LT(waited_s, GpuSampler::kStopWaitMs / 1000.0 + 0.25);
-  EXPECT_THAT(s->Notes().at("gpu_metrics.status"), HasSubstr("did not stop within 2 s"));
+  EXPECT_LT(waited_s, GpuSampler::kStopWaitMs / 1000.0 + 0.5);
+  EXPECT_THAT(s->Notes()["gpu_metrics.status"], HasSubstr("did not stop within 2 s"));
   EXPECT_FALSE(s->Start(SamplingOptions()).ok());
+  EXPECT_TRUE(s->Notes().empty());  // the earlier session's notes are not the new run's
   // Once the fake's stop returns, the thread left behind ends without another CUPTI
   // call (the process may be exiting); it is over before the next test resets the fake.
   const int decodes = fake_pm::GetCalls().decodes;
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   EXPECT_EQ(fake_pm::GetCalls().decodes, decodes);
   EXPECT_EQ(fake_pm::GetCalls().stops, 1);
 }
