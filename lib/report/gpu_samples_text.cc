@@ -119,7 +119,8 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
   out << Wrapped(
       "Sampled: the share of the kernel's time covered by samples that lie wholly inside one "
       "of its launches with no other kernel running (kernels shorter than the interval have "
-      "none). Rates are per elapsed cycle or second over those samples.",
+      "none; sampled in bursts, only the launches inside a burst hold samples). Rates are per "
+      "elapsed cycle or second over those samples.",
       options.width, 2, 4);
   WriteNotes(notes, options, out);
 }
