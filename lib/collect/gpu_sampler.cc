@@ -274,6 +274,7 @@ std::set<uint32_t> GpuSampler::SetUp(const std::set<uint32_t>& devices) {
       continue;
     }
     const std::string chip = cn.pChipName;
+    const uint64_t t0 = MonotonicNs();
     auto it = choices_.find(chip);
     if (it == choices_.end()) {
       absl::StatusOr<PmDevice::Choice> choice = PmDevice::ChooseMetrics(chip, options_.metrics);
@@ -286,8 +287,13 @@ std::set<uint32_t> GpuSampler::SetUp(const std::set<uint32_t>& devices) {
         Note("gpu_metrics.left_out", absl::StrJoin(it->second.left_out, "; "));
       }
     }
+    const uint64_t t1 = MonotonicNs();
     absl::StatusOr<std::unique_ptr<PmDevice>> d =
         PmDevice::Start(index, chip, it->second.metrics, options_.interval_ns);
+    // The set-up's cost, on this thread: no sample is taken before it ends.
+    Note("gpu_metrics.setup_ms",
+         absl::StrFormat("GPU %u: %.0f ms choosing the metrics, %.0f ms starting", index,
+                         (t1 - t0) / 1e6, (MonotonicNs() - t1) / 1e6));
     if (!d.ok()) {
       Note("gpu_metrics.status",
            absl::StrCat("GPU ", index, " (", chip, "): ", d.status().message()));

@@ -261,6 +261,7 @@ TEST_F(GpuSamplerTest, BurstsStopDecodeAndStartAgain) {
   EXPECT_EQ(produced, 60u);
   EXPECT_THAT(s.Notes().at("gpu_metrics.bursts"), HasSubstr("bursts of 10 ms"));
   EXPECT_EQ(s.Notes().count("gpu_metrics.sampled_ms"), 1u);
+  EXPECT_THAT(s.Notes().at("gpu_metrics.setup_ms"), HasSubstr("GPU 0: "));
 }
 
 // A sample over 10 intervals long (the first after a start can begin seconds before
