@@ -326,26 +326,24 @@ void GpuSampler::Resume(bool configs) {
 void GpuSampler::DropBadTimes(std::vector<model::GpuSample>& samples) {
   constexpr uint64_t kMinute = 60'000'000'000;
   uint64_t now = 0;
-  if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) return;
+  const bool clock = cuptiGetTimestamp(&now) == CUPTI_SUCCESS;
   const uint64_t earliest = options_.run_start_ns > kMinute ? options_.run_start_ns - kMinute : 0;
   const uint64_t latest = now + kMinute;
-  const size_t before = samples.size();
-  samples.erase(std::remove_if(samples.begin(), samples.end(),
-                               [&](const model::GpuSample& g) {
-                                 return g.end_ns < g.start_ns || g.start_ns < earliest ||
-                                        g.end_ns > latest;
-                               }),
-                samples.end());
-  bad_times_ += before - samples.size();
   // A sample over 10 intervals long: the first after a start can begin long before
   // it (seen on the H200: seconds), its values spread over that time.
   const uint64_t longest = 10 * options_.interval_ns;
-  const size_t kept = samples.size();
-  samples.erase(
-      std::remove_if(samples.begin(), samples.end(),
-                     [&](const model::GpuSample& g) { return g.end_ns - g.start_ns > longest; }),
-      samples.end());
-  long_ += kept - samples.size();
+  samples.erase(std::remove_if(samples.begin(), samples.end(),
+                               [&](const model::GpuSample& g) {
+                                 if (g.end_ns < g.start_ns ||
+                                     (clock && (g.start_ns < earliest || g.end_ns > latest))) {
+                                   ++bad_times_;
+                                   return true;
+                                 }
+                                 if (g.end_ns - g.start_ns <= longest) return false;
+                                 ++long_;
+                                 return true;
+                               }),
+                samples.end());
 }
 
 void GpuSampler::DecodeAll() {
@@ -371,7 +369,7 @@ void GpuSampler::DecodeAll() {
     // The cap is reached: the GPUs stop sampling (what their buffers hold is still
     // decoded, then dropped and counted).
     capped_ = true;
-    for (auto& d : devices_) d->Stop().IgnoreError();
+    StopDevices();
   }
   if (decoded.empty()) return;
   absl::MutexLock lock(&mu_);

@@ -92,7 +92,8 @@ class GpuSampler final : public DrainSource {
   void LogDecode(uint32_t device, const absl::StatusOr<PmDevice::Decoded>& got);
   // Drops the samples whose times cannot be the run's (thread only): an end before
   // the start, a start over a minute before the run began or an end over a minute
-  // after now (another clock); counted in bad_times_.
+  // after now (another clock), counted in bad_times_; and those over 10 intervals
+  // long, counted in long_.
   void DropBadTimes(std::vector<model::GpuSample>& samples);
   void Note(const std::string& key, const std::string& text) ABSL_LOCKS_EXCLUDED(mu_);
   // Devices of the primary contexts active now (the driver as the process loaded it).
