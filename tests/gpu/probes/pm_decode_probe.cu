@@ -74,36 +74,8 @@ int main(int argc, char** argv) {
          argv[1], argv[2], (unsigned long long)interval, run_ms, decode_ms, buffer_mb,
          image_samples, config.passes);
 
-  CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
-  en.deviceIndex = 0;
-  CK(cuptiPmSamplingEnable(&en));
-  CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
-  sc.pPmSamplingObject = en.pPmSamplingObject;
-  sc.configSize = config.image.size();
-  sc.pConfig = config.image.data();
-  sc.hardwareBufferSize = buffer_mb << 20;
-  sc.samplingInterval = interval;
-  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  sc.hwBufferAppendMode = latest ? CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST
-                                 : CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-  CK(cuptiPmSamplingSetConfig(&sc));
-  CUpti_PmSampling_GetCounterDataSize_Params ds = {
-      CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
-  ds.pPmSamplingObject = en.pPmSamplingObject;
-  ds.pMetricNames = metrics.data();
-  ds.numMetrics = metrics.size();
-  ds.maxSamples = image_samples;
-  CK(cuptiPmSamplingGetCounterDataSize(&ds));
-  std::vector<uint8_t> data(ds.counterDataSize);
-  auto init = [&] {
-    CUpti_PmSampling_CounterDataImage_Initialize_Params ci = {
-        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    ci.pPmSamplingObject = en.pPmSamplingObject;
-    ci.counterDataSize = data.size();
-    ci.pCounterData = data.data();
-    CK(cuptiPmSamplingCounterDataImageInitialize(&ci));
-  };
-  init();
+  PmSampling pm = EnablePmSampling(config, metrics, interval, buffer_mb << 20, latest, image_samples);
+  std::vector<uint8_t>& data = pm.image;
   const std::vector<uint8_t> blank = data;
   printf("counter data image: %zu bytes (%.1f bytes a sample)\n", data.size(),
          double(data.size()) / image_samples);
@@ -111,7 +83,7 @@ int main(int argc, char** argv) {
   uint64_t t0 = 0;
   cuptiGetTimestamp(&t0);
   CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
-  st.pPmSamplingObject = en.pPmSamplingObject;
+  st.pPmSamplingObject = pm.object;
   CK(cuptiPmSamplingStart(&st));
   if (early) allocate();
   std::atomic<bool> done{false};
@@ -135,7 +107,7 @@ int main(int argc, char** argv) {
     for (int round = 0; round < 100; ++round) {
       auto d0 = std::chrono::steady_clock::now();
       CUpti_PmSampling_DecodeData_Params dd = {CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
-      dd.pPmSamplingObject = en.pPmSamplingObject;
+      dd.pPmSamplingObject = pm.object;
       dd.pCounterDataImage = data.data();
       dd.counterDataImageSize = data.size();
       CUptiResult r = cuptiPmSamplingDecodeData(&dd);
@@ -150,7 +122,7 @@ int main(int argc, char** argv) {
       auto e0 = std::chrono::steady_clock::now();
       for (size_t i = 0; ri == CUPTI_SUCCESS && i < inf.numCompletedSamples; ++i) {
         uint64_t start = 0, end = 0;
-        if (!SampleSpan(en.pPmSamplingObject, data, i, &start, &end)) break;
+        if (!SampleSpan(pm.object, data, i, &start, &end)) break;
         EvaluateRange(config.host, data, i, metrics);
         if (i == 0) first = start;
         last = end;
@@ -169,7 +141,7 @@ int main(int argc, char** argv) {
              (size_t)inf.numCompletedSamples, first ? (first - (double)t0) / 1e6 : -1.0,
              last ? (last - (double)t0) / 1e6 : -1.0, eval_ms);
       if (init_reset) {
-        init();
+        InitializeImage(pm);
       } else {
         data = blank;
       }
@@ -183,7 +155,7 @@ int main(int argc, char** argv) {
   }
   worker.join();
   CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
-  sp.pPmSamplingObject = en.pPmSamplingObject;
+  sp.pPmSamplingObject = pm.object;
   CK(cuptiPmSamplingStop(&sp));
   decode_all("stop");
   cuptiActivityFlushAll(1);

@@ -96,34 +96,10 @@ int main(int argc, char** argv) {
     metrics.pop_back();
   }
   if (metrics.empty()) return 1;
-  std::vector<uint8_t>& img = config.image;
-
-  CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
-  en.deviceIndex = 0;
-  CK(cuptiPmSamplingEnable(&en));
-  CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
-  sc.pPmSamplingObject = en.pPmSamplingObject;
-  sc.configSize = img.size();
-  sc.pConfig = img.data();
-  sc.hardwareBufferSize = size_t{512} << 20;
-  sc.samplingInterval = interval;
-  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-  CK(cuptiPmSamplingSetConfig(&sc));
   const uint32_t kMaxSamples = 200000;
-  CUpti_PmSampling_GetCounterDataSize_Params ds = {CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
-  ds.pPmSamplingObject = en.pPmSamplingObject;
-  ds.pMetricNames = metrics.data();
-  ds.numMetrics = metrics.size();
-  ds.maxSamples = kMaxSamples;
-  CK(cuptiPmSamplingGetCounterDataSize(&ds));
-  std::vector<uint8_t> data(ds.counterDataSize);
-  CUpti_PmSampling_CounterDataImage_Initialize_Params ci = {
-      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-  ci.pPmSamplingObject = en.pPmSamplingObject;
-  ci.counterDataSize = data.size();
-  ci.pCounterData = data.data();
-  CK(cuptiPmSamplingCounterDataImageInitialize(&ci));
+  PmSampling pm = EnablePmSampling(config, metrics, interval, size_t{512} << 20,
+                                   /*keep_latest=*/false, kMaxSamples);
+  std::vector<uint8_t>& data = pm.image;
 
   cuptiActivityFlushAll(1);
   {
@@ -131,14 +107,14 @@ int main(int argc, char** argv) {
     g_kernels.clear();
   }
   CUpti_PmSampling_Start_Params st = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
-  st.pPmSamplingObject = en.pPmSamplingObject;
+  st.pPmSamplingObject = pm.object;
   CK(cuptiPmSamplingStart(&st));
   const double sampled = RunSteps(steps, sizes, x, y);
   CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
-  sp.pPmSamplingObject = en.pPmSamplingObject;
+  sp.pPmSamplingObject = pm.object;
   CK(cuptiPmSamplingStop(&sp));
   CUpti_PmSampling_DecodeData_Params dd = {CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
-  dd.pPmSamplingObject = en.pPmSamplingObject;
+  dd.pPmSamplingObject = pm.object;
   dd.pCounterDataImage = data.data();
   dd.counterDataImageSize = data.size();
   CK(cuptiPmSamplingDecodeData(&dd));
@@ -161,7 +137,7 @@ int main(int argc, char** argv) {
     struct {
       uint64_t startTimestamp = 0, endTimestamp = 0;
     } si;
-    if (!SampleSpan(en.pPmSamplingObject, data, i, &si.startTimestamp, &si.endTimestamp)) {
+    if (!SampleSpan(pm.object, data, i, &si.startTimestamp, &si.endTimestamp)) {
       printf("sample %zu: no span\n", i);
       return 1;
     }

@@ -51,6 +51,52 @@ inline void RecordKernels() {
   CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
 }
 
+// PM sampling enabled on device 0 and configured with `config` (every `interval_ns` of
+// GPU time, a hardware buffer of `buffer_bytes`, the latest or oldest records kept),
+// and a counter data image of `image_samples` samples, initialized.
+struct PmSampling {
+  CUpti_PmSampling_Object* object = nullptr;
+  std::vector<uint8_t> image;
+};
+
+// Resets `pm.image` to hold no sample.
+inline void InitializeImage(PmSampling& pm) {
+  CUpti_PmSampling_CounterDataImage_Initialize_Params ci = {
+      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  ci.pPmSamplingObject = pm.object;
+  ci.counterDataSize = pm.image.size();
+  ci.pCounterData = pm.image.data();
+  CK(cuptiPmSamplingCounterDataImageInitialize(&ci));
+}
+
+inline PmSampling EnablePmSampling(const HostConfig& config,
+                                   const std::vector<const char*>& metrics, uint64_t interval_ns,
+                                   size_t buffer_bytes, bool keep_latest, uint32_t image_samples) {
+  CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
+  en.deviceIndex = 0;
+  CK(cuptiPmSamplingEnable(&en));
+  CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
+  sc.pPmSamplingObject = en.pPmSamplingObject;
+  sc.configSize = config.image.size();
+  sc.pConfig = config.image.data();
+  sc.hardwareBufferSize = buffer_bytes;
+  sc.samplingInterval = interval_ns;
+  sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  sc.hwBufferAppendMode = keep_latest ? CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST
+                                      : CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  CK(cuptiPmSamplingSetConfig(&sc));
+  CUpti_PmSampling_GetCounterDataSize_Params ds = {
+      CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
+  ds.pPmSamplingObject = en.pPmSamplingObject;
+  ds.pMetricNames = const_cast<const char**>(metrics.data());
+  ds.numMetrics = metrics.size();
+  ds.maxSamples = image_samples;
+  CK(cuptiPmSamplingGetCounterDataSize(&ds));
+  PmSampling pm{en.pPmSamplingObject, std::vector<uint8_t>(ds.counterDataSize)};
+  InitializeImage(pm);
+  return pm;
+}
+
 // The start and end (GPU time, ns) of sample `index` of a decoded counter data image;
 // false when CUPTI cannot say.
 inline bool SampleSpan(CUpti_PmSampling_Object* object, const std::vector<uint8_t>& data,
