@@ -64,9 +64,10 @@ class ActivityTracer final : public GpuKindControl {
   absl::Status Start(const CollectOptions& options, Sink sink);
   // Flushes CUPTI's buffers into the sink. `forced` also flushes buffers in use.
   void Flush(bool forced);
-  // From cuscope's flush thread, each period: Flush with one probe record through
-  // the current callbacks (then forced); when the probe does not come back, another
-  // CUPTI client took the records (ActivityStats::records_taken). Returns false, having
+  // From cuscope's flush thread, each period: Flush (not forced) with one probe record
+  // through the current callbacks; when the probe has not come back after
+  // kProbePeriods periods, another CUPTI client took the records
+  // (ActivityStats::records_taken). Returns false, having
   // done nothing, while the periodic flush is held off (unless `even_if_held`).
   bool PeriodicFlush(bool even_if_held);
   // Flushes, disables every kind and closes ranges left open at `end_ns`.
@@ -85,7 +86,11 @@ class ActivityTracer final : public GpuKindControl {
   void HoldPeriodicFlush(bool hold) override;
 
  private:
-  struct ProbeMark;
+  struct ProbeMark {
+    bool made = false;                              // a probe record was made
+    uint64_t probes = 0, foreign = 0, refused = 0;  // counts before it
+  };
+  static constexpr int kProbePeriods = 3;
   static void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer,
                                          size_t size, size_t valid_size);
@@ -109,6 +114,8 @@ class ActivityTracer final : public GpuKindControl {
   std::atomic<bool> periodic_held_{false};  // HoldPeriodicFlush
   std::atomic<bool> periodic_busy_{false};  // a PeriodicFlush is running
   std::atomic<bool> records_taken_{false};
+  ProbeMark pending_probe_ ABSL_GUARDED_BY(probe_mu_);  // the flush thread's, not yet back
+  int probe_missed_ ABSL_GUARDED_BY(probe_mu_) = 0;     // periods it has been missing
 
   // The batch, the converter and the sink. Taken on CUPTI's buffer thread; the
   // drains' locks and the sink's lock come after it.
