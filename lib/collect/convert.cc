@@ -102,6 +102,13 @@ void RecordConverter::AddKernel(const CUpti_ActivityKernel10& k) {
     return;
   }
   const KernelName& kn = LookupKernelName(k.name);
+  const MeasuredLaunches::Kind measured =
+      measured_ == nullptr ? MeasuredLaunches::Kind::kNotMeasured
+                           : measured_->Classify(k.correlationId, out_->strings.Get(kn.name));
+  if (measured == MeasuredLaunches::Kind::kProfilerKernel) {
+    ++stats_.internal_kernels;  // not the program's: its launch has a record of its own
+    return;
+  }
   model::KernelRecord& r = out_->kernels.emplace_back();
   r.start_ns = k.start;
   r.end_ns = k.end;
@@ -120,9 +127,7 @@ void RecordConverter::AddKernel(const CUpti_ActivityKernel10& k) {
   r.dynamic_shared_bytes = static_cast<uint32_t>(k.dynamicSharedMemory);
   r.graph_id = k.graphId;
   r.graph_node_id = k.graphNodeId;
-  if (measured_ != nullptr && measured_->IsMeasured(k.correlationId)) {
-    r.flags |= model::kKernelCountersMeasured;
-  }
+  if (measured == MeasuredLaunches::Kind::kMeasured) r.flags |= model::kKernelCountersMeasured;
 }
 
 void RecordConverter::AddMemcpy(const CUpti_ActivityMemcpy6& m) {

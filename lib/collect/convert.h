@@ -17,7 +17,8 @@ namespace cuscope::collect {
 
 struct ConvertStats {
   uint64_t records = 0;
-  uint64_t internal_kernels = 0;  // CUPTI's own kernels (correlation id 0), left out
+  uint64_t internal_kernels = 0;  // CUPTI's own kernels (correlation id 0, or a measured
+                                  // launch's id with another name), left out
   uint64_t unknown_records = 0;   // kinds we do not convert
   uint64_t unmatched_range_ends = 0;
   // cuDriverGetVersion records at or after the probe time: cuscope's own probe that

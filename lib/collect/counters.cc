@@ -251,14 +251,18 @@ bool CounterSampler::EvaluateSet(Context& c, size_t range, RangeMatch& match) {
   return true;
 }
 
-void CounterSampler::MarkMeasured(uint32_t correlation_id) {
+void CounterSampler::MarkMeasured(uint32_t correlation_id, const std::string& name) {
   absl::MutexLock lock(&measured_mu_);
-  measured_.insert(correlation_id);
+  measured_.insert_or_assign(correlation_id, name);
 }
 
-bool CounterSampler::IsMeasured(uint32_t correlation_id) const {
+MeasuredLaunches::Kind CounterSampler::Classify(uint32_t correlation_id,
+                                                const std::string& kernel_name) const {
   absl::MutexLock lock(&measured_mu_);
-  return measured_.contains(correlation_id);
+  auto it = measured_.find(correlation_id);
+  if (it == measured_.end()) return Kind::kNotMeasured;
+  // A launch whose kernel has no name cannot be told apart: every record counts.
+  return it->second.empty() || it->second == kernel_name ? Kind::kMeasured : Kind::kProfilerKernel;
 }
 
 absl::Status CounterSampler::Start(const CollectOptions& options) {

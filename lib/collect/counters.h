@@ -63,7 +63,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // Region counters (region_counters.cc).
   void OnRegionPush(const std::vector<std::string>& stack) override;
   void OnRegionPop(const std::vector<std::string>& stack) override;
-  bool IsMeasured(uint32_t correlation_id) const override;
+  Kind Classify(uint32_t correlation_id, const std::string& kernel_name) const override;
   // Moves finished counter sets and device metrics (peaks, clocks) into `batch`.
   void Drain(model::Profile* batch) override;
   // What the run info should say about counters: "counters.status" (why counters are
@@ -141,7 +141,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   void OnLaunchEnter(const CUpti_CallbackData* cb, const model::Dim3& grid,
                      const model::Dim3& block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnLaunchExit(const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void MarkMeasured(uint32_t correlation_id);
+  // `name`: the launch's kernel, demangled (Classify tells CUPTI's own kernels apart).
+  void MarkMeasured(uint32_t correlation_id, const std::string& name);
   // Region counters (region_counters.cc).
   bool StartRegion(const std::vector<std::string>& stack, bool hold) ABSL_LOCKS_EXCLUDED(mu_);
   bool CloseRegion(bool keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -203,7 +204,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.
   mutable absl::Mutex measured_mu_;
-  absl::flat_hash_set<uint32_t> measured_ ABSL_GUARDED_BY(measured_mu_);
+  absl::flat_hash_map<uint32_t, std::string> measured_ ABSL_GUARDED_BY(measured_mu_);
 };
 
 }  // namespace cuscope::collect

@@ -26,7 +26,9 @@ class CounterSampler::RotateCalls final : public RangeCalls {
     s_.ReinitCounterData(c_);
     s_.Progress();
   }
-  void Measured(uint32_t correlation_id) override { s_.MarkMeasured(correlation_id); }
+  void Measured(const Launch& launch) override {
+    s_.MarkMeasured(launch.correlation_id, launch.sig.name);
+  }
 
  private:
   CounterSampler& s_;
@@ -135,7 +137,7 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const model::Di
   c->replaying = launch;
   c->replay_start_ns = start_ns;
   planner_->CountMeasured();
-  MarkMeasured(cb->correlationId);
+  MarkMeasured(cb->correlationId, sig.name);
 }
 
 void CounterSampler::EndRotate(Context& c) {

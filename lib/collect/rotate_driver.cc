@@ -24,7 +24,7 @@ void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
   if (!c.window_open) return;
   c.windows.back().push_back(launch);
   planner_.CountMeasured();
-  calls_.Measured(launch.correlation_id);
+  calls_.Measured(launch);
 }
 
 void RotateDriver::Exit(ContextPlan& c) {

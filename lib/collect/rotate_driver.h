@@ -51,7 +51,7 @@ class RangeCalls {
   // Prepares the counter data for the next set.
   virtual void Reset() = 0;
   // A launch ran inside a window (its timing is not representative).
-  virtual void Measured(uint32_t correlation_id) = 0;
+  virtual void Measured(const Launch& launch) = 0;
 };
 
 class RotateDriver {

@@ -74,6 +74,40 @@ TEST(Convert, CuptiInternalKernelsAreCountedNotReported) {
   EXPECT_EQ(c.stats().internal_kernels, 1u);
 }
 
+// Correlation id 7 was measured; its launch was of `_Z5saxpyifPKfPf`.
+class OneMeasured : public MeasuredLaunches {
+ public:
+  Kind Classify(uint32_t correlation_id, const std::string& kernel_name) const override {
+    if (correlation_id != 7) return Kind::kNotMeasured;
+    return kernel_name == "saxpy(int, float, float const*, float*)" ? Kind::kMeasured
+                                                                    : Kind::kProfilerKernel;
+  }
+};
+
+TEST(Convert, RangeProfilerKernelsUnderAMeasuredLaunchAreLeftOut) {
+  model::Profile p;
+  OneMeasured measured;
+  RecordConverter c(&p, &measured);
+  auto k = Zeroed<CUpti_ActivityKernel10>();
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.start = 100;
+  k.end = 200;
+  k.correlationId = 7;
+  k.name = "WaitNs";  // CUPTI's, with the measured launch's correlation id
+  c.Add(reinterpret_cast<CUpti_Activity*>(&k));
+  k.name = "_Z5saxpyifPKfPf";
+  c.Add(reinterpret_cast<CUpti_Activity*>(&k));
+  k.correlationId = 8;  // not measured: kept whatever its name
+  k.name = "WaitNs";
+  c.Add(reinterpret_cast<CUpti_Activity*>(&k));
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.strings.Get(p.kernels[0].name), "saxpy(int, float, float const*, float*)");
+  EXPECT_NE(p.kernels[0].flags & model::kKernelCountersMeasured, 0u);
+  EXPECT_EQ(p.kernels[1].correlation_id, 8u);
+  EXPECT_EQ(p.kernels[1].flags & model::kKernelCountersMeasured, 0u);
+  EXPECT_EQ(c.stats().internal_kernels, 1u);
+}
+
 TEST(Convert, MemcpyMemsetSyncApi) {
   model::Profile p;
   RecordConverter c(&p);

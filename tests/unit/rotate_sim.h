@@ -52,7 +52,7 @@ class SimCalls : public RangeCalls {
     return true;
   }
   void Reset() override {}
-  void Measured(uint32_t correlation_id) override { measured.push_back(correlation_id); }
+  void Measured(const Launch& launch) override { measured.push_back(launch.correlation_id); }
   bool in_pass() const { return started_; }
 
   std::vector<RangeMatch> kept;  // samples, in order
