@@ -41,6 +41,18 @@ MODES = {
     "cuscope rotate (roofline, every launch)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
         "--per-signature=all", "--replay=rotate", "--"] + step_cmd,
+    # Bounded samples (1 per signature) by rotate: the first step runs unmeasured (the
+    # period is found first), then sets of windows until each signature of the step
+    # holds a sample, then nothing is measured. `sol` has no SASS instruction counters,
+    # so kernel records stay on; `roofline` has them (kernel records off while measuring).
+    "cuscope signature (sol)": lambda p: [cuscope, "run", f"--output={p}", "--report=none",
+                                          "--metrics=sol", "--"] + step_cmd,
+    "cuscope rotate (sol, 1 per signature)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--metrics=sol", "--per-signature=1",
+        "--replay=rotate", "--"] + step_cmd,
+    "cuscope rotate (roofline, 1 per signature)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
+        "--per-signature=1", "--replay=rotate", "--"] + step_cmd,
     "cuscope gpu metrics (sampled, every kernel)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1", "--"] + step_cmd,
     "cuscope gpu metrics (every 2 us)": lambda p: [
@@ -203,26 +215,39 @@ def main():
             results[mode].append(run(mode, r))
             res = results[mode][-1]
             print(f"<!-- round {r} {mode}: rc={res['rc']}, {res['wall']:.1f} s -->", flush=True)
-    base = None
-    print("| mode | median step, steps 4+ (ms) | x unprofiled | first step (ms) | wall (s) | "
-          "kernels / launches | measured (placed) | untimed |")
-    print("|---|---|---|---|---|---|---|---|")
+    base = base_last = None
+    print("| mode | median step, steps 4+ (ms) | x unprofiled | last 10 steps (ms) | x unprofiled "
+          "| first step (ms) | wall (s) | kernels / launches | measured (placed) | untimed |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for mode, runs in results.items():
         meds = [statistics.median(x["steps"][4:]) for x in runs if len(x["steps"]) > 4]
         med = statistics.median(meds) if meds else float("nan")
+        lasts = [statistics.median(x["steps"][-10:]) for x in runs if len(x["steps"]) > 10]
+        last = statistics.median(lasts) if lasts else float("nan")
         if mode == "unprofiled":
-            base = med
+            base, base_last = med, last
         first = statistics.median([x["steps"][0] for x in runs if x["steps"]] or [float("nan")])
         wall = statistics.median([x["wall"] for x in runs])
         facts = profile_facts(runs[0]["profile"]) if runs[0]["profile"] else None
         kl = f"{facts['kernels']} / {facts['launches']}" if facts else "-"
         ms = f"{facts['measured']} ({facts['placed']})" if facts else "-"
         un = str(facts["untimed"]) if facts else "-"
-        print(f"| {mode} | {med:.2f} | {med / base:.2f} | {first:.0f} | {wall:.1f} | {kl} | {ms} | "
-              f"{un} |")
+        print(f"| {mode} | {med:.2f} | {med / base:.2f} | {last:.2f} | {last / base_last:.2f} | "
+              f"{first:.0f} | {wall:.1f} | {kl} | {ms} | {un} |")
     def first_profile(mode):
         return results[mode][0]["profile"] if mode in results else None
 
+    for mode in ("cuscope rotate (sol, 1 per signature)", "cuscope rotate (roofline, 1 per signature)"):
+        path = first_profile(mode)
+        cov = last_step_coverage(path) if path else None
+        if cov:
+            print(f"\n{mode}, last step: {cov['sampled']} of {cov['signatures']} signatures "
+                  f"({100.0 * cov['sampled'] / max(cov['signatures'], 1):.1f}%) and "
+                  f"{cov['time_pct']:.1f}% of its GPU time hold a complete sample.")
+        if path:
+            db = sqlite3.connect(path)
+            print(f"- `counters.summary`: " + str(db.execute(
+                "SELECT value FROM meta WHERE key = 'extra.counters.summary'").fetchone()))
     rot = first_profile("cuscope rotate (roofline, every launch)")
     rep = first_profile("cuscope signature (roofline)")
     if rot:

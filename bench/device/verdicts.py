@@ -31,7 +31,13 @@ here = os.path.dirname(os.path.abspath(__file__))
 cuscope = os.path.join(build, "bin", "cuscope")
 ncu = "/usr/local/cuda/bin/ncu"
 GEMM = ["python3", os.path.join(here, "gemm_precisions.py"), "4096,8192", "2"]
-GPT2 = ["python3", os.path.join(here, "gpt2_step.py"), "2"]
+# VERDICTS_REPLAY=rotate: cuscope measures with rotate (no replay: a set's passes are
+# successive launches of the signature, in the program's own cache state) on
+# VERDICTS_STEPS steps, compared signature by signature (below).
+REPLAY = os.environ.get("VERDICTS_REPLAY", "auto")
+GPT2_STEPS = os.environ.get("VERDICTS_STEPS", "2" if REPLAY == "auto" else "40")
+GPT2 = ["python3", os.path.join(here, "gpt2_step.py"), GPT2_STEPS]
+NCU_GPT2 = ["python3", os.path.join(here, "gpt2_step.py"), "2"]
 PARTS = sys.argv[3].split(",") if len(sys.argv) > 3 else ["gemm", "gpt2"]
 # ncu --clock-control: "none" only. ncu's default (base) locks the GPU's clocks, which
 # the GPU machine's rules forbid; cuscope measures at the clocks the program runs at.
@@ -62,8 +68,9 @@ def cuscope_rows(name, cmd):
     if os.path.exists(path) and not OFFLINE:
         os.remove(path)
     if not OFFLINE:
-        run([cuscope, "run", f"--output={path}", "--metrics=roofline,sol", "--report=none", "--"] + cmd,
-            name + ".log")
+        replay = [] if REPLAY == "auto" else [f"--replay={REPLAY}", "--per-signature=all"]
+        run([cuscope, "run", f"--output={path}", "--metrics=roofline,sol", "--report=none", *replay,
+             "--"] + cmd, name + ".log", timeout=560)
     p = subprocess.run([cuscope, "report", path, "--top", "0", "--format", "json"],
                        capture_output=True, text=True)
     if p.returncode != 0:
@@ -76,7 +83,11 @@ def ncu_rows(name, cmd, extra=()):
     """ncu's SpeedOfLight per launch ID: {id: (short name, sm %, memory %)}."""
     path = os.path.join(out, name + ".csv")
     t0 = time.perf_counter()
-    if not OFFLINE:
+    recorded = os.environ.get("VERDICTS_NCU_CSV")  # an earlier ncu run of the same program
+    if recorded and name.startswith("gpt2"):
+        path = recorded
+        print(f"<!-- ncu: recorded, {recorded} -->")
+    elif not OFFLINE:
         with open(path, "w") as f:
             subprocess.run([ncu, "--section", "SpeedOfLight", "--csv", "--page", "raw", *extra] +
                            cmd, stdout=f, stderr=subprocess.DEVNULL, env=env, timeout=560)
@@ -95,7 +106,8 @@ def ncu_rows(name, cmd, extra=()):
         num = lambda k: float(r[ix[k]].replace(",", ""))
         by_id[int(r[ix["ID"]])] = (
             Short(r[ix["Kernel Name"]]), num("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
-            num("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"))
+            num("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+            Dim(r[ix["Grid Size"]]), Dim(r[ix["Block Size"]]))
     return by_id
 
 
@@ -183,7 +195,7 @@ def compare(label, rows, ordinals, ncu_runs):
             if by_id[launch][0] != k[0]:
                 unmatched += 1
                 continue
-            _, nsm, nmem = by_id[launch]
+            _, nsm, nmem = by_id[launch][:3]
             n += 1
             ok_pts = abs(sm - nsm) <= POINTS and abs(mem - nmem) <= POINTS
             ok_cls = row.get("sol_class") == NcuClass(nsm, nmem)
@@ -200,6 +212,48 @@ def compare(label, rows, ordinals, ncu_runs):
                         f"{POINTS:.0f} points of ncu", n > 0 and close == n, f"{close}/{n} kernels"))
         results.append((f"{label} (ncu --clock-control {clock}): same SOL class as ncu",
                         n > 0 and agree == n, f"{agree}/{n} kernels"))
+
+
+def median(xs):
+    xs = sorted(xs)
+    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+
+
+def compare_signatures(label, rows, ncu_runs):
+    """Each cuscope row (a signature: name, grid, block; its samples' mean) against the
+    median of ncu's launches of that signature. For rotate, whose samples come from
+    later steps than the launches ncu measured (launch-by-launch matching needs the
+    same launch); ncu's launches of one signature in a step agree within a point."""
+    for clock, by_id in ncu_runs.items():
+        by_sig = {}
+        for name, nsm, nmem, grid, block in by_id.values():
+            by_sig.setdefault((name, grid, block), []).append((nsm, nmem))
+        print(f"\n## {label}: cuscope against ncu SpeedOfLight (--clock-control {clock}), "
+              "signature by signature (ncu: the median of its launches of the signature)\n")
+        print("| kernel | grid | ncu launches | cuscope SM % | ncu SM % | cuscope mem % | ncu mem % "
+              "| cuscope class | ncu class | verdict |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        n = close = agree = 0
+        for row in rows:
+            k = Key(row)
+            sm, mem = Sol(row)
+            if sm is None or mem is None or k not in by_sig:
+                continue
+            vals = by_sig[k]
+            nsm, nmem = median([v[0] for v in vals]), median([v[1] for v in vals])
+            n += 1
+            ok_pts = abs(sm - nsm) <= POINTS and abs(mem - nmem) <= POINTS
+            ok_cls = row.get("sol_class") == NcuClass(nsm, nmem)
+            close += ok_pts
+            agree += ok_cls
+            print(f"| {row['name'][:60]} | {k[1]} | {len(vals)} | {sm:.1f} | {nsm:.1f}"
+                  f"{'' if abs(sm - nsm) <= POINTS else ' **X**'} | {mem:.1f} | {nmem:.1f}"
+                  f"{'' if abs(mem - nmem) <= POINTS else ' **X**'} | {row.get('sol_class')} | "
+                  f"{NcuClass(nsm, nmem)}{'' if ok_cls else ' **X**'} | {row['verdict']} |")
+        results.append((f"{label} by signature (ncu --clock-control {clock}): SM % and memory % "
+                        f"within {POINTS:.0f} points of ncu", n > 0 and close == n, f"{close}/{n} signatures"))
+        results.append((f"{label} by signature (ncu --clock-control {clock}): same SOL class as ncu",
+                        n > 0 and agree == n, f"{agree}/{n} signatures"))
 
 
 def gemms(runs):
@@ -260,10 +314,12 @@ def main():
     if "gpt2" in PARTS:
         gpt2 = cuscope_rows("gpt2", GPT2)
         count = os.environ.get("NCU_LAUNCHES", "900")
-        ncu = {c: ncu_rows(f"gpt2-ncu-{c}", GPT2,
+        ncu = {c: ncu_rows(f"gpt2-ncu-{c}", NCU_GPT2,
                           ["--clock-control", c, *CACHE, "--launch-count", count])
                for c in CLOCKS}
-        compare("GPT-2 step", gpt2, launch_ordinals("gpt2"), ncu)
+        if REPLAY == "auto":
+            compare("GPT-2 step", gpt2, launch_ordinals("gpt2"), ncu)
+        compare_signatures(f"GPT-2 step ({REPLAY})", gpt2, ncu)
     print(f"\n## Result ({time.perf_counter() - t0:.0f} s)\n")
     for name, ok, detail in results:
         print(f"{'PASS' if ok else 'FAIL'}: {name} ({detail})")
