@@ -153,6 +153,11 @@ absl::Status ActivityTracer::Start(const CollectOptions& options, Sink sink) {
     refused_.store(0);
     completed_.store(0);
     records_taken_.store(false);
+    foreign_.store(0);
+  }
+  {
+    absl::MutexLock probe_lock(&probe_mu_);
+    pending_probe_ = ProbeMark{};  // counts of the converter made below start at 0
   }
   {
     absl::MutexLock lock(&mu_);
@@ -296,18 +301,19 @@ void ActivityTracer::Flush(bool forced) {
 }
 
 // Whether activity records still reach cuscope: one recorded cuDriverGetVersion call
-// must come back through cuscope's buffers within kProbePeriods flushes. torch.profiler
+// must come back through cuscope's buffers. torch.profiler
 // (Kineto) registers its own buffer callbacks when it starts and disables the kinds
 // when it stops; CUPTI keeps one set of callbacks per process, so cuscope gets
 // nothing from then on and no error says so.
 //
 // While the program runs (cuscope's flush thread) the probe goes through whatever
-// callbacks are registered: missing after kProbePeriods flushes, it was taken. Those
-// flushes are not forced: a forced flush hands over the records of kernels still
-// queued or running, with start and end 0 (a GPT-2 training step traced on the H200 lost
-// the times of 719 of 17,659 kernels that way), while an unforced one hands over
-// every buffer whose records are all complete, the probe's buffer within a period or
-// two. At Stop, cuscope first takes the
+// callbacks are registered. Those flushes are not forced: a forced flush hands over
+// the records of kernels still queued or running, with start and end 0 (a GPT-2
+// training step traced on the H200 lost the times of 719 of 17,659 kernels that way),
+// while an unforced one hands over only buffers whose records are all complete, so a
+// probe can stay out for a while (a kernel running for seconds). It stays pending
+// until it comes back (no new probe meanwhile), and Stop decides: the pending probe
+// and Stop's own must both have come back. At Stop, cuscope first takes the
 // callbacks back and only then records and flushes: at exit another client's
 // callbacks may belong to objects already destroyed (Kineto's singletons are
 // destroyed before cuscope's atexit handler runs; a PyTorch program with
@@ -315,6 +321,8 @@ void ActivityTracer::Flush(bool forced) {
 // buffer cuscope did not hand out, delivered to it, is the sign.
 ActivityTracer::ProbeMark ActivityTracer::RecordProbe() {
   ProbeMark mark;
+  // A probe still out counts as one if it comes back later: records from its time on.
+  const bool earlier = pending_probe_.made;
   mark.foreign = foreign_.load();
   mark.refused = refused_.load();
   using GetVersion = int (*)(int*);
@@ -324,7 +332,8 @@ ActivityTracer::ProbeMark ActivityTracer::RecordProbe() {
   {
     absl::MutexLock lock(&mu_);
     if (converter_ == nullptr) return mark;
-    converter_->set_probe_after(now);
+    mark.after = earlier ? std::min(now, pending_probe_.after) : now;
+    converter_->set_probe_after(mark.after);
     mark.probes = converter_->stats().probe_records;
   }
   cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
@@ -337,13 +346,14 @@ ActivityTracer::ProbeMark ActivityTracer::RecordProbe() {
   return mark;
 }
 
-// After a forced flush. A buffer refused at the pool cap drops the probe too: that
-// is not a takeover (dropped records are counted and reported on their own).
-bool ActivityTracer::RecordsArrived(const ProbeMark& mark) {
+// After a flush: `count` probes made from `mark` on came back. A buffer refused at the
+// pool cap drops a probe too: that is not a takeover (dropped records are counted and
+// reported on their own).
+bool ActivityTracer::RecordsArrived(const ProbeMark& mark, uint64_t count) {
   if (foreign_.load() != mark.foreign) return false;
   if (!mark.made || refused_.load() > mark.refused) return true;
   absl::MutexLock lock(&mu_);
-  return converter_ != nullptr && converter_->stats().probe_records > mark.probes;
+  return converter_ != nullptr && converter_->stats().probe_records >= mark.probes + count;
 }
 
 bool ActivityTracer::PeriodicFlush(bool even_if_held) {
@@ -362,11 +372,10 @@ bool ActivityTracer::PeriodicFlush(bool even_if_held) {
   if (!records_taken_.load() && !pending_probe_.made) pending_probe_ = RecordProbe();
   Flush(/*forced=*/false);
   if (!records_taken_.load() && pending_probe_.made) {
-    if (RecordsArrived(pending_probe_)) {
+    if (foreign_.load() != pending_probe_.foreign) {
+      records_taken_.store(true);  // a buffer cuscope did not hand out
+    } else if (RecordsArrived(pending_probe_, 1)) {
       pending_probe_ = ProbeMark{};
-      probe_missed_ = 0;
-    } else if (foreign_.load() != pending_probe_.foreign || ++probe_missed_ >= kProbePeriods) {
-      records_taken_.store(true);
     }
   }
   periodic_busy_.store(false);
@@ -387,7 +396,10 @@ void ActivityTracer::Stop(uint64_t end_ns) {
   if (!running_.exchange(false)) return;
   absl::MutexLock probe_lock(&probe_mu_);
   cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
+  // The flush thread's probe, if still out, must come back with Stop's.
+  const bool pending = pending_probe_.made && !RecordsArrived(pending_probe_, 1);
   const ProbeMark mark = RecordProbe();
+  const ProbeMark& from = pending ? pending_probe_ : mark;
   {
     // A capture window or region counters switching the GPU kinds on another
     // thread (it saw the tracer running) ends first and finds none left to switch.
@@ -401,7 +413,9 @@ void ActivityTracer::Stop(uint64_t end_ns) {
   runtime_cbids_.clear();
   driver_cbids_.clear();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  if (!RecordsArrived(mark)) records_taken_.store(true);
+  const uint64_t expected = (pending ? 1 : 0) + (mark.made ? 1 : 0);
+  if (expected > 0 && !RecordsArrived(from, expected)) records_taken_.store(true);
+  pending_probe_ = ProbeMark{};
   absl::MutexLock lock(&mu_);
   if (converter_ != nullptr) {
     converter_->CloseOpenRanges(end_ns);

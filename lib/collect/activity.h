@@ -65,10 +65,9 @@ class ActivityTracer final : public GpuKindControl {
   // Flushes CUPTI's buffers into the sink. `forced` also flushes buffers in use.
   void Flush(bool forced);
   // From cuscope's flush thread, each period: Flush (not forced) with one probe record
-  // through the current callbacks; when the probe has not come back after
-  // kProbePeriods periods, another CUPTI client took the records
-  // (ActivityStats::records_taken). Returns false, having
-  // done nothing, while the periodic flush is held off (unless `even_if_held`).
+  // through the current callbacks, kept pending until it comes back; Stop decides
+  // whether another CUPTI client took the records (ActivityStats::records_taken). Returns false,
+  // having done nothing, while the periodic flush is held off (unless `even_if_held`).
   bool PeriodicFlush(bool even_if_held);
   // Flushes, disables every kind and closes ranges left open at `end_ns`.
   void Stop(uint64_t end_ns);
@@ -88,9 +87,9 @@ class ActivityTracer final : public GpuKindControl {
  private:
   struct ProbeMark {
     bool made = false;                              // a probe record was made
+    uint64_t after = 0;                             // probe records from this time on
     uint64_t probes = 0, foreign = 0, refused = 0;  // counts before it
   };
-  static constexpr int kProbePeriods = 3;
   static void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer,
                                          size_t size, size_t valid_size);
@@ -101,8 +100,8 @@ class ActivityTracer final : public GpuKindControl {
   void ApplyGpuKinds() ABSL_EXCLUSIVE_LOCKS_REQUIRED(kinds_mu_);
   void EmitBatch(bool devices_changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether records still reach cuscope (activity.cc says how).
-  ProbeMark RecordProbe();
-  bool RecordsArrived(const ProbeMark& mark);
+  ProbeMark RecordProbe() ABSL_EXCLUSIVE_LOCKS_REQUIRED(probe_mu_);
+  bool RecordsArrived(const ProbeMark& mark, uint64_t count);
 
   const std::vector<DrainSource*> drains_;
   const MeasuredLaunches* const measured_;
@@ -115,7 +114,6 @@ class ActivityTracer final : public GpuKindControl {
   std::atomic<bool> periodic_busy_{false};  // a PeriodicFlush is running
   std::atomic<bool> records_taken_{false};
   ProbeMark pending_probe_ ABSL_GUARDED_BY(probe_mu_);  // the flush thread's, not yet back
-  int probe_missed_ ABSL_GUARDED_BY(probe_mu_) = 0;     // periods it has been missing
 
   // The batch, the converter and the sink. Taken on CUPTI's buffer thread; the
   // drains' locks and the sink's lock come after it.
