@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/collect/elapsed.h"
@@ -251,9 +252,20 @@ bool CounterSampler::EvaluateSet(Context& c, size_t range, RangeMatch& match) {
   return true;
 }
 
+namespace {
+// A kernel name as the measured-launch table keeps it: 0 for none (then every record
+// of the launch counts).
+uint64_t NameKey(const std::string& name) {
+  if (name.empty()) return 0;
+  const uint64_t h = absl::Hash<std::string>()(name);
+  return h == 0 ? 1 : h;
+}
+}  // namespace
+
 void CounterSampler::MarkMeasured(uint32_t correlation_id, const std::string& name) {
+  const uint64_t key = NameKey(name);
   absl::MutexLock lock(&measured_mu_);
-  measured_.insert_or_assign(correlation_id, name);
+  measured_.insert_or_assign(correlation_id, key);
 }
 
 MeasuredLaunches::Kind CounterSampler::Classify(uint32_t correlation_id,
@@ -262,7 +274,8 @@ MeasuredLaunches::Kind CounterSampler::Classify(uint32_t correlation_id,
   auto it = measured_.find(correlation_id);
   if (it == measured_.end()) return Kind::kNotMeasured;
   // A launch whose kernel has no name cannot be told apart: every record counts.
-  return it->second.empty() || it->second == kernel_name ? Kind::kMeasured : Kind::kProfilerKernel;
+  return it->second == 0 || it->second == NameKey(kernel_name) ? Kind::kMeasured
+                                                               : Kind::kProfilerKernel;
 }
 
 absl::Status CounterSampler::Start(const CollectOptions& options) {
@@ -275,6 +288,10 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   // A new session starts clean: contexts were disabled at the last Stop, and the
   // metric list may differ.
   planner_.emplace(counters, /*rotate=*/region_mode || UsesRotate(counters), region_mode);
+  {
+    absl::MutexLock measured_lock(&measured_mu_);
+    measured_.clear();  // this session's launches only
+  }
   region_.reset();
   region_reserved_ = false;
   region_paused_tracing_ = false;

@@ -160,7 +160,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // application's launch and region callbacks: a context's profiler state (a window
   // started or not) and the windows that describe it must change together, and
   // launches on other threads must not fall between them. CUPTI's buffer thread
-  // never takes it (Drain and IsMeasured take only the two leaf locks below), so
+  // never takes it (Drain and Classify take only the two leaf locks below), so
   // what waits on it is other launches and the session's Start/Stop.
   absl::Mutex mu_ ABSL_ACQUIRED_BEFORE(out_mu_, measured_mu_);
   bool active_ ABSL_GUARDED_BY(mu_) = false;
@@ -204,7 +204,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.
   mutable absl::Mutex measured_mu_;
-  absl::flat_hash_map<uint32_t, std::string> measured_ ABSL_GUARDED_BY(measured_mu_);
+  // Correlation id -> a hash of the launch's kernel name (0: none).
+  absl::flat_hash_map<uint32_t, uint64_t> measured_ ABSL_GUARDED_BY(measured_mu_);
 };
 
 }  // namespace cuscope::collect

@@ -48,13 +48,16 @@ Planner::Planner(const CounterOptions& options, bool rotate, bool region_mode)
       regions_(Filter(options.regions)) {}
 
 const std::pair<std::string, bool>& Planner::KernelName(const char* symbol) {
-  auto it = names_.find(symbol);
-  if (it == names_.end()) {
-    std::string name = model::Demangle(symbol);
-    bool matches = !kernels_ || kernels_->Search(name);
-    it = names_.emplace(symbol, std::make_pair(std::move(name), matches)).first;
+  // The text is compared too: CUPTI's pointer can be reused for another kernel's name
+  // once a module is unloaded (JIT-compiled kernels), and a stale name would also make
+  // the launch's own kernel record look like one of CUPTI's (MeasuredLaunches).
+  CachedName& cached = names_[symbol];
+  if (cached.symbol != symbol || cached.value.first.empty()) {
+    cached.symbol = symbol;
+    cached.value.first = model::Demangle(symbol);
+    cached.value.second = !kernels_ || kernels_->Search(cached.value.first);
   }
-  return it->second;
+  return cached.value;
 }
 
 bool Planner::InMatchingRegion(const RegionStack& regions) {

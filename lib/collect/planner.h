@@ -98,6 +98,14 @@ struct ContextPlan {
   size_t multiple = 1;        // windows of the next set: multiple x period launches
   bool off_period = false;    // the last launch in a window was not the one the period predicted
   uint64_t detect_after = 0;  // no new period search before this many launches
+  // Sets in a row that gave no complete range (their period was a guess): from the
+  // third, on a context where fewer than one set in four gave one, the next set waits
+  // (none begins before `start_after` launches), the wait doubling up to a limit; the
+  // first set that completes a range ends it.
+  size_t unproductive = 0;
+  uint64_t sets_judged = 0, sets_productive = 0;
+  uint64_t start_after = 0;
+  size_t backoff = 0;
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.
@@ -177,7 +185,11 @@ class Planner {
   std::optional<model::CachedPattern> regions_;
   CounterStats stats_;
   uint64_t matching_seen_ = 0;
-  absl::flat_hash_map<const char*, std::pair<std::string, bool>> names_;
+  struct CachedName {
+    std::string symbol;                  // CUPTI's text when cached
+    std::pair<std::string, bool> value;  // demangled, matches the kernel filter
+  };
+  absl::flat_hash_map<const char*, CachedName> names_;
   absl::flat_hash_map<Signature, uint64_t> samples_;  // complete samples per signature
   absl::flat_hash_map<Signature, uint32_t> ids_;      // rotate: Intern
   std::vector<Signature> signatures_;
