@@ -81,6 +81,7 @@ bool RotateDriver::NeedsSamples(const ContextPlan& c, size_t period) const {
 }
 
 void RotateDriver::StartSet(ContextPlan& c) {
+  if (c.history.total() < c.start_after) return;
   const size_t period = ChoosePeriod(c);
   if (period == 0 || !NeedsSamples(c, period)) return;
   if (period != c.period) {
@@ -149,12 +150,14 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   }
   std::vector<RangeMatch> matches = planner_.Match(windows, *ranges, missing);
   bool clean = matches.size() == (windows.empty() ? 0 : windows[0].size());
+  bool any_complete = false;
   for (size_t i = 0; i < matches.size(); ++i) {
     RangeMatch& m = matches[i];
     if (!m.complete) {
       clean = false;
       continue;
     }
+    any_complete = true;
     if (!m.wanted || planner_.BudgetSpent(m.sig)) {
       ++planner_.stats().not_kept;
       continue;
@@ -168,6 +171,21 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   calls_.Reset();
   const size_t grow = std::max<size_t>(1, kGrowTo / std::max<size_t>(1, c.period));
   c.multiple = clean ? std::min(c.multiple * 2, grow) : 1;
+  // A set cut before its first launch measured nothing: no guess failed.
+  if (windows.empty() || !windows[0].empty()) Backoff(c, any_complete);
+}
+
+void RotateDriver::Backoff(ContextPlan& c, bool productive) {
+  // Two failures in a row are the price of guesses that may pay (in a benchmark of
+  // runs of one kernel, the set cut by the next run's first launch, then one on a run
+  // too short); more is a period that is not there yet.
+  c.unproductive = productive ? 0 : c.unproductive + 1;
+  ++c.sets_judged;
+  if (productive) ++c.sets_productive;
+  const bool guessing =
+      c.unproductive >= kFailuresBeforeBackoff && 4 * c.sets_productive < c.sets_judged;
+  c.backoff = guessing ? std::min(std::max(kFirstBackoff, 2 * c.backoff), kMaxBackoff) : 0;
+  c.start_after = c.history.total() + c.backoff;
 }
 
 }  // namespace cuscope::collect

@@ -71,6 +71,11 @@ class RotateDriver {
   static size_t HistoryFor(size_t window_limit) { return 4 * window_limit + 64; }
   // Windows stop doubling at this many launches (or one period, if longer).
   static constexpr size_t kGrowTo = 32;
+  // After a set with no complete range, launches before the next set: from the first
+  // wait, doubling to the last (ContextPlan::start_after).
+  static constexpr size_t kFailuresBeforeBackoff = 3;
+  static constexpr size_t kFirstBackoff = 32;
+  static constexpr size_t kMaxBackoff = 512;
 
  private:
   void StartSet(ContextPlan& c);
@@ -82,6 +87,8 @@ class RotateDriver {
   // Cuts the set short: the remaining passes are submitted empty, then decoded.
   void CutSet(ContextPlan& c, DropReason why);
   void FinishSet(ContextPlan& c, DropReason missing);
+  // After a set: the wait before the next one (none if it completed a range).
+  void Backoff(ContextPlan& c, bool productive);
 
   Planner& planner_;
   RangeCalls& calls_;

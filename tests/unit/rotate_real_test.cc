@@ -154,6 +154,32 @@ TEST(RotateReal, PerSignatureBudgetStopsAndReopens) {
   }
 }
 
+// On the H200 (session 9, `--metrics=sol --per-signature=1 --replay=rotate` on 30 GPT-2
+// steps) steps 0 and 1 took 14-18 s against 1.7 s unprofiled: about 40 sets were begun
+// on guessed periods (runs of one launch, the 34- and 53-launch layer periods) and cut
+// by the next launch, each costing about 0.8 s of Range Profiler calls, one sample
+// among them. A set that gives no sample makes the next one wait.
+TEST(RotateReal, FewSetsBeforeTheStepsPeriod) {
+  std::vector<std::vector<Recorded>> steps = LoadSteps("h200-gpt2-step-trace.sqlite");
+  ASSERT_EQ(steps.size(), 4u);
+  CounterOptions o = RotateOptions(2048);
+  o.per_signature = 1;
+  RotateSim sim(o, /*passes=*/9);
+  std::vector<uint64_t> sets_after;  // sets begun by the end of each step
+  size_t complete_at = 0;
+  for (size_t s = 0; s < 30; ++s) {
+    for (const Recorded& r : steps[s == 0 ? 0 : 1]) sim.Run(r.sig);
+    sets_after.push_back(sim.planner.stats().sets_started);
+    if (complete_at == 0 && CoverageOf(sim, steps[1]).signatures >= 0.95) complete_at = s + 1;
+  }
+  std::cerr << "sets begun after steps 1, 2, 3: " << sets_after[0] << ", " << sets_after[1] << ", "
+            << sets_after[2] << "; 95% of signatures after " << complete_at << " steps; "
+            << sim.planner.Describe() << "\n";
+  EXPECT_LE(sets_after[1], 12u);
+  EXPECT_GT(complete_at, 0u);
+  EXPECT_LE(complete_at, 3u * 9u);
+}
+
 TEST(RotateReal, GemmBenchmarks) {
   for (const char* file : {"h200-gemm-roofline.sqlite", "h200-gemm-tensor-metrics.sqlite"}) {
     std::vector<std::vector<Recorded>> seq = LoadSteps(file);
