@@ -171,14 +171,20 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   calls_.Reset();
   const size_t grow = std::max<size_t>(1, kGrowTo / std::max<size_t>(1, c.period));
   c.multiple = clean ? std::min(c.multiple * 2, grow) : 1;
-  // A set cut before its first launch measured nothing: no guess failed.
-  if (windows.empty() || !windows[0].empty()) Backoff(c, any_complete);
+  // A set cut before its first launch (a run-of-one guess the next launch ended) is
+  // not judged: in a benchmark of runs of one kernel each run begins with one. It
+  // still cost its passes, so it waits as long as the last judged set did.
+  if (windows.empty() || !windows[0].empty()) {
+    Backoff(c, any_complete);
+  } else {
+    c.start_after = c.history.total() + c.backoff;
+  }
 }
 
 void RotateDriver::Backoff(ContextPlan& c, bool productive) {
-  // Two failures in a row are the price of guesses that may pay (in a benchmark of
-  // runs of one kernel, the set cut by the next run's first launch, then one on a run
-  // too short); more is a period that is not there yet.
+  // Failures in a row are the price of guesses that may pay (a run of one kernel too
+  // short for its passes, before a run that is long enough); three in a row, where
+  // fewer than one set in four gave a complete range, is a period not there yet.
   c.unproductive = productive ? 0 : c.unproductive + 1;
   ++c.sets_judged;
   if (productive) ++c.sets_productive;
