@@ -39,7 +39,9 @@ CUSCOPE_API int cuscope_start(const char* settings);
 /* Stops the session: flushes every record, writes the profile, prints the report
  * (unless CUSCOPE_REPORT=none) and lets CUDA run untraced again. */
 CUSCOPE_API int cuscope_stop(void);
-/* Writes the records buffered so far to the profile. */
+/* Writes the records buffered so far to the profile: those of completed work (a
+ * buffer that still holds a kernel queued or running waits for the next flush or
+ * cuscope_stop, so that no kernel loses its start and end times). */
 CUSCOPE_API int cuscope_flush(void);
 /* 1 while a session records, 0 otherwise. */
 CUSCOPE_API int cuscope_is_active(void);

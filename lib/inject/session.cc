@@ -471,7 +471,9 @@ absl::Status Flush() {
   SessionState& s = State();
   absl::MutexLock lock(&s.mu);
   if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");
-  s.collector.tracer().Flush(true);
+  // Not forced: a forced flush hands over kernels still queued or running without
+  // their times (lib/collect/activity.cc).
+  s.collector.tracer().Flush(false);
   return absl::OkStatus();
 }
 
