@@ -190,6 +190,11 @@ TEST_F(SessionThreadsTest, GpuMetricSamplesReachTheProfile) {
   ASSERT_EQ(cuptiGetTimestamp(&now), CUPTI_SUCCESS);  // the fake clock of the records
   ASSERT_EQ(fake_pm::Produce(0, 20000, now, 5000), 20000u);
   std::this_thread::sleep_for(std::chrono::milliseconds(150));  // a decode on the way
+  // The burst is over: sampling resumes once it is decoded (slower under TSan on a
+  // loaded machine than the 150 ms above: this waited for it once).
+  for (int i = 0; i < 500 && !fake_pm::Sampling(0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   ASSERT_EQ(fake_pm::Produce(0, 10000, now + 100000000, 5000), 10000u);
   JoinAll(/*stop=*/false);
   model::Profile p = StopAndLoad();
