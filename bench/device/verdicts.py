@@ -174,6 +174,18 @@ def Tensor(row):
     return best
 
 
+def CompareRow(row, k, which, sm, mem, nsm, nmem):
+    """Prints one table row (cuscope's SM and memory % against ncu's, the classes);
+    returns (within POINTS on both, same class)."""
+    ok_pts = abs(sm - nsm) <= POINTS and abs(mem - nmem) <= POINTS
+    ok_cls = row.get("sol_class") == NcuClass(nsm, nmem)
+    print(f"| {row['name'][:60]} | {k[1]} | {which} | {sm:.1f} | {nsm:.1f}"
+          f"{'' if abs(sm - nsm) <= POINTS else ' **X**'} | {mem:.1f} | {nmem:.1f}"
+          f"{'' if abs(mem - nmem) <= POINTS else ' **X**'} | {row.get('sol_class')} | "
+          f"{NcuClass(nsm, nmem)}{'' if ok_cls else ' **X**'} | {row['verdict']} |")
+    return ok_pts, ok_cls
+
+
 def compare(label, rows, ordinals, ncu_runs):
     """Each cuscope row against ncu's values for the very launch cuscope measured."""
     for clock, by_id in ncu_runs.items():
@@ -197,14 +209,9 @@ def compare(label, rows, ordinals, ncu_runs):
                 continue
             _, nsm, nmem = by_id[launch][:3]
             n += 1
-            ok_pts = abs(sm - nsm) <= POINTS and abs(mem - nmem) <= POINTS
-            ok_cls = row.get("sol_class") == NcuClass(nsm, nmem)
+            ok_pts, ok_cls = CompareRow(row, k, launch, sm, mem, nsm, nmem)
             close += ok_pts
             agree += ok_cls
-            print(f"| {row['name'][:60]} | {k[1]} | {launch} | {sm:.1f} | {nsm:.1f}"
-                  f"{'' if abs(sm - nsm) <= POINTS else ' **X**'} | {mem:.1f} | {nmem:.1f}"
-                  f"{'' if abs(mem - nmem) <= POINTS else ' **X**'} | {row.get('sol_class')} | "
-                  f"{NcuClass(nsm, nmem)}{'' if ok_cls else ' **X**'} | {row['verdict']} |")
         if unmatched:
             print(f"\n{unmatched} measured launches inside ncu's range had another kernel at "
                   "their launch ID (launch orders differ): left out")
@@ -242,14 +249,9 @@ def compare_signatures(label, rows, ncu_runs):
             vals = by_sig[k]
             nsm, nmem = median([v[0] for v in vals]), median([v[1] for v in vals])
             n += 1
-            ok_pts = abs(sm - nsm) <= POINTS and abs(mem - nmem) <= POINTS
-            ok_cls = row.get("sol_class") == NcuClass(nsm, nmem)
+            ok_pts, ok_cls = CompareRow(row, k, len(vals), sm, mem, nsm, nmem)
             close += ok_pts
             agree += ok_cls
-            print(f"| {row['name'][:60]} | {k[1]} | {len(vals)} | {sm:.1f} | {nsm:.1f}"
-                  f"{'' if abs(sm - nsm) <= POINTS else ' **X**'} | {mem:.1f} | {nmem:.1f}"
-                  f"{'' if abs(mem - nmem) <= POINTS else ' **X**'} | {row.get('sol_class')} | "
-                  f"{NcuClass(nsm, nmem)}{'' if ok_cls else ' **X**'} | {row['verdict']} |")
         results.append((f"{label} by signature (ncu --clock-control {clock}): SM % and memory % "
                         f"within {POINTS:.0f} points of ncu", n > 0 and close == n, f"{close}/{n} signatures"))
         results.append((f"{label} by signature (ncu --clock-control {clock}): same SOL class as ncu",
