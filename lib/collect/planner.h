@@ -79,7 +79,10 @@ struct CounterStats {
   uint64_t sets_started = 0;  // rotate: sets (P passes each) begun
   uint64_t period = 0;        // rotate: the last period found (launches)
   uint64_t setup_ns = 0;      // profiler initialization, metric configuration, enable
-  uint64_t measure_ns = 0;    // inside measured launches and decoding
+  uint64_t measure_ns = 0;    // inside measured launches (kernel replay: and decoding)
+  // Where a set's host work goes (each also inside measure_ns for kernel replay):
+  // cuptiRangeProfilerDecodeData, evaluating ranges, re-initializing the counter image.
+  uint64_t decode_ns = 0, evaluate_ns = 0, reinit_ns = 0;
 };
 
 // One context's windows: the set in progress, one window per pass so far, and
