@@ -246,8 +246,10 @@ def main():
                   f"{cov['time_pct']:.1f}% of its GPU time hold a complete sample.")
         if path:
             db = sqlite3.connect(path)
-            print(f"- `counters.summary`: " + str(db.execute(
-                "SELECT value FROM meta WHERE key = 'extra.counters.summary'").fetchone()))
+            for key in ("summary", "image", "measure_ms", "host_ms"):
+                row = db.execute("SELECT value FROM meta WHERE key = ?",
+                                 (f"extra.counters.{key}",)).fetchone()
+                print(f"- `counters.{key}`: {row[0] if row else '-'}")
     rot = first_profile("cuscope rotate (roofline, every launch)")
     rep = first_profile("cuscope signature (roofline)")
     if rot:

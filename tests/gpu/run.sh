@@ -2,14 +2,17 @@
 # Runs cuscope's GPU tests (and, with `all`, the overhead benchmark) on the GPU
 # machine, from a build made elsewhere and carried along (shared/device/README.md).
 #
-#   tests/gpu/run.sh [tests|faults|advisor|sampling|overhead|counters|all]   logs and profiles go
+#   tests/gpu/run.sh [tests|faults|advisor|sampling|rotate|overhead|counters|all]   logs and profiles go
 #                                                                   to $OUT (default
 #                                                                   /tmp/cuscope-gpu)
 # tests: gpu_test, then fault_test and advisor_test; faults: fault_test alone;
 # advisor: advisor_test alone (the examples of examples/advisor/, profiles in
 # $OUT/advisor/); ADVISOR_CASES=rule,rule runs only those cases. sampling: GPU metrics
 # (docs/gpu-metrics.md): its gpu_test case, then the training step unprofiled and sampled
-# every 10 and 2 us (bench/device/train_step.py, 2 rounds, no ncu).
+# every 10 and 2 us (bench/device/train_step.py, 2 rounds, no ncu). rotate: what a
+# rotate set's host work costs (tests/gpu/probes/image_reinit_probe, built by hand with
+# nvcc into $BUILD/tests/gpu), then the training step under rotate with one sample per
+# signature (sol and roofline, 1 round of 16 steps) with its counters.host_ms.
 #
 # Prints a short table last: the GPU, the commit, each test's result.
 set -u
@@ -51,6 +54,14 @@ if [ "$what" = sampling ]; then
     "$OUT/gpu_metrics.log" | tee -a "$OUT/summary.txt"
   TRAIN_STEP_MODES="gpu metrics" TRAIN_STEP_NCU=0 python3 bench/device/train_step.py "$BUILD" \
     "$OUT/train_step" 2 24 >"$OUT/train_step.md" 2>"$OUT/train_step.err" || rc=1
+  cat "$OUT/train_step.md"
+fi
+if [ "$what" = rotate ]; then
+  if [ -x "$BUILD/tests/gpu/image_reinit_probe" ]; then
+    "$BUILD/tests/gpu/image_reinit_probe" 2048 3 2>&1 | tee "$OUT/image_reinit.log" | tee -a "$OUT/summary.txt"
+  fi
+  TRAIN_STEP_MODES="1 per signature" TRAIN_STEP_NCU=0 python3 bench/device/train_step.py "$BUILD" \
+    "$OUT/train_step" 1 16 >"$OUT/train_step.md" 2>"$OUT/train_step.err" || rc=1
   cat "$OUT/train_step.md"
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
