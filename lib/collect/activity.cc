@@ -319,10 +319,10 @@ void ActivityTracer::Flush(bool forced) {
 // destroyed before cuscope's atexit handler runs; a PyTorch program with
 // torch.profiler crashed at exit once on the H200 while cuscope flushed). Then a
 // buffer cuscope did not hand out, delivered to it, is the sign.
-ActivityTracer::ProbeMark ActivityTracer::RecordProbe() {
+ActivityTracer::ProbeMark ActivityTracer::RecordProbe(bool pending_out) {
   ProbeMark mark;
   // A probe still out counts as one if it comes back later: records from its time on.
-  const bool earlier = pending_probe_.made;
+  const bool earlier = pending_out && pending_probe_.made;
   mark.foreign = foreign_.load();
   mark.refused = refused_.load();
   using GetVersion = int (*)(int*);
@@ -369,12 +369,13 @@ bool ActivityTracer::PeriodicFlush(bool even_if_held) {
     periodic_busy_.store(false);
     return false;
   }
-  if (!records_taken_.load() && !pending_probe_.made) pending_probe_ = RecordProbe();
+  if (!records_taken_.load() && !pending_probe_.made)
+    pending_probe_ = RecordProbe(/*pending_out=*/false);
   Flush(/*forced=*/false);
-  if (!records_taken_.load() && pending_probe_.made) {
+  if (!records_taken_.load()) {
     if (foreign_.load() != pending_probe_.foreign) {
       records_taken_.store(true);  // a buffer cuscope did not hand out
-    } else if (RecordsArrived(pending_probe_, 1)) {
+    } else if (pending_probe_.made && RecordsArrived(pending_probe_, 1)) {
       pending_probe_ = ProbeMark{};
     }
   }
@@ -398,7 +399,7 @@ void ActivityTracer::Stop(uint64_t end_ns) {
   cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   // The flush thread's probe, if still out, must come back with Stop's.
   const bool pending = pending_probe_.made && !RecordsArrived(pending_probe_, 1);
-  const ProbeMark mark = RecordProbe();
+  const ProbeMark mark = RecordProbe(pending);
   const ProbeMark& from = pending ? pending_probe_ : mark;
   {
     // A capture window or region counters switching the GPU kinds on another
@@ -413,8 +414,9 @@ void ActivityTracer::Stop(uint64_t end_ns) {
   runtime_cbids_.clear();
   driver_cbids_.clear();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // With no probe made this still checks for a buffer cuscope did not hand out.
   const uint64_t expected = (pending ? 1 : 0) + (mark.made ? 1 : 0);
-  if (expected > 0 && !RecordsArrived(from, expected)) records_taken_.store(true);
+  if (!RecordsArrived(from, expected)) records_taken_.store(true);
   pending_probe_ = ProbeMark{};
   absl::MutexLock lock(&mu_);
   if (converter_ != nullptr) {

@@ -100,7 +100,9 @@ class ActivityTracer final : public GpuKindControl {
   void ApplyGpuKinds() ABSL_EXCLUSIVE_LOCKS_REQUIRED(kinds_mu_);
   void EmitBatch(bool devices_changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether records still reach cuscope (activity.cc says how).
-  ProbeMark RecordProbe() ABSL_EXCLUSIVE_LOCKS_REQUIRED(probe_mu_);
+  // `pending_out`: the flush thread's probe is still out (probe records count from its
+  // time on).
+  ProbeMark RecordProbe(bool pending_out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(probe_mu_);
   bool RecordsArrived(const ProbeMark& mark, uint64_t count);
 
   const std::vector<DrainSource*> drains_;
