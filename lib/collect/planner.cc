@@ -52,7 +52,8 @@ const std::pair<std::string, bool>& Planner::KernelName(const char* symbol) {
   // once a module is unloaded (JIT-compiled kernels), and a stale name would also make
   // the launch's own kernel record look like one of CUPTI's (MeasuredLaunches).
   CachedName& cached = names_[symbol];
-  if (cached.symbol != symbol || cached.value.first.empty()) {
+  if (!cached.set || cached.symbol != symbol) {
+    cached.set = true;
     cached.symbol = symbol;
     cached.value.first = model::Demangle(symbol);
     cached.value.second = !kernels_ || kernels_->Search(cached.value.first);

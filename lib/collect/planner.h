@@ -81,7 +81,7 @@ struct CounterStats {
   uint64_t setup_ns = 0;      // profiler initialization, metric configuration, enable
   uint64_t measure_ns = 0;    // inside measured launches (kernel replay: and decoding)
   // Where a set's host work goes (each also inside measure_ns for kernel replay):
-  // cuptiRangeProfilerDecodeData, evaluating ranges, re-initializing the counter image.
+  // cuptiRangeProfilerDecodeData, evaluating ranges, (re)initializing the counter image.
   uint64_t decode_ns = 0, evaluate_ns = 0, reinit_ns = 0;
 };
 
@@ -189,6 +189,7 @@ class Planner {
   CounterStats stats_;
   uint64_t matching_seen_ = 0;
   struct CachedName {
+    bool set = false;
     std::string symbol;                  // CUPTI's text when cached
     std::pair<std::string, bool> value;  // demangled, matches the kernel filter
   };

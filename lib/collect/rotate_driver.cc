@@ -146,6 +146,7 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   if (!ranges) {
     if (!windows.empty()) planner_.SetDropped(DropReason::kNotDecoded, windows[0].size());
     calls_.Reset();
+    Backoff(c, /*productive=*/false);
     return;
   }
   std::vector<RangeMatch> matches = planner_.Match(windows, *ranges, missing);
@@ -184,7 +185,8 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
 void RotateDriver::Backoff(ContextPlan& c, bool productive) {
   // Failures in a row are the price of guesses that may pay (a run of one kernel too
   // short for its passes, before a run that is long enough); three in a row, where
-  // fewer than one set in four gave a complete range, is a period not there yet.
+  // fewer than one set in four gave a complete range, is a period not there yet. The
+  // counts cover the context's life: after many good sets, failures wait longer.
   c.unproductive = productive ? 0 : c.unproductive + 1;
   ++c.sets_judged;
   if (productive) ++c.sets_productive;
