@@ -80,7 +80,8 @@ def cuscope_rows(name, cmd):
 
 
 def ncu_rows(name, cmd, extra=()):
-    """ncu's SpeedOfLight per launch ID: {id: (short name, sm %, memory %)}."""
+    """ncu's SpeedOfLight per launch ID: {id: (short name, sm %, memory %, grid, block)}.
+    VERDICTS_NCU_CSV (GPT-2 only) reads a recorded run instead, whatever the clock."""
     path = os.path.join(out, name + ".csv")
     t0 = time.perf_counter()
     recorded = os.environ.get("VERDICTS_NCU_CSV")  # an earlier ncu run of the same program

@@ -63,8 +63,9 @@ class profile:  # noqa: N801 (named like torch.profiler.profile)
     (docs/configuration.md) without the CUSCOPE_ prefix: output, metrics, report,
     trace, api, kernels, regions, ... Lists become comma lists, booleans 1/0.
 
-    on_trace_ready(profile) is called after each cycle of a schedule (the records so
-    far flushed to `profile.output`) and when the profile ends during recorded steps.
+    on_trace_ready(profile) is called after each cycle of a schedule (the records of
+    completed work flushed to `profile.output`: a kernel still running comes with a
+    later flush) and when the profile ends during recorded steps.
     on_error="raise" (the default) raises CuscopeError when the session cannot start;
     "warn" warns and runs on unprofiled. When a session runs already (`cuscope run`),
     its settings apply: the profile records into it, warns, and leaves it running.
