@@ -375,6 +375,9 @@ void CounterSampler::StopLocked() {
   if (host_ != nullptr) {
     Note("counters.summary", absl::StrCat(notes_["counters.strategy"], ": ", planner_->Describe()));
   }
+  if (std::string advice = planner_->ReplayAdvice(); !advice.empty()) {
+    Note("counters.advice", advice);
+  }
   notes_["counters.setup_ms"] = absl::StrFormat("%.1f", stats.setup_ns / 1e6);
   notes_["counters.measure_ms"] = absl::StrFormat("%.1f", stats.measure_ns / 1e6);
   notes_["counters.host_ms"] =

@@ -196,6 +196,21 @@ std::string Planner::Describe() const {
   return out;
 }
 
+std::string Planner::ReplayAdvice() const {
+  const CounterStats& s = stats_;
+  // At least seconds of replay, and launches seen ten times over those measured.
+  if (rotate_ || region_mode_ || s.launches_measured < 10 || s.measure_ns < 2000000000ull ||
+      s.launches_seen < 10 * s.launches_measured) {
+    return "";
+  }
+  return absl::StrFormat(
+      "kernel replay took %.1f s for %d launches (%.0f ms each) in a program that launched "
+      "%d kernels: for a loop, --replay=rotate --per-signature=%d measures each signature on "
+      "its next launches without replay, then stops measuring (docs/counters.md)",
+      s.measure_ns / 1e9, s.launches_measured, s.measure_ns / 1e6 / s.launches_measured,
+      s.launches_seen, std::max(1, options_.per_signature));
+}
+
 bool Planner::WantRegion(const std::string& name) {
   if (!regions_ || !regions_->Search(name)) return false;
   // The passes of a set all measure the same region, by name: its path may differ

@@ -165,6 +165,9 @@ class Planner {
   // signatures sampled), D dropped (mismatch a, ...)" and, in rotate, the ranges not
   // kept, the sets begun and the period. For the progress line and the run's notes.
   std::string Describe() const;
+  // Kernel replay that cost seconds in a program that repeats its kernels: the advice
+  // to measure them on later launches with rotate instead. "" when it does not apply.
+  std::string ReplayAdvice() const;
 
   // Region counters: whether the instance of `name` that begins now is measured
   // (counts matching instances for launch_skip when no set is in progress).

@@ -30,6 +30,31 @@ TEST(Planner, Strategy) {
   EXPECT_FALSE(UsesRotate(o));
 }
 
+// The GPT-2 step on the H200 (session 9): 101 launches replayed for 14.2 s among 17,659.
+TEST(Planner, ReplayAdviceForALoopThatPaidSecondsOfReplay) {
+  CounterOptions o;
+  o.metrics = {"roofline"};
+  o.per_signature = 1;
+  Planner replay(o, /*rotate=*/false, /*region_mode=*/false);
+  CounterStats& s = replay.stats();
+  s.launches_measured = 101;
+  s.launches_seen = 17659;
+  s.measure_ns = 14200000000ull;
+  EXPECT_EQ(replay.ReplayAdvice(),
+            "kernel replay took 14.2 s for 101 launches (141 ms each) in a program that launched "
+            "17659 kernels: for a loop, --replay=rotate --per-signature=1 measures each signature "
+            "on its next launches without replay, then stops measuring (docs/counters.md)");
+  s.launches_seen = 1000;  // a program that runs its kernels a few times: no loop to use
+  EXPECT_EQ(replay.ReplayAdvice(), "");
+  s.launches_seen = 17659;
+  s.measure_ns = 1500000000ull;  // cheap enough
+  EXPECT_EQ(replay.ReplayAdvice(), "");
+  Planner rotate(o, /*rotate=*/true, /*region_mode=*/false);
+  rotate.stats() = s;
+  rotate.stats().measure_ns = 14200000000ull;
+  EXPECT_EQ(rotate.ReplayAdvice(), "");
+}
+
 TEST(Planner, WindowsGrowAndTurnOverBetweenSignatures) {
   RotateSim sim(RotateOptions(), /*passes=*/2);
   // Nothing known yet: the first launch opens the way for the next (runs of one
