@@ -296,6 +296,10 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   const CounterOptions& counters = options.counters;
   const bool region_mode = counters.region_counters && !counters.regions.empty();
   region_hold_kernels_ = options.trace.kernel && NeedsInstrumentedCounters(counters);
+  // Instruction counters read 0 under user replay while kernels are traced (H200): rotate
+  // holds kernel records off while a set runs, as region counters do inside an instance.
+  rotate_hold_kernels_ = region_hold_kernels_ && !region_mode && UsesRotate(counters);
+  sets_holding_kernels_ = 0;
   // A new session starts clean: contexts were disabled at the last Stop, and the
   // metric list may differ.
   planner_.emplace(counters, /*rotate=*/region_mode || UsesRotate(counters), region_mode);

@@ -80,6 +80,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     ContextPlan plan;
     std::optional<Launch> replaying;  // kernel replay: the launch being measured
     uint64_t replay_start_ns = 0;
+    bool kernels_held = false;  // rotate: a set in progress holds kernel records off
   };
   struct PendingSet {
     uint32_t device_id;
@@ -136,6 +137,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   class RotateCalls;
   bool StartPass(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   RangeCalls::Stopped StopPass(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rotate: a set begins or ends on `c` (RangeCalls::SetInProgress).
+  void SetInProgress(Context& c, bool in_set) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The end of collection on a rotate context: a set whose passes did not all run is dropped.
   void EndRotate(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnLaunchEnter(const CUpti_CallbackData* cb, const model::Dim3& grid,
@@ -167,6 +170,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   CollectOptions options_ ABSL_GUARDED_BY(mu_);
   std::optional<Planner> planner_ ABSL_GUARDED_BY(mu_);
   bool region_hold_kernels_ ABSL_GUARDED_BY(mu_) = false;  // kernel records off inside instances
+  // Rotate with instruction counters: kernel records off while any context's set runs.
+  bool rotate_hold_kernels_ ABSL_GUARDED_BY(mu_) = false;
+  int sets_holding_kernels_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<OpenRegion> region_ ABSL_GUARDED_BY(mu_);
   bool region_reserved_ ABSL_GUARDED_BY(mu_) = false;  // a thread is about to open region_
   bool region_paused_tracing_ ABSL_GUARDED_BY(mu_) = false;

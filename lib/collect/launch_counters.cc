@@ -26,6 +26,9 @@ class CounterSampler::RotateCalls final : public RangeCalls {
     s_.ReinitCounterData(c_);
     s_.Progress();
   }
+  void SetInProgress(bool in_set) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    s_.SetInProgress(c_, in_set);
+  }
   void Measured(const Launch& launch) override {
     s_.MarkMeasured(launch.correlation_id, launch.sig.name);
   }
@@ -138,6 +141,15 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const model::Di
   c->replay_start_ns = start_ns;
   planner_->CountMeasured();
   MarkMeasured(cb->correlationId, sig.name);
+}
+
+void CounterSampler::SetInProgress(Context& c, bool in_set) {
+  if (!rotate_hold_kernels_ || c.kernels_held == in_set) return;
+  c.kernels_held = in_set;
+  // Before the first pass starts and after the last one stopped: the switch (a CUPTI
+  // call per GPU kind) falls outside the windows.
+  if (in_set && sets_holding_kernels_++ == 0) kinds_->HoldGpuKinds(true);
+  if (!in_set && --sets_holding_kernels_ == 0) kinds_->HoldGpuKinds(false);
 }
 
 void CounterSampler::EndRotate(Context& c) {

@@ -51,7 +51,7 @@ void RotateDriver::End(ContextPlan& c) {
   if (!c.in_set) return;  // that was the last pass: decoded
   if (!c.windows.empty()) planner_.SetDropped(DropReason::kEnd, c.windows[0].size());
   c.windows.clear();
-  c.in_set = false;
+  SetInSet(c, false);
 }
 
 size_t RotateDriver::ChoosePeriod(ContextPlan& c) {
@@ -99,7 +99,7 @@ void RotateDriver::StartSet(ContextPlan& c) {
   c.window_cap = window;
   c.windows.clear();
   c.off_period = false;
-  c.in_set = true;
+  SetInSet(c, true);
   ++planner_.stats().sets_started;
   planner_.stats().period = period;
   OpenPass(c);
@@ -107,7 +107,7 @@ void RotateDriver::StartSet(ContextPlan& c) {
 
 bool RotateDriver::OpenPass(ContextPlan& c) {
   if (!calls_.Start()) {
-    c.in_set = false;
+    SetInSet(c, false);
     c.windows.clear();
     return false;
   }
@@ -120,7 +120,7 @@ bool RotateDriver::ClosePass(ContextPlan& c, DropReason missing) {
   c.window_open = false;
   RangeCalls::Stopped stopped = calls_.Stop();
   if (!stopped.ok) {
-    c.in_set = false;
+    SetInSet(c, false);
     c.windows.clear();
     return false;
   }
@@ -139,7 +139,7 @@ void RotateDriver::CutSet(ContextPlan& c, DropReason why) {
 }
 
 void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
-  c.in_set = false;
+  SetInSet(c, false);
   std::optional<size_t> ranges = calls_.Decode();
   std::vector<std::vector<Launch>> windows = std::move(c.windows);
   c.windows.clear();
@@ -180,6 +180,12 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   } else {
     c.start_after = c.history.total() + c.backoff;
   }
+}
+
+void RotateDriver::SetInSet(ContextPlan& c, bool in_set) {
+  if (c.in_set == in_set) return;
+  c.in_set = in_set;
+  calls_.SetInProgress(in_set);
 }
 
 void RotateDriver::Backoff(ContextPlan& c, bool productive) {

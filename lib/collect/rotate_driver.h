@@ -52,6 +52,9 @@ class RangeCalls {
   virtual void Reset() = 0;
   // A launch ran inside a window (its timing is not representative).
   virtual void Measured(const Launch& launch) = 0;
+  // A set begins (before its first pass starts) or ends (decoded, cut or dropped):
+  // with instruction counters, kernel records are held off in between.
+  virtual void SetInProgress(bool in_set) = 0;
 };
 
 class RotateDriver {
@@ -87,6 +90,8 @@ class RotateDriver {
   // Cuts the set short: the remaining passes are submitted empty, then decoded.
   void CutSet(ContextPlan& c, DropReason why);
   void FinishSet(ContextPlan& c, DropReason missing);
+  // The one place a set begins or ends (RangeCalls::SetInProgress follows it).
+  void SetInSet(ContextPlan& c, bool in_set);
   // After a set: the wait before the next one (none if it completed a range).
   void Backoff(ContextPlan& c, bool productive);
 

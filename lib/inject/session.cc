@@ -242,15 +242,14 @@ absl::Status StartCollector(SessionState& s) {
       !s.options.counters.region_counters && collect::UsesRotate(s.options.counters) &&
       collect::NeedsInstrumentedCounters(s.options.counters)) {
     // CUPTI returns 0 for instruction counters under user replay while kernels are
-    // traced: keep the counters right, say what is missing.
-    s.config.trace.kernel = false;
-    s.options.trace.kernel = false;
+    // traced: the sampler holds GPU records off while a set runs; say what is missing.
     s.run.extra["counters.kernel_trace"] =
-        "off: rotate with instruction counters (smsp__sass_*) reads 0 while kernels are "
-        "traced; use --replay=kernel to keep both";
+        "held off while rotate's sets run: instruction counters (smsp__sass_*) read 0 while "
+        "kernels are traced; launches outside the sets keep their records "
+        "(--per-signature=N ends the sets; --replay=kernel keeps every record)";
     Warn(
-        "counters: kernel records are off for this run (rotate with instruction counters "
-        "reads 0 while kernels are traced); --replay=kernel keeps both");
+        "counters: kernel, copy and memset records are held off while rotate's sets run "
+        "(instruction counters read 0 while kernels are traced); --replay=kernel keeps them");
   }
   absl::Status tracing = s.collector.tracer().Start(s.options, Sink);
   if (!tracing.ok()) {

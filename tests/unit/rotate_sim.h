@@ -53,6 +53,12 @@ class SimCalls : public RangeCalls {
   }
   void Reset() override {}
   void Measured(const Launch& launch) override { measured.push_back(launch.correlation_id); }
+  void SetInProgress(bool in_set) override {
+    EXPECT_NE(in_set, held) << "a set began or ended twice";
+    EXPECT_FALSE(started_) << "held or released inside a pass";
+    held = in_set;
+  }
+  bool held = false;  // a set in progress (kernel records held off)
   bool in_pass() const { return started_; }
 
   std::vector<RangeMatch> kept;  // samples, in order
@@ -85,13 +91,19 @@ struct RotateSim {
     ++planner.stats().launches_seen;
     Launch launch{sig, next_id++, planner.WantSample(sig, matches, stack)};
     RotateDriver(planner, calls).Enter(c, launch);
+    EXPECT_EQ(calls.held, c.in_set);
     RotateDriver(planner, calls).Exit(c);
+    EXPECT_EQ(calls.held, c.in_set);  // kernel records held off exactly while a set runs
   }
   void Graph() {
     ++next_id;
     RotateDriver(planner, calls).Graph(c);
+    EXPECT_EQ(calls.held, c.in_set);
   }
-  void End() { RotateDriver(planner, calls).End(c); }
+  void End() {
+    RotateDriver(planner, calls).End(c);
+    EXPECT_FALSE(calls.held);
+  }
   uint64_t dropped(DropReason r) const { return planner.stats().dropped_by[static_cast<int>(r)]; }
 };
 
