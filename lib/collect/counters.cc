@@ -299,7 +299,12 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   // Instruction counters read 0 under user replay while kernels are traced (H200): rotate
   // holds kernel records off while a set runs, as region counters do inside an instance.
   rotate_hold_kernels_ = region_hold_kernels_ && !region_mode && UsesRotate(counters);
-  sets_holding_kernels_ = 0;
+  {
+    absl::MutexLock hold_lock(&hold_mu_);  // the tracer's Start released its hold
+    sets_holding_kernels_ = 0;
+    kernels_held_ = false;
+  }
+  release_pending_.store(false);
   // A new session starts clean: contexts were disabled at the last Stop, and the
   // metric list may differ.
   planner_.emplace(counters, /*rotate=*/region_mode || UsesRotate(counters), region_mode);
@@ -344,6 +349,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
 
 void CounterSampler::Stop() {
   StopLocked();
+  ReleaseKernelHold();  // every set ended in StopLocked
   // Outside the lock: unsubscribing may wait for callbacks that want it.
   callbacks_->Remove(CallbackSubscription::kCounters);
 }
@@ -366,6 +372,7 @@ void CounterSampler::StopLocked() {
     if (!c->failed && planner_->rotate() && !planner_->region_mode()) {
       EndRotate(*c);
     }
+    SetInProgress(*c, false);  // a hold left by a set that could not end (none expected)
     // Failed contexts too: a later session must be able to enable the profiler again.
     c->profiler.Disable();
     c->failed = true;

@@ -139,6 +139,11 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   RangeCalls::Stopped StopPass(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Rotate: a set begins or ends on `c` (RangeCalls::SetInProgress).
   void SetInProgress(Context& c, bool in_set) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases the GPU records held for rotate's sets once none runs (outside mu_).
+  void ReleaseKernelHold() ABSL_LOCKS_EXCLUDED(mu_, hold_mu_);
+  // A launch or graph launch callback, under mu_.
+  void OnLaunchCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                        const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The end of collection on a rotate context: a set whose passes did not all run is dropped.
   void EndRotate(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnLaunchEnter(const CUpti_CallbackData* cb, const model::Dim3& grid,
@@ -170,9 +175,15 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   CollectOptions options_ ABSL_GUARDED_BY(mu_);
   std::optional<Planner> planner_ ABSL_GUARDED_BY(mu_);
   bool region_hold_kernels_ ABSL_GUARDED_BY(mu_) = false;  // kernel records off inside instances
-  // Rotate with instruction counters: kernel records off while any context's set runs.
+  // Rotate with instruction counters: GPU records off while any context's set runs. The
+  // hold is taken under mu_ (before a set's first pass) and released after the
+  // callback lets go of mu_ (ReleaseKernelHold), so a set that ends and the next that
+  // begins in one callback switch nothing. Lock order: mu_, hold_mu_, the tracer's.
   bool rotate_hold_kernels_ ABSL_GUARDED_BY(mu_) = false;
-  int sets_holding_kernels_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Mutex hold_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  int sets_holding_kernels_ ABSL_GUARDED_BY(hold_mu_) = 0;
+  bool kernels_held_ ABSL_GUARDED_BY(hold_mu_) = false;
+  std::atomic<bool> release_pending_{false};
   std::optional<OpenRegion> region_ ABSL_GUARDED_BY(mu_);
   bool region_reserved_ ABSL_GUARDED_BY(mu_) = false;  // a thread is about to open region_
   bool region_paused_tracing_ ABSL_GUARDED_BY(mu_) = false;

@@ -43,9 +43,17 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   if (!active_flag_.load(std::memory_order_relaxed)) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
-  absl::MutexLock lock(&mu_);
-  if (!active_) return;
-  HeldTimer held(this);
+  {
+    absl::MutexLock lock(&mu_);
+    if (!active_) return;
+    HeldTimer held(this);
+    OnLaunchCallback(domain, cbid, cb);
+  }
+  ReleaseKernelHold();
+}
+
+void CounterSampler::OnLaunchCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                      const CUpti_CallbackData* cb) {
   if (IsGraphLaunch(domain, cbid)) {
     // Kernels of a graph are not seen one by one: keep them out of windows.
     if (cb->callbackSite == CUPTI_API_ENTER && planner_->rotate()) {
@@ -146,10 +154,25 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const model::Di
 void CounterSampler::SetInProgress(Context& c, bool in_set) {
   if (!rotate_hold_kernels_ || c.kernels_held == in_set) return;
   c.kernels_held = in_set;
-  // Before the first pass starts and after the last one stopped: the switch (a CUPTI
-  // call per GPU kind) falls outside the windows.
-  if (in_set && sets_holding_kernels_++ == 0) kinds_->HoldGpuKinds(true);
-  if (!in_set && --sets_holding_kernels_ == 0) kinds_->HoldGpuKinds(false);
+  absl::MutexLock lock(&hold_mu_);
+  if (in_set) {
+    // Before the set's first pass starts (the switch, a CUPTI call per GPU kind, must
+    // not fall in a window): here, under mu_. Held still if the last set just ended.
+    if (sets_holding_kernels_++ == 0 && !kernels_held_) {
+      kernels_held_ = true;
+      kinds_->HoldGpuKinds(true);
+    }
+  } else if (--sets_holding_kernels_ == 0) {
+    release_pending_.store(true);  // ReleaseKernelHold, once the callback let go of mu_
+  }
+}
+
+void CounterSampler::ReleaseKernelHold() {
+  if (!release_pending_.exchange(false)) return;
+  absl::MutexLock lock(&hold_mu_);
+  if (!kernels_held_ || sets_holding_kernels_ > 0) return;  // a set began meanwhile
+  kernels_held_ = false;
+  kinds_->HoldGpuKinds(false);
 }
 
 void CounterSampler::EndRotate(Context& c) {

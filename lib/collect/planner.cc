@@ -204,11 +204,14 @@ std::string Planner::ReplayAdvice() const {
     return "";
   }
   return absl::StrFormat(
-      "kernel replay took %.1f s for %d launches (%.0f ms each) in a program that launched "
-      "%d kernels: for a loop, --replay=rotate --per-signature=%d measures each signature on "
-      "its next launches without replay, then stops measuring (docs/counters.md)",
+      "kernel replay took %.1f s for %d launches (%.0f ms each) in a program of %d kernel "
+      "launches: for a loop, --replay=rotate --per-signature=%d measures each signature on "
+      "its next launches without replay, then stops measuring%s (docs/counters.md)",
       s.measure_ns / 1e9, s.launches_measured, s.measure_ns / 1e6 / s.launches_measured,
-      s.launches_seen, std::max(1, options_.per_signature));
+      s.launches_seen, std::max(1, options_.per_signature),
+      NeedsInstrumentedCounters(options_)
+          ? "; with instruction counters, GPU records are held off while it measures"
+          : "");
 }
 
 bool Planner::WantRegion(const std::string& name) {

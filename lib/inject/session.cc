@@ -244,11 +244,12 @@ absl::Status StartCollector(SessionState& s) {
     // CUPTI returns 0 for instruction counters under user replay while kernels are
     // traced: the sampler holds GPU records off while a set runs; say what is missing.
     s.run.extra["counters.kernel_trace"] =
-        "held off while rotate's sets run: instruction counters (smsp__sass_*) read 0 while "
-        "kernels are traced; launches outside the sets keep their records "
+        "GPU records (kernels, copies, memsets, syncs, events) held off while rotate's sets "
+        "run: instruction counters (smsp__sass_*) read 0 while kernels are traced; launches "
+        "outside the sets keep their records "
         "(--per-signature=N ends the sets; --replay=kernel keeps every record)";
     Warn(
-        "counters: kernel, copy and memset records are held off while rotate's sets run "
+        "counters: kernel, copy, memset and sync records are held off while rotate's sets run "
         "(instruction counters read 0 while kernels are traced); --replay=kernel keeps them");
   }
   absl::Status tracing = s.collector.tracer().Start(s.options, Sink);

@@ -41,9 +41,11 @@ TEST(Planner, ReplayAdviceForALoopThatPaidSecondsOfReplay) {
   s.launches_seen = 17659;
   s.measure_ns = 14200000000ull;
   EXPECT_EQ(replay.ReplayAdvice(),
-            "kernel replay took 14.2 s for 101 launches (141 ms each) in a program that launched "
-            "17659 kernels: for a loop, --replay=rotate --per-signature=1 measures each signature "
-            "on its next launches without replay, then stops measuring (docs/counters.md)");
+            "kernel replay took 14.2 s for 101 launches (141 ms each) in a program of 17659 "
+            "kernel launches: for a loop, --replay=rotate --per-signature=1 measures each "
+            "signature on its next launches without replay, then stops measuring; with "
+            "instruction counters, GPU records are held off while it measures "
+            "(docs/counters.md)");
   s.launches_seen = 1000;  // a program that runs its kernels a few times: no loop to use
   EXPECT_EQ(replay.ReplayAdvice(), "");
   s.launches_seen = 17659;
