@@ -14,7 +14,6 @@
 // must give the same values (duration within noise) for "reuse" to be safe.
 #include <cuda.h>
 #include <cuda_runtime.h>
-#include <cupti_range_profiler.h>
 
 #include <chrono>
 #include <cstring>
@@ -92,51 +91,36 @@ int main(int argc, char** argv) {
   cudaMemset(y, 0, n * 4);
   saxpy<<<n / 256, 256>>>(n, 2, x, y);
   cudaDeviceSynchronize();
-  CUcontext ctx;
-  cuCtxGetCurrent(&ctx);
-  CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  CK(cuptiProfilerInitialize(&pi));
+  CUpti_RangeProfiler_Object* profiler = EnableRangeProfiler();
   HostConfig config = MakeHostConfig(ProbeChip(), CUPTI_PROFILER_TYPE_RANGE_PROFILER, kSol);
-  CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  en.ctx = ctx;
-  CK(cuptiRangeProfilerEnable(&en));
-  Image image{en.pRangeProfilerObject, max_ranges, {}};
+  Image image{profiler, max_ranges, {}};
   double size_ms, fill_ms, init_ms;
   image.Init(true, &size_ms, &fill_ms, &init_ms);
   printf("sol: %zu passes; image %.1f MiB for %zu ranges (%zu bytes a range)\n", config.passes,
          image.data.size() / 1048576.0, max_ranges, image.data.size() / max_ranges);
   printf("first init: size %.1f ms, zero fill %.1f ms, initialize %.1f ms\n", size_ms, fill_ms,
          init_ms);
-  CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-  sc.pRangeProfilerObject = en.pRangeProfilerObject;
-  sc.configSize = config.image.size();
-  sc.pConfig = config.image.data();
-  sc.counterDataImageSize = image.data.size();
-  sc.pCounterDataImage = image.data.data();
-  sc.range = CUPTI_AutoRange;
-  sc.replayMode = CUPTI_UserReplay;
-  sc.maxRangesPerPass = max_ranges;
-  sc.numNestingLevels = 1;
-  sc.minNestingLevel = 1;
-  sc.passIndex = 0;
-  sc.targetNestingLevel = 1;
-  CK(cuptiRangeProfilerSetConfig(&sc));
+  auto set_config = [&] {
+    SetRangeConfig(profiler, config.image, image.data, CUPTI_AutoRange, CUPTI_UserReplay,
+                   max_ranges, 0);
+  };
+  set_config();
   bool zeroed = true;  // how the image the next set decodes into was initialized
   for (int s = 0; s < 2 * sets; ++s) {
     bool all = false;
     for (int guard = 0; !all && guard < 64; ++guard) {
       CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-      st.pRangeProfilerObject = en.pRangeProfilerObject;
+      st.pRangeProfilerObject = profiler;
       CK(cuptiRangeProfilerStart(&st));
       for (int k = 0; k < 4; ++k) saxpy<<<n / 256, 256>>>(n, 2, x, y);
       CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      sp.pRangeProfilerObject = en.pRangeProfilerObject;
+      sp.pRangeProfilerObject = profiler;
       CK(cuptiRangeProfilerStop(&sp));
       all = sp.isAllPassSubmitted;
     }
     auto t0 = std::chrono::steady_clock::now();
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dd.pRangeProfilerObject = en.pRangeProfilerObject;
+    dd.pRangeProfilerObject = profiler;
     CK(cuptiRangeProfilerDecodeData(&dd));
     const double decode_ms = Ms(t0);
     CUpti_RangeProfiler_GetCounterDataInfo_Params inf = {
@@ -155,9 +139,7 @@ int main(int argc, char** argv) {
     image.Init(zeroed, &size_ms, &fill_ms, &init_ms);
     printf("  re-init (%s): size %.1f ms, fill %.1f ms, initialize %.1f ms\n",
            zeroed ? "zero fill" : "buffer reused", size_ms, fill_ms, init_ms);
-    sc.counterDataImageSize = image.data.size();
-    sc.pCounterDataImage = image.data.data();
-    CK(cuptiRangeProfilerSetConfig(&sc));
+    set_config();
   }
   ReleaseHostConfig(config);
   return 0;

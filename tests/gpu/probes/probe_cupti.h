@@ -3,9 +3,11 @@
 #ifndef CUSCOPE_TESTS_GPU_PROBES_PROBE_CUPTI_H_
 #define CUSCOPE_TESTS_GPU_PROBES_PROBE_CUPTI_H_
 
+#include <cuda.h>
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
 #include <cstdint>
@@ -105,6 +107,60 @@ inline std::vector<double> EvaluateRange(CUpti_Profiler_Host_Object* host,
   ev.pMetricValues = v.data();
   CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
   return v;
+}
+
+// The Range Profiler on the current context (CUPTI's profiler initialized first).
+inline CUpti_RangeProfiler_Object* EnableRangeProfiler() {
+  CUcontext ctx;
+  cuCtxGetCurrent(&ctx);
+  CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  CK(cuptiProfilerInitialize(&pi));
+  CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  en.ctx = ctx;
+  CK(cuptiRangeProfilerEnable(&en));
+  return en.pRangeProfilerObject;
+}
+
+// A counter data image for `metrics` and `max_ranges` ranges, initialized.
+inline std::vector<uint8_t> RangeCounterData(CUpti_RangeProfiler_Object* object,
+                                             const std::vector<const char*>& metrics,
+                                             size_t max_ranges) {
+  CUpti_RangeProfiler_GetCounterDataSize_Params ds = {
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  ds.pRangeProfilerObject = object;
+  ds.pMetricNames = const_cast<const char**>(metrics.data());
+  ds.numMetrics = metrics.size();
+  ds.maxNumOfRanges = max_ranges;
+  ds.maxNumRangeTreeNodes = static_cast<uint32_t>(max_ranges);
+  CK(cuptiRangeProfilerGetCounterDataSize(&ds));
+  std::vector<uint8_t> data(ds.counterDataSize);
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  ci.pRangeProfilerObject = object;
+  ci.counterDataSize = data.size();
+  ci.pCounterData = data.data();
+  CK(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+  return data;
+}
+
+// cuptiRangeProfilerSetConfig with one nesting level.
+inline void SetRangeConfig(CUpti_RangeProfiler_Object* object, const std::vector<uint8_t>& config,
+                           std::vector<uint8_t>& data, CUpti_ProfilerRange range,
+                           CUpti_ProfilerReplayMode replay, size_t max_ranges, size_t pass) {
+  CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  sc.pRangeProfilerObject = object;
+  sc.configSize = config.size();
+  sc.pConfig = config.data();
+  sc.counterDataImageSize = data.size();
+  sc.pCounterDataImage = data.data();
+  sc.range = range;
+  sc.replayMode = replay;
+  sc.maxRangesPerPass = max_ranges;
+  sc.numNestingLevels = 1;
+  sc.minNestingLevel = 1;
+  sc.passIndex = pass;
+  sc.targetNestingLevel = 1;
+  CK(cuptiRangeProfilerSetConfig(&sc));
 }
 
 inline void ReleaseHostConfig(HostConfig& c) {
