@@ -23,7 +23,6 @@
 #include "absl/synchronization/mutex.h"
 #include "cuscope/version.h"
 #include "lib/collect/collector.h"
-#include "lib/collect/planner.h"
 #include "lib/collect/scopes.h"
 #include "lib/config/output_path.h"
 #include "lib/config/rank.h"
@@ -238,20 +237,6 @@ namespace {
 // capture control and counters (their failures are notes). Under s.mu.
 absl::Status StartCollector(SessionState& s) {
   s.options = CollectOptionsFrom(s.config);
-  if (s.options.counters_enabled() && s.options.trace.kernel &&
-      !s.options.counters.region_counters && collect::UsesRotate(s.options.counters) &&
-      collect::NeedsInstrumentedCounters(s.options.counters)) {
-    // CUPTI returns 0 for instruction counters under user replay while kernels are
-    // traced: the sampler holds GPU records off while a set runs; say what is missing.
-    s.run.extra["counters.kernel_trace"] =
-        "GPU records (kernels, copies, memsets, syncs, events) held off while rotate's sets "
-        "run: instruction counters (smsp__sass_*) read 0 while kernels are traced; launches "
-        "outside the sets keep their records "
-        "(--per-signature=N ends the sets; --replay=kernel keeps every record)";
-    Warn(
-        "counters: kernel, copy, memset and sync records are held off while rotate's sets run "
-        "(instruction counters read 0 while kernels are traced); --replay=kernel keeps them");
-  }
   absl::Status tracing = s.collector.tracer().Start(s.options, Sink);
   if (!tracing.ok()) {
     absl::MutexLock wlock(&s.writer_mu);
