@@ -51,29 +51,17 @@ struct Image {
   // initializes; `zero`: fills the buffer with zeros first, as cuscope does.
   void Init(bool zero, double* size_ms, double* fill_ms, double* init_ms) {
     auto t0 = std::chrono::steady_clock::now();
-    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    ds.pRangeProfilerObject = object;
-    ds.pMetricNames = const_cast<const char**>(kSol.data());
-    ds.numMetrics = kSol.size();
-    ds.maxNumOfRanges = max_ranges;
-    ds.maxNumRangeTreeNodes = static_cast<uint32_t>(max_ranges);
-    CK(cuptiRangeProfilerGetCounterDataSize(&ds));
+    const size_t size = RangeCounterDataSize(object, kSol, max_ranges);
     *size_ms = Ms(t0);
     t0 = std::chrono::steady_clock::now();
     if (zero) {
-      data.assign(ds.counterDataSize, 0);
+      data.assign(size, 0);
     } else {
-      data.resize(ds.counterDataSize);
+      data.resize(size);
     }
     *fill_ms = Ms(t0);
     t0 = std::chrono::steady_clock::now();
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    ci.pRangeProfilerObject = object;
-    ci.counterDataSize = data.size();
-    ci.pCounterData = data.data();
-    CK(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+    InitializeRangeCounterData(object, data);
     *init_ms = Ms(t0);
   }
 };

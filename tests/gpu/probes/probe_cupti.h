@@ -121,10 +121,10 @@ inline CUpti_RangeProfiler_Object* EnableRangeProfiler() {
   return en.pRangeProfilerObject;
 }
 
-// A counter data image for `metrics` and `max_ranges` ranges, initialized.
-inline std::vector<uint8_t> RangeCounterData(CUpti_RangeProfiler_Object* object,
-                                             const std::vector<const char*>& metrics,
-                                             size_t max_ranges) {
+// The bytes of a counter data image for `metrics` and `max_ranges` ranges (asked again
+// before re-initializing a used image: CUDA 13.0 refuses otherwise).
+inline size_t RangeCounterDataSize(CUpti_RangeProfiler_Object* object,
+                                   const std::vector<const char*>& metrics, size_t max_ranges) {
   CUpti_RangeProfiler_GetCounterDataSize_Params ds = {
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
   ds.pRangeProfilerObject = object;
@@ -133,13 +133,25 @@ inline std::vector<uint8_t> RangeCounterData(CUpti_RangeProfiler_Object* object,
   ds.maxNumOfRanges = max_ranges;
   ds.maxNumRangeTreeNodes = static_cast<uint32_t>(max_ranges);
   CK(cuptiRangeProfilerGetCounterDataSize(&ds));
-  std::vector<uint8_t> data(ds.counterDataSize);
+  return ds.counterDataSize;
+}
+
+inline void InitializeRangeCounterData(CUpti_RangeProfiler_Object* object,
+                                       std::vector<uint8_t>& data) {
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   ci.pRangeProfilerObject = object;
   ci.counterDataSize = data.size();
   ci.pCounterData = data.data();
   CK(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+}
+
+// A counter data image for `metrics` and `max_ranges` ranges, initialized.
+inline std::vector<uint8_t> RangeCounterData(CUpti_RangeProfiler_Object* object,
+                                             const std::vector<const char*>& metrics,
+                                             size_t max_ranges) {
+  std::vector<uint8_t> data(RangeCounterDataSize(object, metrics, max_ranges));
+  InitializeRangeCounterData(object, data);
   return data;
 }
 

@@ -84,36 +84,13 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> data;
   const size_t kMaxRanges = 512;
   auto init_data = [&]() {
-    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    ds.pRangeProfilerObject = en.pRangeProfilerObject;
-    ds.pMetricNames = metrics.data();
-    ds.numMetrics = metrics.size();
-    ds.maxNumOfRanges = kMaxRanges;
-    ds.maxNumRangeTreeNodes = kMaxRanges;
-    CK(cuptiRangeProfilerGetCounterDataSize(&ds));
-    data.assign(ds.counterDataSize, 0);
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    ci.pRangeProfilerObject = en.pRangeProfilerObject;
-    ci.counterDataSize = data.size();
-    ci.pCounterData = data.data();
-    CK(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+    data.assign(RangeCounterDataSize(en.pRangeProfilerObject, metrics, kMaxRanges), 0);
+    InitializeRangeCounterData(en.pRangeProfilerObject, data);
   };
   auto set_config = [&](size_t pass) {
-    CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    sc.pRangeProfilerObject = en.pRangeProfilerObject;
-    sc.configSize = img.size();
-    sc.pConfig = img.data();
-    sc.counterDataImageSize = data.size();
-    sc.pCounterDataImage = data.data();
-    sc.range = mode == "auto" ? CUPTI_AutoRange : CUPTI_UserRange;
-    sc.replayMode = CUPTI_UserReplay;
-    sc.maxRangesPerPass = kMaxRanges;
-    sc.numNestingLevels = 1;
-    sc.minNestingLevel = 1;
-    sc.passIndex = pass;
-    sc.targetNestingLevel = 1;
-    CK(cuptiRangeProfilerSetConfig(&sc));
+    SetRangeConfig(en.pRangeProfilerObject, img, data,
+                   mode == "auto" ? CUPTI_AutoRange : CUPTI_UserRange, CUPTI_UserReplay,
+                   kMaxRanges, pass);
   };
   if (profiling) {
     CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
