@@ -9,10 +9,11 @@
 # advisor: advisor_test alone (the examples of examples/advisor/, profiles in
 # $OUT/advisor/); ADVISOR_CASES=rule,rule runs only those cases. sampling: GPU metrics
 # (docs/gpu-metrics.md): its gpu_test case, then the training step unprofiled and sampled
-# every 10 and 2 us (bench/device/train_step.py, 2 rounds, no ncu). rotate: what a
-# rotate set's host work costs (tests/gpu/probes/image_reinit_probe, built by hand with
-# nvcc into $BUILD/tests/gpu), then the training step under rotate with one sample per
-# signature (sol and roofline, 1 round of 16 steps) with its counters.host_ms.
+# every 10 and 2 us (bench/device/train_step.py, 2 rounds, no ncu). rotate: the
+# training step under rotate with one sample per
+# signature (sol and roofline, 1 round of 16 steps) with its counters.host_ms. PROBES=1:
+# first the counter image probes (tests/gpu/probes/image_{reinit,size}_probe, built by
+# hand with nvcc into $BUILD/tests/gpu).
 #
 # Prints a short table last: the GPU, the commit, each test's result.
 set -u
@@ -57,8 +58,11 @@ if [ "$what" = sampling ]; then
   cat "$OUT/train_step.md"
 fi
 if [ "$what" = rotate ]; then
-  if [ -x "$BUILD/tests/gpu/image_reinit_probe" ]; then
-    "$BUILD/tests/gpu/image_reinit_probe" 2048 3 2>&1 | tee "$OUT/image_reinit.log" | tee -a "$OUT/summary.txt"
+  if [ "${PROBES:-0}" = 1 ]; then
+    for probe in image_reinit_probe image_size_probe; do
+      [ -x "$BUILD/tests/gpu/$probe" ] || continue
+      "$BUILD/tests/gpu/$probe" 2>&1 | tee "$OUT/$probe.log" | tee -a "$OUT/summary.txt"
+    done
   fi
   TRAIN_STEP_MODES="1 per signature" TRAIN_STEP_NCU=0 python3 bench/device/train_step.py "$BUILD" \
     "$OUT/train_step" 1 16 >"$OUT/train_step.md" 2>"$OUT/train_step.err" || rc=1

@@ -1,0 +1,209 @@
+// Development probe: how to make a rotate set's counter image cheaper than
+// re-initializing 1.59 GB after every set (H200, session 10: CUPTI's initialization of
+// the sol image for 2,048 ranges takes 530-620 ms, the zero fill before it 160-190 ms;
+// values are the same without the fill).
+//   image_size_probe
+// Three questions, each answered by one printed block:
+//  append: a used image, not re-initialized, given to the next set (SetConfig pass 0):
+//          does CUPTI refuse, overwrite range 0, or append after the ranges it holds?
+//  cut:    sets whose later passes hold fewer launches or none (rotate's cut sets):
+//          how many ranges each adds to the image.
+//  resize: a new, smaller image given to SetConfig on the same Range Profiler object:
+//          does the next set decode into it (session 5 saw the old one used)?
+//  sizes:  Disable + Enable, then an image of 64..2048 ranges: the time of each step,
+//          and whether a set decodes right into it.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "probe_cupti.h"
+
+namespace {
+
+__global__ void saxpy(int n, float a, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+double Ms(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+const std::vector<const char*> kSol = {
+    "gpu__time_duration.sum",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__issue_active.avg.pct_of_peak_sustained_elapsed"};
+
+// Prints a failed call and returns false instead of exiting.
+bool Ok(CUptiResult r, const char* what) {
+  if (r == CUPTI_SUCCESS) return true;
+  const char* s;
+  cuptiGetResultString(r, &s);
+  printf("  %s -> %s\n", what, s);
+  return false;
+}
+
+struct Rig {
+  int n = 1 << 24;
+  float* x = nullptr;
+  float* y = nullptr;
+  CUpti_RangeProfiler_Object* profiler = nullptr;
+  HostConfig config;
+
+  bool SetConfig(std::vector<uint8_t>& data, size_t max_ranges) {
+    CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    sc.pRangeProfilerObject = profiler;
+    sc.configSize = config.image.size();
+    sc.pConfig = config.image.data();
+    sc.counterDataImageSize = data.size();
+    sc.pCounterDataImage = data.data();
+    sc.range = CUPTI_AutoRange;
+    sc.replayMode = CUPTI_UserReplay;
+    sc.maxRangesPerPass = max_ranges;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    return Ok(cuptiRangeProfilerSetConfig(&sc), "SetConfig");
+  }
+  // One set of `launches` launches a pass, every pass (`later`: in the passes after
+  // the first, -1 for as many); then DecodeData.
+  bool RunSet(int launches, size_t* dropped, int later = -1) {
+    bool all = false;
+    for (int guard = 0; !all && guard < 64; ++guard) {
+      CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+      st.pRangeProfilerObject = profiler;
+      if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
+      const int count = guard == 0 || later < 0 ? launches : later;
+      for (int k = 0; k < count; ++k) saxpy<<<n / 256, 256>>>(n, 2, x, y);
+      CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      sp.pRangeProfilerObject = profiler;
+      if (!Ok(cuptiRangeProfilerStop(&sp), "Stop")) return false;
+      all = sp.isAllPassSubmitted;
+    }
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = profiler;
+    if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
+    *dropped = dd.numOfRangeDropped;
+    return true;
+  }
+  // "N ranges; durations r0 r1 ..." of an image.
+  void Describe(const char* label, std::vector<uint8_t>& data) {
+    CUpti_RangeProfiler_GetCounterDataInfo_Params inf = {
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    inf.pCounterDataImage = data.data();
+    inf.counterDataImageSize = data.size();
+    if (!Ok(cuptiRangeProfilerGetCounterDataInfo(&inf), "GetCounterDataInfo")) return;
+    printf("  %s: %zu ranges; duration (ns) / SM %% of each:", label, inf.numTotalRanges);
+    for (size_t i = 0; i < inf.numTotalRanges && i < 12; ++i) {
+      std::vector<double> v = EvaluateRange(config.host, data, i, kSol);
+      printf(" %.0f/%.1f", v[0], v[1]);
+    }
+    printf("\n");
+  }
+};
+
+void Append(Rig& rig) {
+  printf("append: a 2048-range image, 4 launches a set, not re-initialized between sets\n");
+  std::vector<uint8_t> data = RangeCounterData(rig.profiler, kSol, 2048);
+  for (int s = 0; s < 3; ++s) {
+    size_t dropped = 0;
+    if (!rig.SetConfig(data, 2048) || !rig.RunSet(4, &dropped)) return;
+    printf("  set %d: %zu dropped\n", s, dropped);
+    rig.Describe("image", data);
+  }
+}
+
+// Rotate cuts a set short (the sequence left its period) by submitting its remaining
+// passes empty; a set can also be cut before its first launch.
+void Cut(Rig& rig) {
+  printf("cut: sets with passes after the first empty, appended to one 64-range image\n");
+  std::vector<uint8_t> data = RangeCounterData(rig.profiler, kSol, 64);
+  const int sets[][2] = {{4, 4}, {4, 0}, {4, 2}, {0, 0}, {3, 3}, {6, 6}};
+  for (const auto& set : sets) {
+    size_t dropped = 0;
+    if (!rig.SetConfig(data, 64) || !rig.RunSet(set[0], &dropped, set[1])) return;
+    printf("  set of %d launches, %d in later passes: %zu dropped\n", set[0], set[1], dropped);
+    rig.Describe("image", data);
+  }
+}
+
+void Resize(Rig& rig) {
+  printf("resize: a new 64-range image given to SetConfig, no Disable/Enable\n");
+  std::vector<uint8_t> old_image = RangeCounterData(rig.profiler, kSol, 2048);
+  size_t dropped = 0;
+  if (!rig.SetConfig(old_image, 2048) || !rig.RunSet(4, &dropped)) return;
+  rig.Describe("first set, 2048-range image", old_image);
+  std::vector<uint8_t> small = RangeCounterData(rig.profiler, kSol, 64);
+  if (!rig.SetConfig(small, 64) || !rig.RunSet(4, &dropped)) return;
+  printf("  second set: %zu dropped\n", dropped);
+  rig.Describe("second set, 64-range image", small);
+  rig.Describe("second set, the 2048-range image", old_image);
+}
+
+void Sizes(Rig& rig) {
+  printf("sizes: Disable + Enable, then an image of N ranges\n");
+  for (size_t ranges : {2048, 1024, 512, 256, 64}) {
+    auto t0 = std::chrono::steady_clock::now();
+    CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    dis.pRangeProfilerObject = rig.profiler;
+    if (!Ok(cuptiRangeProfilerDisable(&dis), "Disable")) return;
+    const double disable_ms = Ms(t0);
+    t0 = std::chrono::steady_clock::now();
+    CUcontext ctx;
+    cuCtxGetCurrent(&ctx);
+    CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = ctx;
+    if (!Ok(cuptiRangeProfilerEnable(&en), "Enable")) return;
+    rig.profiler = en.pRangeProfilerObject;
+    const double enable_ms = Ms(t0);
+    t0 = std::chrono::steady_clock::now();
+    std::vector<uint8_t> data(RangeCounterDataSize(rig.profiler, kSol, ranges));
+    const double size_ms = Ms(t0);
+    t0 = std::chrono::steady_clock::now();
+    InitializeRangeCounterData(rig.profiler, data);
+    const double init_ms = Ms(t0);
+    t0 = std::chrono::steady_clock::now();
+    if (!rig.SetConfig(data, ranges)) return;
+    const double config_ms = Ms(t0);
+    t0 = std::chrono::steady_clock::now();
+    size_t dropped = 0;
+    if (!rig.RunSet(4, &dropped)) return;
+    const double set_ms = Ms(t0);
+    printf("  %zu ranges (%.1f MiB): disable %.1f ms, enable %.1f ms, size %.1f ms, "
+           "initialize %.1f ms, SetConfig %.1f ms, set of 4 launches %.1f ms, %zu dropped\n",
+           ranges, data.size() / 1048576.0, disable_ms, enable_ms, size_ms, init_ms, config_ms,
+           set_ms, dropped);
+    rig.Describe("decoded", data);
+  }
+}
+
+}  // namespace
+
+int main() {
+  Rig rig;
+  cudaMalloc(&rig.x, rig.n * 4);
+  cudaMalloc(&rig.y, rig.n * 4);
+  cudaMemset(rig.x, 0, rig.n * 4);
+  cudaMemset(rig.y, 0, rig.n * 4);
+  saxpy<<<rig.n / 256, 256>>>(rig.n, 2, rig.x, rig.y);
+  cudaDeviceSynchronize();
+  rig.profiler = EnableRangeProfiler();
+  rig.config = MakeHostConfig(ProbeChip(), CUPTI_PROFILER_TYPE_RANGE_PROFILER, kSol);
+  printf("sol: %zu passes\n", rig.config.passes);
+  Append(rig);
+  Cut(rig);
+  Resize(rig);
+  Sizes(rig);
+  ReleaseHostConfig(rig.config);
+  return 0;
+}
