@@ -246,7 +246,7 @@ def main():
                   f"{cov['time_pct']:.1f}% of its GPU time hold a complete sample.")
         if path:
             db = sqlite3.connect(path)
-            for key in ("summary", "image", "measure_ms", "host_ms"):
+            for key in ("summary", "image", "image_full", "measure_ms", "host_ms"):
                 row = db.execute("SELECT value FROM meta WHERE key = ?",
                                  (f"extra.counters.{key}",)).fetchone()
                 print(f"- `counters.{key}`: {row[0] if row else '-'}")

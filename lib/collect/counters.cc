@@ -1,9 +1,6 @@
 #include "lib/collect/counters.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 
 #include "absl/hash/hash.h"
@@ -11,18 +8,10 @@
 #include "absl/strings/str_format.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/launch_params.h"
+#include "lib/collect/stderr.h"
 #include "lib/model/metrics.h"
 
 namespace cuscope::collect {
-namespace {
-
-void WriteStderr(const std::string& line) {
-  ssize_t n = write(STDERR_FILENO, line.data(), line.size());
-  (void)n;
-}
-
-}  // namespace
-
 void CounterSampler::Note(const std::string& key, const std::string& text) {
   if (notes_.count(key) == 0) {
     notes_[key] = text;
@@ -33,11 +22,14 @@ void CounterSampler::Note(const std::string& key, const std::string& text) {
 bool CounterSampler::ReinitCounterData(Context& c) {
   AddElapsed timed{&planner_->stats().reinit_ns, MonotonicNs()};
   const char* failed_call = "";
+  ++planner_->stats().reinits;
   CUptiResult r = c.profiler.InitCounterData(metrics_, c.max_ranges, &failed_call);
   if (r != CUPTI_SUCCESS) {
+    c.image.Invalidate();
     Note("counters.status", ExplainCupti(failed_call, r));
     return false;
   }
+  c.image.Reset();
   if (notes_.count("counters.image") == 0) {
     notes_["counters.image"] = absl::StrFormat(
         "%.1f MiB for %d ranges (%d bytes per range)", c.profiler.counter_data().size() / 1048576.0,
@@ -53,6 +45,23 @@ bool CounterSampler::SetConfig(Context& c, size_t pass, size_t level) {
     Note("counters.status", ExplainCupti("cuptiRangeProfilerSetConfig", r));
     return false;
   }
+  return true;
+}
+
+bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
+  if (c.image.NeedsReset(ranges)) {
+    if (!ReinitCounterData(c)) {
+      c.failed = true;
+      return false;
+    }
+    c.configured = false;
+  }
+  // Given again, a used image takes the set's ranges after those it holds.
+  if (!c.configured && !SetConfig(c, 0, 1)) {
+    c.failed = true;
+    return false;
+  }
+  c.configured = false;  // this set's passes use it
   return true;
 }
 
@@ -157,7 +166,9 @@ CounterSampler::Context* CounterSampler::SetUpContext(CUcontext ctx) {
   c.max_ranges = planner_->rotate() && !planner_->region_mode()
                      ? static_cast<size_t>(options_.counters.window)
                      : 1;
+  c.image = ImageRanges(c.max_ranges);
   if (!ReinitCounterData(c) || !SetConfig(c, 0, 1)) return nullptr;
+  c.configured = true;
   c.failed = false;
   return &c;
 }
@@ -171,96 +182,6 @@ void CounterSampler::Progress() {
       options_.counters.launch_count > 0
           ? absl::StrFormat(", planned at most %d", options_.counters.launch_count)
           : ""));
-}
-
-void CounterSampler::DecodeSet(Context& c) {
-  std::vector<std::vector<Launch>> windows = std::move(c.plan.windows);
-  c.plan.windows.clear();
-  std::optional<size_t> ranges = DecodeRanges(c, windows.empty() ? 0 : windows[0].size());
-  if (!ranges) {
-    ReinitCounterData(c);  // for the next set
-    return;
-  }
-  std::vector<RangeMatch> matches = planner_->Match(windows, *ranges);
-  for (size_t i = 0; i < matches.size(); ++i) {
-    if (!matches[i].complete) continue;
-    if (EvaluateSet(c, i, matches[i])) {
-      planner_->SetComplete(matches[i].sig);
-    } else {
-      planner_->SetDropped(DropReason::kEvaluate);
-    }
-  }
-  ReinitCounterData(c);
-  Progress();
-}
-
-std::optional<size_t> CounterSampler::DecodeRanges(Context& c, size_t launched) {
-  RangeProfiler::DecodeResult decode;
-  {
-    AddElapsed timed{&planner_->stats().decode_ns, MonotonicNs()};
-    decode = c.profiler.Decode();
-  }
-  if (decode.result != CUPTI_SUCCESS) {
-    Note("counters.decode", ExplainCupti("cuptiRangeProfilerDecodeData", decode.result));
-    return std::nullopt;  // the caller re-initializes the image (once: 0.8 s at 1.6 GB)
-  }
-  const size_t ranges = c.profiler.DecodedRanges();
-  if (options_.verbose && windows_logged_ < 40) {
-    ++windows_logged_;
-    std::string sizes;
-    for (const auto& w : c.plan.windows) absl::StrAppend(&sizes, w.size(), " ");
-    Note(absl::StrCat("counters.decode", windows_logged_),
-         absl::StrFormat("decode: %d ranges, windows of %s", ranges, sizes));
-  }
-  if (decode.ranges_dropped > 0) {
-    Note("counters.image_full",
-         absl::StrFormat("the counter image filled up: %d ranges dropped; lower CUSCOPE_WINDOW",
-                         decode.ranges_dropped));
-  }
-  if (ranges < launched) {
-    notes_["counters.ranges_short"] =
-        absl::StrFormat("a set decoded %d ranges for %d launches", ranges, launched);
-  }
-  return ranges;
-}
-
-// Range `range` matched in every pass: its values, if they evaluate, are a sample.
-bool CounterSampler::EvaluateSet(Context& c, size_t range, RangeMatch& match) {
-  PendingSet set;
-  set.correlation_ids = std::move(match.correlation_ids);
-  absl::Status st;
-  {
-    AddElapsed timed{&planner_->stats().evaluate_ns, MonotonicNs()};
-    st = host_->Evaluate(c.profiler.counter_data(), range, metrics_, &set.values);
-  }
-  bool finite = st.ok();
-  for (double v : set.values) finite = finite && std::isfinite(v);
-  if (!finite) {
-    if (!st.ok()) Note("counters.evaluate", std::string(st.message()));
-    return false;
-  }
-  set.device_id = c.device_id;
-  set.sig = match.sig;
-  set.strategy = planner_->region_mode() ? model::CounterStrategy::kUserRange
-                 : planner_->rotate()    ? model::CounterStrategy::kRotate
-                                         : model::CounterStrategy::kKernelReplay;
-  set.passes = static_cast<uint32_t>(image_.passes);
-  if (options_.verbose) {
-    std::string line =
-        absl::StrFormat("cuscope: counters: %s <<<(%d,%d,%d),(%d,%d,%d)>>>",
-                        set.sig.name.substr(0, 40), set.sig.grid.x, set.sig.grid.y, set.sig.grid.z,
-                        set.sig.block.x, set.sig.block.y, set.sig.block.z);
-    for (size_t k = 0; k < metrics_.size() && k < set.values.size(); ++k) {
-      absl::StrAppend(&line, " ", metrics_[k], "=", set.values[k]);
-    }
-    WriteStderr(line + "\n");
-  }
-  if (resolution_) set.values = resolution_->Fold(set.values);  // as requested, summed
-  const bool first_on_device = device_metrics_done_.insert(c.device_id).second;
-  absl::MutexLock out(&out_mu_);
-  if (first_on_device) pending_device_values_.emplace_back(c.device_id, set.values);
-  pending_.push_back(std::move(set));
-  return true;
 }
 
 namespace {
@@ -401,9 +322,9 @@ void CounterSampler::StopLocked() {
   }
   notes_["counters.setup_ms"] = absl::StrFormat("%.1f", stats.setup_ns / 1e6);
   notes_["counters.measure_ms"] = absl::StrFormat("%.1f", stats.measure_ns / 1e6);
-  notes_["counters.host_ms"] =
-      absl::StrFormat("decode %.1f, evaluate %.1f, counter image initialized %.1f",
-                      stats.decode_ns / 1e6, stats.evaluate_ns / 1e6, stats.reinit_ns / 1e6);
+  notes_["counters.host_ms"] = absl::StrFormat(
+      "decode %.1f, evaluate %.1f, counter image initialized %.1f (%d times)",
+      stats.decode_ns / 1e6, stats.evaluate_ns / 1e6, stats.reinit_ns / 1e6, stats.reinits);
 }
 
 // Timed with the cheap monotonic clock on every callback; CUPTI's clock is read only

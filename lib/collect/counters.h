@@ -35,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/callbacks.h"
+#include "lib/collect/image_ranges.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/metric_host.h"
 #include "lib/collect/metric_resolve.h"
@@ -76,6 +77,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     uint32_t device_id = 0;
     RangeProfiler profiler;
     size_t max_ranges = 1;
+    ImageRanges image;        // the ranges its counter data holds
+    bool configured = false;  // SetConfig for a first pass made, no set run since
     bool failed = false;
     ContextPlan plan;
     std::optional<Launch> replaying;  // kernel replay: the launch being measured
@@ -124,12 +127,18 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::optional<Resolution> ResolveForChip() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool ReinitCounterData(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SetConfig(Context& c, size_t pass, size_t level) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rotate, before a set of at most `ranges` ranges a pass: the counter data
+  // re-initialized only if they might not fit after those it holds, then SetConfig for
+  // the first pass. False: the context failed.
+  bool PrepareSet(Context& c, size_t ranges) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Decodes the counter data of a finished set and turns matching ranges into sets
   // (kernel replay, region counters; rotate's sets are the rotate driver's).
   void DecodeSet(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Decodes the counter data of a set whose first pass had `launched` ranges: the
-  // ranges decoded, or nothing (the image re-initialized) when decoding failed.
-  std::optional<size_t> DecodeRanges(Context& c, size_t launched)
+  // Decodes the counter data of a set whose passes measured `windows` (kernel replay
+  // and region counters: one window, for every pass): the set's ranges decoded (from
+  // c.image.first()), or nothing when decoding failed or the ranges are not where the
+  // image's placement puts them (image_ranges.h; re-initialized before the next set).
+  std::optional<size_t> DecodeRanges(Context& c, const std::vector<std::vector<Launch>>& windows)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Range `range`'s values; true (and the set queued for Drain) if they are finite.
   bool EvaluateSet(Context& c, size_t range, RangeMatch& match) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

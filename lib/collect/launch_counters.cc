@@ -17,13 +17,16 @@ class CounterSampler::RotateCalls final : public RangeCalls {
   bool Start() override ABSL_NO_THREAD_SAFETY_ANALYSIS { return s_.StartPass(c_); }
   Stopped Stop() override ABSL_NO_THREAD_SAFETY_ANALYSIS { return s_.StopPass(c_); }
   std::optional<size_t> Decode() override ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return s_.DecodeRanges(c_, c_.plan.windows.empty() ? 0 : c_.plan.windows[0].size());
+    return s_.DecodeRanges(c_, c_.plan.windows);
   }
   bool Keep(size_t range, RangeMatch& match) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return s_.EvaluateSet(c_, range, match);
   }
-  void Reset() override ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    s_.ReinitCounterData(c_);
+  bool Prepare(size_t ranges) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return s_.PrepareSet(c_, ranges);
+  }
+  void Finished(bool decoded) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!decoded) c_.image.Invalidate();
     s_.Progress();
   }
   void SetInProgress(bool in_set) override ABSL_NO_THREAD_SAFETY_ANALYSIS {

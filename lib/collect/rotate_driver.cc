@@ -96,6 +96,7 @@ void RotateDriver::StartSet(ContextPlan& c) {
     const uint64_t limit = static_cast<uint64_t>(o.per_signature);
     window = std::max<size_t>(1, std::min<uint64_t>(window, limit - std::min(have, limit)));
   }
+  if (!calls_.Prepare(window)) return;
   c.window_cap = window;
   c.windows.clear();
   c.off_period = false;
@@ -145,7 +146,7 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   c.windows.clear();
   if (!ranges) {
     if (!windows.empty()) planner_.SetDropped(DropReason::kNotDecoded, windows[0].size());
-    calls_.Reset();
+    calls_.Finished(/*decoded=*/false);
     Backoff(c, /*productive=*/false);
     return;
   }
@@ -169,7 +170,7 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
       planner_.SetDropped(DropReason::kEvaluate);
     }
   }
-  calls_.Reset();
+  calls_.Finished(/*decoded=*/true);
   const size_t grow = std::max<size_t>(1, kGrowTo / std::max<size_t>(1, c.period));
   c.multiple = clean ? std::min(c.multiple * 2, grow) : 1;
   // A set cut before its first launch (a run-of-one guess the next launch ended) is

@@ -48,8 +48,11 @@ class RangeCalls {
   // Range `range` is complete and wanted: evaluates and keeps it. False: its values
   // did not evaluate.
   virtual bool Keep(size_t range, RangeMatch& match) = 0;
-  // Prepares the counter data for the next set.
-  virtual void Reset() = 0;
+  // Before a set of at most `ranges` ranges a pass: room for them in the counter data
+  // (image_ranges.h) and the configuration for its first pass. False: the context failed.
+  virtual bool Prepare(size_t ranges) = 0;
+  // The set is over (`decoded`: its ranges were read; else the counter data is unknown).
+  virtual void Finished(bool decoded) = 0;
   // A launch ran inside a window (its timing is not representative).
   virtual void Measured(const Launch& launch) = 0;
   // A set begins (before its first pass starts) or ends (decoded, cut or dropped):

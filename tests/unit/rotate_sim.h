@@ -6,10 +6,13 @@
 #ifndef CUSCOPE_TESTS_UNIT_ROTATE_SIM_H_
 #define CUSCOPE_TESTS_UNIT_ROTATE_SIM_H_
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/collect/image_ranges.h"
 #include "lib/collect/planner.h"
 #include "lib/collect/rotate_driver.h"
 
@@ -27,7 +30,8 @@ class FakeStack : public RegionStack {
 
 class SimCalls : public RangeCalls {
  public:
-  SimCalls(const Planner& planner, const ContextPlan& c) : planner_(planner), c_(c) {}
+  SimCalls(const Planner& planner, const ContextPlan& c)
+      : image(planner.window_limit()), planner_(planner), c_(c) {}
   bool Start() override {
     EXPECT_FALSE(started_) << "Start inside a pass";
     started_ = true;
@@ -42,16 +46,41 @@ class SimCalls : public RangeCalls {
     pass_ = 0;
     return {true, true};
   }
+  // CUPTI (measured, lib/collect/image_ranges.h): a set's ranges go from where the
+  // previous set's last pass ended; the image counts the highest range written, up to
+  // its capacity.
   std::optional<size_t> Decode() override {
     EXPECT_FALSE(started_);
     EXPECT_EQ(c_.windows.size(), planner_.passes()) << "decoded before every pass ran";
-    return c_.windows.empty() ? 0 : c_.windows[0].size();
+    const size_t first = c_.windows.empty() ? 0 : c_.windows.front().size();
+    const size_t last = c_.windows.empty() ? 0 : c_.windows.back().size();
+    EXPECT_LE(cupti_next_ + first, image.capacity()) << "a set outgrew the image's room";
+    cupti_total_ = std::max(cupti_total_, std::min(cupti_next_ + first, image.capacity()));
+    const size_t at = cupti_next_;
+    cupti_next_ = std::min(cupti_next_ + last, image.capacity());
+    std::optional<size_t> ranges = image.Decoded(cupti_total_, first, last);
+    EXPECT_TRUE(ranges.has_value()) << "the image's placement differs from CUPTI's";
+    EXPECT_EQ(image.first(), at);
+    return ranges;
   }
-  bool Keep(size_t, RangeMatch& match) override {
+  bool Keep(size_t range, RangeMatch& match) override {
+    EXPECT_LT(image.first() + range, image.total());
     kept.push_back(match);
     return true;
   }
-  void Reset() override {}
+  bool Prepare(size_t ranges) override {
+    EXPECT_FALSE(held) << "prepared inside a set";
+    EXPECT_LE(ranges, image.capacity());
+    if (image.NeedsReset(ranges)) {
+      image.Reset();
+      cupti_total_ = cupti_next_ = 0;
+      ++resets;
+    }
+    return true;
+  }
+  void Finished(bool decoded) override {
+    if (!decoded) image.Invalidate();
+  }
   void Measured(const Launch& launch) override { measured.push_back(launch.correlation_id); }
   void SetInProgress(bool in_set) override {
     EXPECT_NE(in_set, held) << "a set began or ended twice";
@@ -64,12 +93,15 @@ class SimCalls : public RangeCalls {
   std::vector<RangeMatch> kept;  // samples, in order
   std::vector<uint32_t> measured;
   size_t starts = 0, stops = 0;
+  ImageRanges image;  // capacity: the window limit, as the sampler sizes it
+  size_t resets = 0;  // counter data (re)initializations
 
  private:
   const Planner& planner_;
   const ContextPlan& c_;
   bool started_ = false;
   size_t pass_ = 0;
+  size_t cupti_total_ = 0, cupti_next_ = 0;  // the simulated image
 };
 
 // One context's launches through the planner and the driver, as the sampler's

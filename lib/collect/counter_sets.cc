@@ -1,0 +1,123 @@
+// The counter sampler's finished sets: decoding the counter data, matching its
+// ranges to the launches measured, evaluating them into samples.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/collect/counters.h"
+#include "lib/collect/elapsed.h"
+#include "lib/collect/stderr.h"
+
+namespace cuscope::collect {
+
+void CounterSampler::DecodeSet(Context& c) {
+  std::vector<std::vector<Launch>> windows = std::move(c.plan.windows);
+  c.plan.windows.clear();
+  std::optional<size_t> ranges = DecodeRanges(c, windows);
+  if (!ranges) {
+    if (!windows.empty()) planner_->SetDropped(DropReason::kNotDecoded, windows[0].size());
+    ReinitCounterData(c);  // for the next set
+    return;
+  }
+  std::vector<RangeMatch> matches = planner_->Match(windows, *ranges);
+  for (size_t i = 0; i < matches.size(); ++i) {
+    if (!matches[i].complete) continue;
+    if (EvaluateSet(c, i, matches[i])) {
+      planner_->SetComplete(matches[i].sig);
+    } else {
+      planner_->SetDropped(DropReason::kEvaluate);
+    }
+  }
+  ReinitCounterData(c);
+  Progress();
+}
+
+std::optional<size_t> CounterSampler::DecodeRanges(
+    Context& c, const std::vector<std::vector<Launch>>& windows) {
+  const size_t launched = windows.empty() ? 0 : windows.front().size();
+  const size_t last_pass = windows.empty() ? 0 : windows.back().size();
+  RangeProfiler::DecodeResult decode;
+  {
+    AddElapsed timed{&planner_->stats().decode_ns, MonotonicNs()};
+    decode = c.profiler.Decode();
+  }
+  if (decode.result != CUPTI_SUCCESS) {
+    Note("counters.decode", ExplainCupti("cuptiRangeProfilerDecodeData", decode.result));
+    c.image.Invalidate();
+    return std::nullopt;  // re-initialized before the next set (once: 0.8 s at 1.6 GB)
+  }
+  const size_t held = c.image.total(), at = c.image.next();
+  const size_t total = c.profiler.DecodedRanges();
+  const std::optional<size_t> decoded = c.image.Decoded(total, launched, last_pass);
+  std::string sizes;
+  for (const auto& w : windows) absl::StrAppend(&sizes, w.size(), " ");
+  if (options_.verbose && windows_logged_ < 40) {
+    ++windows_logged_;
+    Note(
+        absl::StrCat("counters.decode", windows_logged_),
+        absl::StrFormat("decode: ranges from %d, image %d -> %d ranges (%d dropped), windows of %s",
+                        at, held, total, decode.ranges_dropped, sizes));
+  }
+  if (decode.ranges_dropped > 0) {
+    Note("counters.image_full",
+         absl::StrFormat("the counter image filled up: %d ranges dropped (set from range %d of "
+                         "%d, image %d -> %d ranges; windows of %s)",
+                         decode.ranges_dropped, at, c.image.capacity(), held, total, sizes));
+  }
+  if (!decoded) {
+    // Not where the placement put it: the image is re-initialized rather than a range
+    // of another launch read as this set's.
+    Note("counters.image_placement",
+         absl::StrFormat("a set's ranges were not where expected (from range %d, image %d -> %d "
+                         "ranges; windows of %s): its ranges are dropped",
+                         at, held, total, sizes));
+    return std::nullopt;
+  }
+  const size_t ranges = *decoded;
+  if (ranges < launched) {
+    notes_["counters.ranges_short"] =
+        absl::StrFormat("a set decoded %d ranges for %d launches", ranges, launched);
+  }
+  return ranges;
+}
+
+// Range `range` matched in every pass: its values, if they evaluate, are a sample.
+bool CounterSampler::EvaluateSet(Context& c, size_t range, RangeMatch& match) {
+  PendingSet set;
+  set.correlation_ids = std::move(match.correlation_ids);
+  absl::Status st;
+  {
+    AddElapsed timed{&planner_->stats().evaluate_ns, MonotonicNs()};
+    st = host_->Evaluate(c.profiler.counter_data(), c.image.first() + range, metrics_, &set.values);
+  }
+  bool finite = st.ok();
+  for (double v : set.values) finite = finite && std::isfinite(v);
+  if (!finite) {
+    if (!st.ok()) Note("counters.evaluate", std::string(st.message()));
+    return false;
+  }
+  set.device_id = c.device_id;
+  set.sig = match.sig;
+  set.strategy = planner_->region_mode() ? model::CounterStrategy::kUserRange
+                 : planner_->rotate()    ? model::CounterStrategy::kRotate
+                                         : model::CounterStrategy::kKernelReplay;
+  set.passes = static_cast<uint32_t>(image_.passes);
+  if (options_.verbose) {
+    std::string line =
+        absl::StrFormat("cuscope: counters: %s <<<(%d,%d,%d),(%d,%d,%d)>>>",
+                        set.sig.name.substr(0, 40), set.sig.grid.x, set.sig.grid.y, set.sig.grid.z,
+                        set.sig.block.x, set.sig.block.y, set.sig.block.z);
+    for (size_t k = 0; k < metrics_.size() && k < set.values.size(); ++k) {
+      absl::StrAppend(&line, " ", metrics_[k], "=", set.values[k]);
+    }
+    WriteStderr(line + "\n");
+  }
+  if (resolution_) set.values = resolution_->Fold(set.values);  // as requested, summed
+  const bool first_on_device = device_metrics_done_.insert(c.device_id).second;
+  absl::MutexLock out(&out_mu_);
+  if (first_on_device) pending_device_values_.emplace_back(c.device_id, set.values);
+  pending_.push_back(std::move(set));
+  return true;
+}
+
+}  // namespace cuscope::collect
