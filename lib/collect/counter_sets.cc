@@ -48,31 +48,35 @@ std::optional<size_t> CounterSampler::DecodeRanges(
   }
   const size_t held = c.image.total(), at = c.image.next();
   const size_t total = c.profiler.DecodedRanges();
-  const std::optional<size_t> decoded = c.image.Decoded(total, launched, last_pass);
-  std::string sizes;
-  for (const auto& w : windows) absl::StrAppend(&sizes, w.size(), " ");
+  const std::optional<size_t> decoded =
+      c.image.Decoded(total, launched, last_pass, decode.ranges_dropped);
+  auto sizes = [&windows] {
+    std::string out;
+    for (const auto& w : windows) absl::StrAppend(&out, w.size(), " ");
+    return out;
+  };
   if (options_.verbose && windows_logged_ < 40) {
     ++windows_logged_;
     Note(
         absl::StrCat("counters.decode", windows_logged_),
         absl::StrFormat("decode: ranges from %d, image %d -> %d ranges (%d dropped), windows of %s",
-                        at, held, total, decode.ranges_dropped, sizes));
+                        at, held, total, decode.ranges_dropped, sizes()));
   }
   if (decode.ranges_dropped > 0) {
+    // With sets sharing the image, which ranges were dropped is not known: none is read.
     Note("counters.image_full",
-         absl::StrFormat("the counter image filled up: %d ranges dropped (set from range %d of "
-                         "%d, image %d -> %d ranges; windows of %s)",
-                         decode.ranges_dropped, at, c.image.capacity(), held, total, sizes));
-  }
-  if (!decoded) {
-    // Not where the placement put it: the image is re-initialized rather than a range
+         absl::StrFormat("the counter image filled up: %d ranges dropped, the set's ranges not "
+                         "read (set from range %d of %d, image %d -> %d ranges; windows of %s)",
+                         decode.ranges_dropped, at, c.image.capacity(), held, total, sizes()));
+  } else if (!decoded) {
+    // Not where the placement put them: the image is re-initialized rather than a range
     // of another launch read as this set's.
     Note("counters.image_placement",
          absl::StrFormat("a set's ranges were not where expected (from range %d, image %d -> %d "
                          "ranges; windows of %s): its ranges are dropped",
-                         at, held, total, sizes));
-    return std::nullopt;
+                         at, held, total, sizes()));
   }
+  if (!decoded) return std::nullopt;
   const size_t ranges = *decoded;
   if (ranges < launched) {
     notes_["counters.ranges_short"] =

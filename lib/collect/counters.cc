@@ -22,13 +22,13 @@ void CounterSampler::Note(const std::string& key, const std::string& text) {
 bool CounterSampler::ReinitCounterData(Context& c) {
   AddElapsed timed{&planner_->stats().reinit_ns, MonotonicNs()};
   const char* failed_call = "";
-  ++planner_->stats().reinits;
   CUptiResult r = c.profiler.InitCounterData(metrics_, c.max_ranges, &failed_call);
   if (r != CUPTI_SUCCESS) {
     c.image.Invalidate();
     Note("counters.status", ExplainCupti(failed_call, r));
     return false;
   }
+  ++planner_->stats().reinits;
   c.image.Reset();
   if (notes_.count("counters.image") == 0) {
     notes_["counters.image"] = absl::StrFormat(
@@ -49,7 +49,8 @@ bool CounterSampler::SetConfig(Context& c, size_t pass, size_t level) {
 }
 
 bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
-  if (c.image.NeedsReset(ranges)) {
+  // SetConfig for each pass (a debugging switch) on a used image: not measured.
+  if (c.image.NeedsReset(ranges) || setconfig_each_pass_) {
     if (!ReinitCounterData(c)) {
       c.failed = true;
       return false;

@@ -4,18 +4,20 @@
 // to SetConfig without re-initialization, an image takes the next set's ranges after
 // those it holds (4, 8, 12 ranges after three sets of 4, values as in a fresh image),
 // while re-initializing it costs in proportion to its size (the sol image of 2,048
-// ranges: 1.59 GB, 530-620 ms; a set's ranges are cheap to decode). Where CUPTI writes
-// the next set: after the ranges of the previous set's *last* pass. A set cut short
-// (later passes with fewer launches or none) leaves its first pass's extra ranges in
-// the image, and the next set overwrites them: after sets of 4+4, 4+0 (first pass 4,
-// later ones none), 4+2, 0+0 and 3+3 launches, the image held 4, 8, 8, 8 and 9 ranges,
-// the last set's at 6, 7 and 8.
+// ranges: 1.59 GB, 530-620 ms; a set's ranges are cheap to decode). CUPTI writes the
+// next set after the ranges of the previous set's *last* pass: after a set of 4
+// launches in 8 passes and 2 in the 9th, a set of 3 other launches went to ranges 2, 3
+// and 4, the first two ranges kept (durations tell the launches apart). After a set
+// whose last passes were empty (rotate's cut sets: 4, 4, 2, then none), the next set's
+// values were not its own (durations of neither set): so after such a set the image is
+// re-initialized.
 //
-// So the image is re-initialized only when the next set might not fit after CUPTI's
-// write position, each set reads its ranges from where it began, and a decode whose
-// range count is not the one this placement predicts re-initializes the image instead
-// of reading ranges that may belong to other launches. Pure bookkeeping: the sampler
-// makes the CUPTI calls; the rotate simulator (tests/unit/rotate_sim.h) models CUPTI.
+// So the image is re-initialized only when the next set might not fit after the ranges
+// it holds, or after a set that ended in an empty pass; each set reads its ranges from
+// where it began; and a decode whose range count is not the one this placement
+// predicts, or that dropped ranges, reads nothing (ranges that may belong to other
+// launches) and re-initializes the image. Pure bookkeeping: the sampler makes the CUPTI
+// calls; the rotate simulator (tests/unit/rotate_sim.h) models CUPTI.
 #ifndef CUSCOPE_LIB_COLLECT_IMAGE_RANGES_H_
 #define CUSCOPE_LIB_COLLECT_IMAGE_RANGES_H_
 
@@ -31,27 +33,33 @@ class ImageRanges {
 
   size_t capacity() const { return capacity_; }
   // Before a set of at most `ranges` ranges a pass: whether the image must be
-  // re-initialized first (they might not fit after CUPTI's write position, or its
-  // state is unknown).
-  bool NeedsReset(size_t ranges) const { return !known_ || next_ + ranges > capacity_; }
+  // re-initialized first (they might not fit after the ranges it holds, or where CUPTI
+  // writes next is not known).
+  bool NeedsReset(size_t ranges) const {
+    return !known_ || std::max(next_, total_) + ranges > capacity_;
+  }
   // The image was (re-)initialized: empty.
   void Reset() {
     total_ = next_ = first_ = 0;
     known_ = true;
   }
   // A set was decoded: its first pass had `first_pass` ranges and its last `last_pass`,
-  // and the image now holds `total` (CUPTI's count). The set's ranges are those from
-  // first() on; returns how many, or nothing when `total` is not what the placement
-  // predicts (then the image is to be re-initialized and the set's ranges not read).
-  std::optional<size_t> Decoded(size_t total, size_t first_pass, size_t last_pass) {
+  // CUPTI dropped `dropped` and the image now holds `total`. The set's ranges are those
+  // from first() on; returns how many, or nothing when ranges were dropped or `total` is
+  // not what the placement predicts (then the image is to be re-initialized and the
+  // set's ranges not read).
+  std::optional<size_t> Decoded(size_t total, size_t first_pass, size_t last_pass,
+                                size_t dropped = 0) {
     first_ = next_;
     const size_t expected = std::max(total_, std::min(first_ + first_pass, capacity_));
-    if (!known_ || total != expected) {
+    if (!known_ || dropped > 0 || total != expected) {
       known_ = false;
       return std::nullopt;
     }
     total_ = total;
     next_ = std::min(first_ + last_pass, capacity_);
+    // Ended in an empty pass after launches: the next set would not read its own values.
+    known_ = last_pass > 0 || first_pass == 0;
     return std::min(first_pass, total - first_);
   }
   // Decoding failed: re-initialize before the next set.

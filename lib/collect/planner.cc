@@ -112,7 +112,7 @@ const char* DropReasonName(DropReason r) {
     case DropReason::kMismatch:
       return "mismatch";
     case DropReason::kNotDecoded:
-      return "not decoded (image full)";
+      return "not decoded";
     case DropReason::kInterrupted:
       return "left the period";
     case DropReason::kGraph:

@@ -60,7 +60,7 @@ struct Launch {
 // Why a range measured in a set gave no sample.
 enum class DropReason {
   kMismatch,     // a later pass saw another signature at this range
-  kNotDecoded,   // the counter image decoded fewer ranges than the window had launches
+  kNotDecoded,   // decoding failed, or gave fewer ranges than launches or not where expected
   kInterrupted,  // a pass was cut short (the sequence left its period) before this range
   kGraph,        // a graph launch cut the set short
   kEnd,          // the run ended before the set's passes all ran

@@ -52,6 +52,7 @@ void RotateDriver::End(ContextPlan& c) {
   if (!c.windows.empty()) planner_.SetDropped(DropReason::kEnd, c.windows[0].size());
   c.windows.clear();
   SetInSet(c, false);
+  calls_.Finished(/*decoded=*/false);  // the set's passes did not all run
 }
 
 size_t RotateDriver::ChoosePeriod(ContextPlan& c) {

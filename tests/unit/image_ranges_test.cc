@@ -32,38 +32,65 @@ TEST(ImageRanges, SetsAppendUntilTheNextMightNotFit) {
   EXPECT_EQ(image.first(), 0u);
 }
 
-// The sequence measured on the H200 (image_size_probe, "cut"): sets of 4+4, 4+0, 4+2,
-// 0+0, 3+3 and 6+6 launches (first pass + later passes) left 4, 8, 8, 8, 9 and 15
-// ranges in the image; the 3+3 set's values were at ranges 6, 7 and 8.
-TEST(ImageRanges, CutSetsAsMeasured) {
+// Measured on the H200 (image_size_probe, "uneven"): after a set of 4 launches in 8
+// passes and 2 in the 9th, a set of 3 other launches went to ranges 2, 3, 4 and the
+// image held 5.
+TEST(ImageRanges, ACutLastPassPlacesTheNextSetAfterIt) {
   ImageRanges image(64);
   image.Reset();
-  struct Step {
-    size_t first_pass, last_pass, total, first;
-  };
-  const Step steps[] = {{4, 4, 4, 0}, {4, 0, 8, 4}, {4, 2, 8, 4},
-                        {0, 0, 8, 6}, {3, 3, 9, 6}, {6, 6, 15, 9}};
-  for (const Step& s : steps) {
-    std::optional<size_t> ranges = image.Decoded(s.total, s.first_pass, s.last_pass);
-    ASSERT_TRUE(ranges.has_value()) << s.first_pass << "+" << s.last_pass;
-    EXPECT_EQ(*ranges, s.first_pass);
-    EXPECT_EQ(image.first(), s.first);
-  }
-  EXPECT_EQ(image.next(), 15u);
+  ASSERT_EQ(image.Decoded(4, 4, 2), std::optional<size_t>(4));
+  EXPECT_EQ(image.next(), 2u);
+  EXPECT_FALSE(image.NeedsReset(3));
+  ASSERT_EQ(image.Decoded(5, 3, 3), std::optional<size_t>(3));
+  EXPECT_EQ(image.first(), 2u);
 }
 
-// A count the placement does not predict (the first attempt appended after the
-// highest range; the 1+1 set after a 2+0 one read CUPTI's total of 3 as no new range):
-// nothing is read and the image is re-initialized.
+// Also measured: after sets whose last passes were empty (4, 4, 2, 0...; 4, 0...;
+// 4, 3, 2, 1, 0...), the next set's values were not its own. The cut set's own ranges
+// are read; then the image is re-initialized. A set cut before its first launch wrote
+// nothing and changes nothing.
+TEST(ImageRanges, AnEmptyLastPassForcesAResetAfterTheSetIsRead) {
+  ImageRanges image(64);
+  image.Reset();
+  ASSERT_EQ(image.Decoded(4, 4, 4), std::optional<size_t>(4));
+  ASSERT_EQ(image.Decoded(4, 0, 0), std::optional<size_t>(0));
+  EXPECT_FALSE(image.NeedsReset(4));
+  std::optional<size_t> ranges = image.Decoded(8, 4, 0);
+  ASSERT_TRUE(ranges.has_value());
+  EXPECT_EQ(*ranges, 4u);
+  EXPECT_EQ(image.first(), 4u);
+  EXPECT_TRUE(image.NeedsReset(1));
+}
+
+// A count the placement does not predict: nothing is read and the image is
+// re-initialized.
 TEST(ImageRanges, AnUnexpectedCountForcesAReset) {
   ImageRanges image(64);
   image.Reset();
-  ASSERT_TRUE(image.Decoded(1, 1, 1));
-  ASSERT_TRUE(image.Decoded(3, 2, 0));
-  EXPECT_FALSE(image.Decoded(4, 1, 1)) << "CUPTI writes at range 1, not 3";
+  ASSERT_TRUE(image.Decoded(3, 3, 1));
+  EXPECT_FALSE(image.Decoded(5, 1, 1)) << "the set of 1 goes to range 1: 3 ranges, not 5";
   EXPECT_TRUE(image.NeedsReset(1));
   image.Reset();
   EXPECT_EQ(image.Decoded(1, 1, 1), std::optional<size_t>(1));
+}
+
+// Dropped ranges (the image full): which were dropped is not known, nothing is read.
+TEST(ImageRanges, DroppedRangesAreNotRead) {
+  ImageRanges image(8);
+  image.Reset();
+  ASSERT_TRUE(image.Decoded(6, 6, 6));
+  EXPECT_FALSE(image.Decoded(8, 2, 2, /*dropped=*/1));
+  EXPECT_TRUE(image.NeedsReset(1));
+}
+
+// Room counts from the highest range held, not only from where CUPTI writes next.
+TEST(ImageRanges, RoomFromTheHighestRangeHeld) {
+  ImageRanges image(16);
+  image.Reset();
+  ASSERT_TRUE(image.Decoded(10, 10, 2));  // the next set writes at 2
+  EXPECT_EQ(image.next(), 2u);
+  EXPECT_FALSE(image.NeedsReset(6));
+  EXPECT_TRUE(image.NeedsReset(7));
 }
 
 TEST(ImageRanges, AFailedDecodeForcesAReset) {

@@ -48,7 +48,8 @@ class SimCalls : public RangeCalls {
   }
   // CUPTI (measured, lib/collect/image_ranges.h): a set's ranges go from where the
   // previous set's last pass ended; the image counts the highest range written, up to
-  // its capacity.
+  // its capacity. (After a set that ended in an empty pass the next set's values are
+  // not its own: the image must be re-initialized, which ImageRanges asks for.)
   std::optional<size_t> Decode() override {
     EXPECT_FALSE(started_);
     EXPECT_EQ(c_.windows.size(), planner_.passes()) << "decoded before every pass ran";
@@ -58,6 +59,7 @@ class SimCalls : public RangeCalls {
     cupti_total_ = std::max(cupti_total_, std::min(cupti_next_ + first, image.capacity()));
     const size_t at = cupti_next_;
     cupti_next_ = std::min(cupti_next_ + last, image.capacity());
+    if (first > 0 && last == 0) ++ended_empty;
     std::optional<size_t> ranges = image.Decoded(cupti_total_, first, last);
     EXPECT_TRUE(ranges.has_value()) << "the image's placement differs from CUPTI's";
     EXPECT_EQ(image.first(), at);
@@ -93,8 +95,9 @@ class SimCalls : public RangeCalls {
   std::vector<RangeMatch> kept;  // samples, in order
   std::vector<uint32_t> measured;
   size_t starts = 0, stops = 0;
-  ImageRanges image;  // capacity: the window limit, as the sampler sizes it
-  size_t resets = 0;  // counter data (re)initializations
+  ImageRanges image;       // capacity: the window limit, as the sampler sizes it
+  size_t resets = 0;       // counter data (re)initializations
+  size_t ended_empty = 0;  // sets cut before their last pass (it ran empty)
 
  private:
   const Planner& planner_;

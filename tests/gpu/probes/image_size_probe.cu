@@ -8,6 +8,8 @@
 //          does CUPTI refuse, overwrite range 0, or append after the ranges it holds?
 //  cut:    sets whose later passes hold fewer launches or none (rotate's cut sets):
 //          how many ranges each adds to the image.
+//  uneven: sets cut in a later pass (W, W, k, 0, ...), then a set of other launches:
+//          where CUPTI writes after each shape.
 //  resize: a new, smaller image given to SetConfig on the same Range Profiler object:
 //          does the next set decode into it (session 5 saw the old one used)?
 //  sizes:  Disable + Enable, then an image of 64..2048 ranges: the time of each step,
@@ -17,6 +19,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <string>
 
 #include "probe_cupti.h"
 
@@ -96,6 +99,31 @@ struct Rig {
     *dropped = dd.numOfRangeDropped;
     return true;
   }
+  // One set whose pass k has counts[k] launches (the last count repeats), launch j of a
+  // pass on n >> (shift + j) elements (so that its duration tells it apart); then
+  // DecodeData.
+  bool RunShape(const std::vector<int>& counts, int shift, size_t* dropped) {
+    bool all = false;
+    for (size_t pass = 0; !all && pass < 64; ++pass) {
+      CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+      st.pRangeProfilerObject = profiler;
+      if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
+      const int count = counts[std::min(pass, counts.size() - 1)];
+      for (int j = 0; j < count; ++j) {
+        const int m = n >> (shift + j);
+        saxpy<<<(m + 255) / 256, 256>>>(m, 2, x, y);
+      }
+      CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      sp.pRangeProfilerObject = profiler;
+      if (!Ok(cuptiRangeProfilerStop(&sp), "Stop")) return false;
+      all = sp.isAllPassSubmitted;
+    }
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = profiler;
+    if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
+    *dropped = dd.numOfRangeDropped;
+    return true;
+  }
   // "N ranges; durations r0 r1 ..." of an image.
   void Describe(const char* label, std::vector<uint8_t>& data) {
     CUpti_RangeProfiler_GetCounterDataInfo_Params inf = {
@@ -134,6 +162,29 @@ void Cut(Rig& rig) {
     if (!rig.SetConfig(data, 64) || !rig.RunSet(set[0], &dropped, set[1])) return;
     printf("  set of %d launches, %d in later passes: %zu dropped\n", set[0], set[1], dropped);
     rig.Describe("image", data);
+  }
+}
+
+// Rotate's cut sets as they come: W launches in the first passes, k < W in the pass
+// where the sequence left its period, none in the passes after it. Each shape on a
+// fresh image (launches of 2^24, 2^23, 2^22, 2^21 elements), then a set of 3 launches
+// a pass on 2^18, 2^17, 2^16 elements: where its (shorter) durations land says where
+// CUPTI wrote it.
+void Uneven(Rig& rig) {
+  printf("uneven: a cut set, then a set of 3 (durations tell the sets apart)\n");
+  const std::vector<std::vector<int>> shapes = {{4, 4, 2, 0}, {4, 4, 4, 4, 4, 4, 4, 4, 2},
+                                                {4, 4, 0},    {4, 3, 2, 1, 0},
+                                                {4, 4, 4, 4, 4, 4, 4, 2, 0}};
+  for (const auto& shape : shapes) {
+    std::vector<uint8_t> data = RangeCounterData(rig.profiler, kSol, 64);
+    std::string text;
+    for (int k : shape) text += std::to_string(k) + " ";
+    size_t dropped = 0;
+    if (!rig.SetConfig(data, 64) || !rig.RunShape(shape, 0, &dropped)) return;
+    printf("  shape %s(last repeats): %zu dropped\n", text.c_str(), dropped);
+    rig.Describe("after it", data);
+    if (!rig.SetConfig(data, 64) || !rig.RunShape({3}, 6, &dropped)) return;
+    rig.Describe("after the set of 3", data);
   }
 }
 
@@ -202,6 +253,7 @@ int main() {
   printf("sol: %zu passes\n", rig.config.passes);
   Append(rig);
   Cut(rig);
+  Uneven(rig);
   Resize(rig);
   Sizes(rig);
   ReleaseHostConfig(rig.config);
