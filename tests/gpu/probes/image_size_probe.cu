@@ -22,29 +22,9 @@
 #include <string>
 
 #include "probe_cupti.h"
+#include "probe_sol.cuh"
 
 namespace {
-
-__global__ void saxpy(int n, float a, const float* x, float* y) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + y[i];
-}
-
-double Ms(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-const std::vector<const char*> kSol = {
-    "gpu__time_duration.sum",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
-    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed",
-    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
-    "sm__issue_active.avg.pct_of_peak_sustained_elapsed"};
 
 // Prints a failed call and returns false instead of exiting.
 bool Ok(CUptiResult r, const char* what) {
@@ -81,28 +61,12 @@ struct Rig {
   // One set of `launches` launches a pass, every pass (`later`: in the passes after
   // the first, -1 for as many); then DecodeData.
   bool RunSet(int launches, size_t* dropped, int later = -1) {
-    bool all = false;
-    for (int guard = 0; !all && guard < 64; ++guard) {
-      CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-      st.pRangeProfilerObject = profiler;
-      if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
-      const int count = guard == 0 || later < 0 ? launches : later;
-      for (int k = 0; k < count; ++k) saxpy<<<n / 256, 256>>>(n, 2, x, y);
-      CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      sp.pRangeProfilerObject = profiler;
-      if (!Ok(cuptiRangeProfilerStop(&sp), "Stop")) return false;
-      all = sp.isAllPassSubmitted;
-    }
-    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dd.pRangeProfilerObject = profiler;
-    if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
-    *dropped = dd.numOfRangeDropped;
-    return true;
+    return RunShape({launches, later < 0 ? launches : later}, 0, dropped, /*halve=*/false);
   }
   // One set whose pass k has counts[k] launches (the last count repeats), launch j of a
-  // pass on n >> (shift + j) elements (so that its duration tells it apart); then
-  // DecodeData.
-  bool RunShape(const std::vector<int>& counts, int shift, size_t* dropped) {
+  // pass on n >> shift elements, halved j times with `halve` (so that its duration tells
+  // it apart); then DecodeData.
+  bool RunShape(const std::vector<int>& counts, int shift, size_t* dropped, bool halve = true) {
     bool all = false;
     for (size_t pass = 0; !all && pass < 64; ++pass) {
       CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
@@ -110,7 +74,7 @@ struct Rig {
       if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
       const int count = counts[std::min(pass, counts.size() - 1)];
       for (int j = 0; j < count; ++j) {
-        const int m = n >> (shift + j);
+        const int m = n >> (shift + (halve ? j : 0));
         saxpy<<<(m + 255) / 256, 256>>>(m, 2, x, y);
       }
       CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
