@@ -29,8 +29,9 @@ bool CounterSampler::ReinitCounterData(Context& c) {
     return false;
   }
   ++planner_->stats().reinits;
-  c.image.Reset();
-  if (notes_.count("counters.image") == 0) {
+  c.image.Reset(c.max_ranges);
+  if (c.max_ranges > largest_image_ranges_) {  // the largest image
+    largest_image_ranges_ = c.max_ranges;
     notes_["counters.image"] = absl::StrFormat(
         "%.1f MiB for %d ranges (%d bytes per range)", c.profiler.counter_data().size() / 1048576.0,
         c.max_ranges, c.profiler.counter_data().size() / std::max<size_t>(1, c.max_ranges));
@@ -51,6 +52,9 @@ bool CounterSampler::SetConfig(Context& c, size_t pass, size_t level) {
 bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
   // SetConfig for each pass (a debugging switch) on a used image: not measured.
   if (c.image.NeedsReset(ranges) || setconfig_each_pass_) {
+    if (size_images_) {
+      c.max_ranges = ImageRanges::CapacityFor(ranges, planner_->window_limit());
+    }
     if (!ReinitCounterData(c)) {
       c.failed = true;
       return false;
@@ -164,9 +168,9 @@ CounterSampler::Context* CounterSampler::SetUpContext(CUcontext ctx) {
     Note("counters.status", ExplainCupti("cuptiRangeProfilerEnable", r));
     return nullptr;
   }
-  c.max_ranges = planner_->rotate() && !planner_->region_mode()
-                     ? static_cast<size_t>(options_.counters.window)
-                     : 1;
+  c.max_ranges = !planner_->rotate() || planner_->region_mode() ? 1
+                 : size_images_ ? ImageRanges::CapacityFor(1, planner_->window_limit())
+                                : planner_->window_limit();
   c.image = ImageRanges(c.max_ranges);
   if (!ReinitCounterData(c) || !SetConfig(c, 0, 1)) return nullptr;
   c.configured = true;
@@ -262,6 +266,9 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   null_context_launches_ = 0;
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   setconfig_each_pass_ = internal != nullptr && internal[0] == '1';
+  const char* sizing = std::getenv("CUSCOPE_INTERNAL_IMAGE_SIZING");
+  size_images_ = sizing != nullptr && sizing[0] == '1';
+  largest_image_ranges_ = 0;
   if (region_mode) {
     // Regions arrive from region tracking (OnRegionPush/Pop); no launch callbacks.
     active_ = true;

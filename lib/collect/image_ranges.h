@@ -31,6 +31,15 @@ class ImageRanges {
  public:
   explicit ImageRanges(size_t capacity = 1) : capacity_(capacity) {}
 
+  // Per-set sizing (not yet run on a GPU, CUSCOPE_INTERNAL_IMAGE_SIZING=1): an image for
+  // a set of `ranges` ranges a pass, with room for one more such set: a power of two of
+  // at least 64 and twice `ranges`, within `limit` (the window limit).
+  static size_t CapacityFor(size_t ranges, size_t limit) {
+    size_t capacity = 64;
+    while (capacity < 2 * ranges && capacity < limit) capacity *= 2;
+    return std::max(std::min(capacity, limit), std::min(ranges, limit));
+  }
+
   size_t capacity() const { return capacity_; }
   // Before a set of at most `ranges` ranges a pass: whether the image must be
   // re-initialized first (they might not fit after the ranges it holds, or where CUPTI
@@ -38,8 +47,9 @@ class ImageRanges {
   bool NeedsReset(size_t ranges) const {
     return !known_ || std::max(next_, total_) + ranges > capacity_;
   }
-  // The image was (re-)initialized: empty.
-  void Reset() {
+  // The image was (re-)initialized: empty; `capacity` ranges when given.
+  void Reset(size_t capacity = 0) {
+    if (capacity > 0) capacity_ = capacity;
     total_ = next_ = first_ = 0;
     known_ = true;
   }

@@ -93,6 +93,19 @@ TEST(ImageRanges, RoomFromTheHighestRangeHeld) {
   EXPECT_TRUE(image.NeedsReset(7));
 }
 
+TEST(ImageRanges, CapacityForASet) {
+  EXPECT_EQ(ImageRanges::CapacityFor(1, 2048), 64u);
+  EXPECT_EQ(ImageRanges::CapacityFor(32, 2048), 64u);
+  EXPECT_EQ(ImageRanges::CapacityFor(33, 2048), 128u);
+  EXPECT_EQ(ImageRanges::CapacityFor(581, 2048), 2048u);
+  EXPECT_EQ(ImageRanges::CapacityFor(1500, 2048), 2048u);
+  EXPECT_EQ(ImageRanges::CapacityFor(20, 16), 16u);  // a window limit under 64
+  ImageRanges image(2048);
+  image.Reset(64);
+  EXPECT_EQ(image.capacity(), 64u);
+  EXPECT_TRUE(image.NeedsReset(65));
+}
+
 TEST(ImageRanges, AFailedDecodeForcesAReset) {
   ImageRanges image(64);
   image.Reset();

@@ -188,6 +188,33 @@ TEST(RotateReal, FewSetsBeforeTheStepsPeriod) {
   EXPECT_LE(complete_at, 14u);  // 13 with or without the wait
 }
 
+// Images sized to each set (CUSCOPE_INTERNAL_IMAGE_SIZING, not yet run on a GPU): the
+// warm-up's short sets, most of them cut (and so followed by a re-initialization),
+// initialize 64-range images instead of 2,048-range ones. CUPTI's initialization costs
+// in proportion (H200: 18 ms for 64 ranges, 590 ms for 2,048).
+TEST(RotateReal, SizedImagesInitializeFewerRanges) {
+  std::vector<std::vector<Recorded>> steps = LoadSteps("h200-gpt2-step-trace.sqlite");
+  ASSERT_EQ(steps.size(), 4u);
+  size_t initialized[2] = {0, 0};
+  uint64_t samples[2] = {0, 0};
+  for (int sized = 0; sized < 2; ++sized) {
+    CounterOptions o = RotateOptions(2048);
+    o.per_signature = 1;
+    RotateSim sim(o, /*passes=*/9);
+    sim.calls.size_images = sized == 1;
+    for (size_t s = 0; s < 30; ++s) {
+      for (const Recorded& r : steps[s == 0 ? 0 : 1]) sim.Run(r.sig);
+    }
+    initialized[sized] = sim.calls.ranges_initialized;
+    samples[sized] = sim.planner.stats().sets_complete;
+    std::cerr << (sized ? "sized: " : "fixed: ") << sim.calls.resets << " initializations, "
+              << sim.calls.ranges_initialized << " ranges initialized; " << sim.planner.Describe()
+              << "\n";
+  }
+  EXPECT_EQ(samples[1], samples[0]);
+  EXPECT_LE(4 * initialized[1], initialized[0]);
+}
+
 // Runs too short for the passes (5 launches of each kernel, 9 passes): every set on a
 // run-of-one guess fails, and the wait grows. Then kernels that never repeat: each
 // would begin a set cut before its first launch, not judged, and the wait must hold

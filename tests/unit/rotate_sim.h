@@ -72,12 +72,13 @@ class SimCalls : public RangeCalls {
   }
   bool Prepare(size_t ranges) override {
     EXPECT_FALSE(held) << "prepared inside a set";
-    EXPECT_LE(ranges, image.capacity());
     if (image.NeedsReset(ranges)) {
-      image.Reset();
+      image.Reset(size_images ? ImageRanges::CapacityFor(ranges, planner_.window_limit()) : 0);
       cupti_total_ = cupti_next_ = 0;
       ++resets;
+      ranges_initialized += image.capacity();
     }
+    EXPECT_FALSE(image.NeedsReset(ranges)) << "no room for the set";
     return true;
   }
   void Finished(bool decoded) override {
@@ -95,9 +96,11 @@ class SimCalls : public RangeCalls {
   std::vector<RangeMatch> kept;  // samples, in order
   std::vector<uint32_t> measured;
   size_t starts = 0, stops = 0;
-  ImageRanges image;       // capacity: the window limit, as the sampler sizes it
-  size_t resets = 0;       // counter data (re)initializations
-  size_t ended_empty = 0;  // sets cut before their last pass (it ran empty)
+  ImageRanges image;              // capacity: the window limit, as the sampler sizes it
+  size_t resets = 0;              // counter data (re)initializations
+  size_t ranges_initialized = 0;  // their sizes, in ranges (the cost grows with them)
+  bool size_images = false;       // CUSCOPE_INTERNAL_IMAGE_SIZING
+  size_t ended_empty = 0;         // sets cut before their last pass (it ran empty)
 
  private:
   const Planner& planner_;

@@ -10,6 +10,8 @@
 //          how many ranges each adds to the image.
 //  uneven: sets cut in a later pass (W, W, k, 0, ...), then a set of other launches:
 //          where CUPTI writes after each shape.
+//  grow:   a 64-range image, then a new 2,048-range one through SetConfig alone, with a
+//          set of 600 launches a pass: does it decode 600 ranges in order?
 //  resize: a new, smaller image given to SetConfig on the same Range Profiler object:
 //          does the next set decode into it (session 5 saw the old one used)?
 //  sizes:  Disable + Enable, then an image of 64..2048 ranges: the time of each step,
@@ -17,6 +19,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -87,6 +90,54 @@ struct Rig {
     if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
     *dropped = dd.numOfRangeDropped;
     return true;
+  }
+  // A set of `launches` launches every pass, launch j on n >> (j % 4) elements.
+  bool RunCycle(int launches, size_t* dropped) {
+    bool all = false;
+    for (size_t pass = 0; !all && pass < 64; ++pass) {
+      CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+      st.pRangeProfilerObject = profiler;
+      if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
+      for (int j = 0; j < launches; ++j) {
+        const int m = n >> (j % 4);
+        saxpy<<<(m + 255) / 256, 256>>>(m, 2, x, y);
+      }
+      CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      sp.pRangeProfilerObject = profiler;
+      if (!Ok(cuptiRangeProfilerStop(&sp), "Stop")) return false;
+      all = sp.isAllPassSubmitted;
+    }
+    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    dd.pRangeProfilerObject = profiler;
+    if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
+    *dropped = dd.numOfRangeDropped;
+    return true;
+  }
+  // Whether the ranges of a RunCycle set follow its sizes: the median duration of each
+  // size class (j % 4), and how many ranges are out of order (a range not shorter than
+  // the one before it within a cycle) or do not evaluate.
+  void DescribeCycle(std::vector<uint8_t>& data, int launches) {
+    std::vector<double> dur(launches, 0);
+    int bad = 0;
+    for (int i = 0; i < launches; ++i) {
+      std::vector<double> v = EvaluateRange(config.host, data, i, kSol);
+      dur[i] = v[0];
+      if (!(v[0] > 0) || !(v[1] >= 0)) ++bad;
+    }
+    int out_of_order = 0;
+    for (int i = 0; i < launches; ++i) {
+      if (i % 4 != 0 && !(dur[i] < dur[i - 1])) ++out_of_order;
+    }
+    std::vector<double> median;
+    for (int r = 0; r < 4; ++r) {
+      std::vector<double> c;
+      for (int i = r; i < launches; i += 4) c.push_back(dur[i]);
+      std::sort(c.begin(), c.end());
+      median.push_back(c[c.size() / 2]);
+    }
+    printf("  cycle: median duration by size n, n/2, n/4, n/8: %.0f %.0f %.0f %.0f ns; %d of %d "
+           "out of order, %d not evaluated\n",
+           median[0], median[1], median[2], median[3], out_of_order, launches, bad);
   }
   // "N ranges; durations r0 r1 ..." of an image.
   void Describe(const char* label, std::vector<uint8_t>& data) {
@@ -165,6 +216,29 @@ void Resize(Rig& rig) {
   rig.Describe("second set, the 2048-range image", old_image);
 }
 
+// Per-set sizing needs an image to grow: a small image for the warm-up's short sets,
+// then a large one for a set of the step's period, given through SetConfig alone (no
+// Disable/Enable). Session 5's per-set sizing saw a set decode "the 64 ranges of the
+// image it had before". A set of 600 launches a pass (sizes cycling n, n/2, n/4, n/8)
+// into a new 2,048-range image after a 64-range one: ranges decoded, dropped, and
+// whether the durations cycle as launched; then back to 64 and up to 2,048 again.
+void Grow(Rig& rig) {
+  printf("grow: 64-range image, then a new 2048-range image through SetConfig alone\n");
+  const std::vector<int> sizes = {64, 2048, 64, 2048};
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const size_t ranges = sizes[k];
+    std::vector<uint8_t> data = RangeCounterData(rig.profiler, kSol, ranges);
+    const int launches = ranges == 64 ? 4 : 600;
+    size_t dropped = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    if (!rig.SetConfig(data, ranges) || !rig.RunCycle(launches, &dropped)) return;
+    printf("  image of %zu ranges, set of %d launches a pass: %.0f ms, %zu dropped\n", ranges,
+           launches, Ms(t0), dropped);
+    rig.Describe("decoded", data);
+    if (launches > 12) rig.DescribeCycle(data, launches);
+  }
+}
+
 void Sizes(Rig& rig) {
   printf("sizes: Disable + Enable, then an image of N ranges\n");
   for (size_t ranges : {2048, 1024, 512, 256, 64}) {
@@ -218,6 +292,7 @@ int main() {
   Append(rig);
   Cut(rig);
   Uneven(rig);
+  Grow(rig);
   Resize(rig);
   Sizes(rig);
   ReleaseHostConfig(rig.config);
