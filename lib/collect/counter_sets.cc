@@ -48,6 +48,23 @@ std::optional<size_t> CounterSampler::DecodeRanges(
   }
   const size_t held = c.image.total(), at = c.image.next();
   const size_t total = c.profiler.DecodedRanges();
+  if (!planner_->rotate() || planner_->region_mode()) {
+    // One set per image, re-initialized after it (DecodeSet): CUPTI's count is the set's.
+    if (total < launched) {
+      notes_["counters.ranges_short"] =
+          absl::StrFormat("a set decoded %d ranges for %d launches", total, launched);
+    }
+    return total;
+  }
+  if (decode.ranges_dropped > 0 && size_images_ && !c.sizing_off) {
+    // The image sized to the set did not hold it (growing an image through SetConfig
+    // failed this way in session 5): the window limit's size from now on.
+    c.sizing_off = true;
+    Note("counters.image_sizing",
+         absl::StrFormat("an image of %d ranges dropped %d of a set's: images of %d ranges "
+                         "from now on",
+                         c.image.capacity(), decode.ranges_dropped, planner_->window_limit()));
+  }
   const std::optional<size_t> decoded =
       c.image.Decoded(total, launched, last_pass, decode.ranges_dropped);
   auto sizes = [&windows] {

@@ -53,9 +53,10 @@ bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
   // SetConfig for each pass (a debugging switch) on a used image: not measured.
   if (c.image.NeedsReset(ranges) || setconfig_each_pass_) {
     if (size_images_) {
-      c.max_ranges = ImageRanges::CapacityFor(ranges, planner_->window_limit());
+      c.max_ranges = c.sizing_off ? planner_->window_limit()
+                                  : ImageRanges::CapacityFor(ranges, planner_->window_limit());
     }
-    if (!ReinitCounterData(c)) {
+    if (!ReinitCounterData(c) || c.image.NeedsReset(ranges)) {
       c.failed = true;
       return false;
     }

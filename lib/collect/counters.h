@@ -79,6 +79,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     size_t max_ranges = 1;
     ImageRanges image;        // the ranges its counter data holds
     bool configured = false;  // SetConfig for a first pass made, no set run since
+    bool sizing_off = false;  // an image sized to its set dropped ranges
     bool failed = false;
     ContextPlan plan;
     std::optional<Launch> replaying;  // kernel replay: the launch being measured

@@ -9,8 +9,9 @@
 // launches in 8 passes and 2 in the 9th, a set of 3 other launches went to ranges 2, 3
 // and 4, the first two ranges kept (durations tell the launches apart). After a set
 // whose last passes were empty (rotate's cut sets: 4, 4, 2, then none), the next set's
-// values were not its own (durations of neither set): so after such a set the image is
-// re-initialized.
+// values were not its own (durations of neither set): so after such a set, and after
+// a set cut before its first launch (every pass empty; not measured with launches that
+// can be told apart), the image is re-initialized.
 //
 // So the image is re-initialized only when the next set might not fit after the ranges
 // it holds, or after a set that ended in an empty pass; each set reads its ranges from
@@ -68,8 +69,9 @@ class ImageRanges {
     }
     total_ = total;
     next_ = std::min(first_ + last_pass, capacity_);
-    // Ended in an empty pass after launches: the next set would not read its own values.
-    known_ = last_pass > 0 || first_pass == 0;
+    // Ended in an empty pass: the next set would not read its own values (measured after
+    // launches in earlier passes; a set with no launch at all is not measured: the same).
+    known_ = last_pass > 0;
     return std::min(first_pass, total - first_);
   }
   // Decoding failed: re-initialize before the next set.

@@ -189,12 +189,16 @@ void Uneven(Rig& rig) {
   printf("uneven: a cut set, then a set of 3 (durations tell the sets apart)\n");
   const std::vector<std::vector<int>> shapes = {{4, 4, 2, 0}, {4, 4, 4, 4, 4, 4, 4, 4, 2},
                                                 {4, 4, 0},    {4, 3, 2, 1, 0},
-                                                {4, 4, 4, 4, 4, 4, 4, 2, 0}};
+                                                {4, 4, 4, 4, 4, 4, 4, 2, 0}, {0}};
   for (const auto& shape : shapes) {
     std::vector<uint8_t> data = RangeCounterData(rig.profiler, kSol, 64);
     std::string text;
     for (int k : shape) text += std::to_string(k) + " ";
     size_t dropped = 0;
+    if (shape[0] == 0) {  // a set cut before any launch, after a set of 4 launches
+      if (!rig.SetConfig(data, 64) || !rig.RunShape({4}, 0, &dropped)) return;
+      rig.Describe("a set of 4 first", data);
+    }
     if (!rig.SetConfig(data, 64) || !rig.RunShape(shape, 0, &dropped)) return;
     printf("  shape %s(last repeats): %zu dropped\n", text.c_str(), dropped);
     rig.Describe("after it", data);
@@ -223,11 +227,13 @@ void Resize(Rig& rig) {
 // into a new 2,048-range image after a 64-range one: ranges decoded, dropped, and
 // whether the durations cycle as launched; then back to 64 and up to 2,048 again.
 void Grow(Rig& rig) {
-  printf("grow: 64-range image, then a new 2048-range image through SetConfig alone\n");
+  printf("grow: 64-range image, then the buffer resized to 2048 ranges, SetConfig alone\n");
   const std::vector<int> sizes = {64, 2048, 64, 2048};
+  std::vector<uint8_t> data;  // one buffer, resized as the sampler's (RangeProfiler)
   for (size_t k = 0; k < sizes.size(); ++k) {
     const size_t ranges = sizes[k];
-    std::vector<uint8_t> data = RangeCounterData(rig.profiler, kSol, ranges);
+    data.resize(RangeCounterDataSize(rig.profiler, kSol, ranges));
+    InitializeRangeCounterData(rig.profiler, data);
     const int launches = ranges == 64 ? 4 : 600;
     size_t dropped = 0;
     auto t0 = std::chrono::steady_clock::now();
