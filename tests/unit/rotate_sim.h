@@ -48,13 +48,17 @@ class SimCalls : public RangeCalls {
   }
   // CUPTI (measured, lib/collect/image_ranges.h): a set's ranges go from where the
   // previous set's last pass ended; the image counts the highest range written, up to
-  // its capacity. (After a set that ended in an empty pass the next set's values are
-  // not its own: the image must be re-initialized, which ImageRanges asks for.)
+  // its capacity. After a set that ended in an empty pass (or had no launch) the next
+  // set's values are not its own: a set measured then, without a re-initialization
+  // between, is an error here (its samples would be another launch's).
   std::optional<size_t> Decode() override {
     EXPECT_FALSE(started_);
     EXPECT_EQ(c_.windows.size(), planner_.passes()) << "decoded before every pass ran";
     const size_t first = c_.windows.empty() ? 0 : c_.windows.front().size();
     const size_t last = c_.windows.empty() ? 0 : c_.windows.back().size();
+    EXPECT_FALSE(spoiled_) << "a set measured after one that ended in an empty pass, into "
+                              "the same image without re-initializing it";
+    spoiled_ = last == 0;
     EXPECT_LE(cupti_next_ + first, image.capacity()) << "a set outgrew the image's room";
     cupti_total_ = std::max(cupti_total_, std::min(cupti_next_ + first, image.capacity()));
     const size_t at = cupti_next_;
@@ -75,6 +79,7 @@ class SimCalls : public RangeCalls {
     if (image.NeedsReset(ranges)) {
       image.Reset(size_images ? ImageRanges::CapacityFor(ranges, planner_.window_limit()) : 0);
       cupti_total_ = cupti_next_ = 0;
+      spoiled_ = false;
       ++resets;
       ranges_initialized += image.capacity();
     }
@@ -108,6 +113,7 @@ class SimCalls : public RangeCalls {
   bool started_ = false;
   size_t pass_ = 0;
   size_t cupti_total_ = 0, cupti_next_ = 0;  // the simulated image
+  bool spoiled_ = false;  // the last set ended in an empty pass: the next reads garbage
 };
 
 // One context's launches through the planner and the driver, as the sampler's
