@@ -4,7 +4,7 @@
 // to SetConfig without re-initialization, an image takes the next set's ranges after
 // those it holds (4, 8, 12 ranges after three sets of 4, values as in a fresh image),
 // while re-initializing it costs in proportion to its size (the sol image of 2,048
-// ranges: 1.59 GB, 530-620 ms; a set's ranges are cheap to decode). CUPTI writes the
+// ranges: 1,591 MiB, 530-620 ms; a set's ranges are cheap to decode). CUPTI writes the
 // next set after the ranges of the previous set's *last* pass: after a set of 4
 // launches in 8 passes and 2 in the 9th, a set of 3 other launches went to ranges 2, 3
 // and 4, the first two ranges kept (durations tell the launches apart). After a set

@@ -2,7 +2,7 @@
 // the zero fill before CUPTI's initialization is needed.
 //   image_reinit_probe [max_ranges=2048] [sets=4]
 // A GPT-2 step under `--metrics=sol --replay=rotate` (H200, session 9) spent ~0.8 s per
-// set outside the Range Profiler's Start and Stop; its counter image was 1.59 GB for
+// set outside the Range Profiler's Start and Stop; its counter image was 1,591 MiB for
 // 2,048 ranges, and RangeProfiler::InitCounterData zero-fills all of it (`assign`)
 // before cuptiRangeProfilerCounterDataImageInitialize, after every set.
 //

@@ -1,5 +1,5 @@
 // Development probe: how to make a rotate set's counter image cheaper than
-// re-initializing 1.59 GB after every set (H200, session 10: CUPTI's initialization of
+// re-initializing 1,591 MiB after every set (H200, session 10: CUPTI's initialization of
 // the sol image for 2,048 ranges takes 530-620 ms, the zero fill before it 160-190 ms;
 // values are the same without the fill).
 //   image_size_probe
