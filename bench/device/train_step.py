@@ -5,7 +5,8 @@
     TRAIN_STEP_MODES="trace,gpu metrics" TRAIN_STEP_NCU=0 python3 bench/device/train_step.py ...
 
 A transformers GPT-2 training step (bench/device/gpt2_step.py: 6 layers, batch 8 x 512,
-bf16 autocast, fused AdamW) unprofiled, traced by cuscope, with counters in signature
+bf16 autocast, fused AdamW) unprofiled, under the CUPTI tracing floor (a counting-only
+injection: what any activity tracer costs), traced by cuscope, with counters in signature
 mode (kernel replay, one sample per signature) and in rotate on every launch, with GPU
 metrics sampled every 10 us (docs/gpu-metrics.md), under torch.profiler, and a bounded slice of the same kernels under ncu. The modes run in
 interleaved rounds (the order turns each round); a mode's step time is the median over
@@ -59,7 +60,11 @@ MODES = {
         cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1",
         "--gpu-metrics-interval-us=2", "--"] + step_cmd,
     "torch.profiler": lambda p: step_cmd,
+    # The tracing floor (bench/device/cupti_floor.cc, built into BUILD/lib): an injection
+    # that enables the activity kinds cuscope enables by default and only counts records.
+    "cupti floor": lambda p: step_cmd,
 }
+FLOOR_KINDS = "kernel,runtime,memcpy,sync,marker"  # as bench/device/overhead.py
 LAUNCH_APIS = ("cudaLaunchKernel", "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC",
                "cudaLaunchKernelExC_ptsz", "cuLaunchKernel", "cuLaunchKernel_ptsz",
                "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz")
@@ -71,6 +76,9 @@ def run(mode, rnd):
     if os.path.exists(path):
         os.remove(path)
     e = dict(env, GPT2_TORCH_PROFILER="1") if mode == "torch.profiler" else env
+    if mode == "cupti floor":
+        e = dict(env, CUDA_INJECTION64_PATH=os.path.join(build, "lib", "libcupti_floor.so"),
+                 CUPTI_FLOOR_KINDS=FLOOR_KINDS)
     t0 = time.perf_counter()
     with open(os.path.join(out, f"{slug}-{rnd}.log"), "w") as f:
         p = subprocess.run(MODES[mode](path), stdout=subprocess.PIPE, stderr=f, text=True, env=e,
