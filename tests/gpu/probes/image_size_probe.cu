@@ -70,36 +70,25 @@ struct Rig {
   // pass on n >> shift elements, halved j times with `halve` (so that its duration tells
   // it apart); then DecodeData.
   bool RunShape(const std::vector<int>& counts, int shift, size_t* dropped, bool halve = true) {
-    bool all = false;
-    for (size_t pass = 0; !all && pass < 64; ++pass) {
-      CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-      st.pRangeProfilerObject = profiler;
-      if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
-      const int count = counts[std::min(pass, counts.size() - 1)];
-      for (int j = 0; j < count; ++j) {
-        const int m = n >> (shift + (halve ? j : 0));
-        saxpy<<<(m + 255) / 256, 256>>>(m, 2, x, y);
-      }
-      CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      sp.pRangeProfilerObject = profiler;
-      if (!Ok(cuptiRangeProfilerStop(&sp), "Stop")) return false;
-      all = sp.isAllPassSubmitted;
-    }
-    CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dd.pRangeProfilerObject = profiler;
-    if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
-    *dropped = dd.numOfRangeDropped;
-    return true;
+    return RunPasses([&](size_t pass) { return counts[std::min(pass, counts.size() - 1)]; },
+                     [&](int j) { return n >> (shift + (halve ? j : 0)); }, dropped);
   }
   // A set of `launches` launches every pass, launch j on n >> (j % 4) elements.
   bool RunCycle(int launches, size_t* dropped) {
+    return RunPasses([&](size_t) { return launches; }, [&](int j) { return n >> (j % 4); },
+                     dropped);
+  }
+  // Passes until CUPTI has them all: pass k launches count(k) SAXPYs, launch j on
+  // size(j) elements; then DecodeData.
+  template <typename Count, typename Size>
+  bool RunPasses(Count count, Size size, size_t* dropped) {
     bool all = false;
     for (size_t pass = 0; !all && pass < 64; ++pass) {
       CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
       st.pRangeProfilerObject = profiler;
       if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
-      for (int j = 0; j < launches; ++j) {
-        const int m = n >> (j % 4);
+      for (int j = 0; j < count(pass); ++j) {
+        const int m = size(j);
         saxpy<<<(m + 255) / 256, 256>>>(m, 2, x, y);
       }
       CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
