@@ -85,11 +85,8 @@ void RotateDriver::StartSet(ContextPlan& c) {
   if (c.history.total() < c.start_after) return;
   const size_t period = ChoosePeriod(c);
   if (period == 0 || !NeedsSamples(c, period)) return;
-  // (The history holds 4 x the window limit: a long period with many passes needs all it
-  // can show.)
   if (period > 1 && c.fruitless_periods.contains(period) &&
-      c.history.Explained(period) <
-          std::min(planner_.passes() * period, c.history.capacity() - period - 1)) {
+      c.history.Explained(period) < planner_.passes() * period) {
     c.start_after = c.history.total() + std::max<size_t>(period, 16);  // not at every launch
     return;
   }
