@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/launch_period.h"
 #include "lib/collect/options.h"
@@ -111,11 +110,6 @@ struct ContextPlan {
   uint64_t sets_judged = 0, sets_productive = 0;
   uint64_t start_after = 0;
   size_t backoff = 0;
-  // Periods (of 2 launches or more: runs of one kernel are the backoff's) whose last set
-  // gave no complete range (a step's layers repeat, but fewer times than the passes):
-  // a set on one of them begins again only once the sequence has repeated with it for
-  // a whole set (passes x period launches back).
-  absl::flat_hash_set<size_t> fruitless_periods;
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.

@@ -85,11 +85,6 @@ void RotateDriver::StartSet(ContextPlan& c) {
   if (c.history.total() < c.start_after) return;
   const size_t period = ChoosePeriod(c);
   if (period == 0 || !NeedsSamples(c, period)) return;
-  if (period > 1 && c.fruitless_periods.contains(period) &&
-      c.history.Explained(period) < planner_.passes() * period) {
-    c.start_after = c.history.total() + std::max<size_t>(period, 16);  // not at every launch
-    return;
-  }
   if (period != c.period) {
     c.period = period;
     c.multiple = 1;
@@ -184,11 +179,6 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   // still cost its passes, so it waits as long as the last judged set did.
   if (windows.empty() || !windows[0].empty()) {
     Backoff(c, any_complete);
-    if (any_complete) {
-      c.fruitless_periods.erase(c.period);
-    } else if (missing != DropReason::kGraph && missing != DropReason::kEnd) {
-      c.fruitless_periods.insert(c.period);
-    }
   } else {
     c.start_after = c.history.total() + c.backoff;
   }

@@ -15,12 +15,6 @@
 // (warm-up), runs of one signature use L = 1 when most recent launches repeat the
 // one before (the demo pattern AAAA BBBB).
 //
-// A detected period (L > 1) whose set gave no complete range is not used again until
-// the sequence has repeated with it for a whole set (P x L launches back): a step's
-// layers repeat with their own period, but fewer times than the passes (on the GPT-2
-// step, 6 layers of 53 launches against 9 passes), and such a set costs its passes and
-// a counter image initialization on the GPU each time it is tried.
-//
 // A launch that is not the one the period predicts (the id L launches earlier) costs
 // its own range (a mismatch at decoding). When L = 1, or at the second such launch in
 // a row (the sequence shifted), the set is cut short: the open window ends before

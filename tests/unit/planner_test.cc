@@ -351,32 +351,3 @@ TEST(Planner, RegionSkipAndCountCountSets) {
 
 }  // namespace
 }  // namespace cuscope::collect
-
-namespace cuscope::collect {
-namespace {
-
-// A period whose set gave nothing is not used again until it has held for a set's
-// worth of launches (rotate_real_test.cc: the GPT-2 step's layer period). A loop whose
-// period was cut once (an odd step in the middle, as a periodic evaluation would do)
-// so measures on that period again.
-TEST(Planner, APeriodCutOnceIsUsedAgainAfterItHeldForASet) {
-  RotateSim sim(RotateOptions(2048), /*passes=*/3);
-  std::vector<Signature> step;
-  for (int k = 0; k < 10; ++k) step.push_back(Sig("k" + std::to_string(k)));
-  std::vector<Signature> odd;
-  for (int k = 0; k < 7; ++k) odd.push_back(Sig("eval" + std::to_string(k)));
-  for (int s = 0; s < 5; ++s) {
-    for (const Signature& sig : step) sim.Run(sig);
-  }
-  // Cut the set in progress in its first pass: no range completes.
-  for (const Signature& sig : odd) sim.Run(sig);
-  const uint64_t complete = sim.planner.stats().sets_complete;
-  for (int s = 0; s < 12; ++s) {
-    for (const Signature& sig : step) sim.Run(sig);
-  }
-  EXPECT_GT(sim.planner.stats().sets_complete, complete) << sim.planner.Describe();
-  EXPECT_FALSE(sim.c.fruitless_periods.contains(step.size()));
-}
-
-}  // namespace
-}  // namespace cuscope::collect
