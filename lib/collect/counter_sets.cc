@@ -35,7 +35,6 @@ void CounterSampler::DecodeSet(Context& c) {
 std::optional<size_t> CounterSampler::DecodeRanges(
     Context& c, const std::vector<std::vector<Launch>>& windows) {
   const size_t launched = windows.empty() ? 0 : windows.front().size();
-  const size_t last_pass = windows.empty() ? 0 : windows.back().size();
   RangeProfiler::DecodeResult decode;
   {
     AddElapsed timed{&planner_->stats().decode_ns, MonotonicNs()};
@@ -44,29 +43,37 @@ std::optional<size_t> CounterSampler::DecodeRanges(
   if (decode.result != CUPTI_SUCCESS) {
     Note("counters.decode", ExplainCupti("cuptiRangeProfilerDecodeData", decode.result));
     c.image.Invalidate();
-    return std::nullopt;  // re-initialized before the next set (once: 0.8 s at 1.6 GB)
+    return std::nullopt;  // re-initialized once, before the next set
   }
-  const size_t held = c.image.total(), at = c.image.next();
   const size_t total = c.profiler.DecodedRanges();
-  if (!planner_->rotate() || planner_->region_mode()) {
-    // One set per image, re-initialized after it (DecodeSet): CUPTI's count is the set's.
-    if (total < launched) {
-      notes_["counters.ranges_short"] =
-          absl::StrFormat("a set decoded %d ranges for %d launches", total, launched);
-    }
-    return total;
+  // Kernel replay and region counters: one set per image, re-initialized after it
+  // (DecodeSet), so CUPTI's count is the set's. Rotate: sets share the image.
+  const std::optional<size_t> decoded =
+      !planner_->rotate() || planner_->region_mode()
+          ? std::optional<size_t>(total)
+          : SharedImageRanges(c, windows, decode.ranges_dropped, total);
+  if (decoded && *decoded < launched) {
+    notes_["counters.ranges_short"] =
+        absl::StrFormat("a set decoded %d ranges for %d launches", *decoded, launched);
   }
-  if (decode.ranges_dropped > 0 && size_images_ && !c.sizing_off) {
+  return decoded;
+}
+
+std::optional<size_t> CounterSampler::SharedImageRanges(
+    Context& c, const std::vector<std::vector<Launch>>& windows, size_t dropped, size_t total) {
+  const size_t launched = windows.empty() ? 0 : windows.front().size();
+  const size_t last_pass = windows.empty() ? 0 : windows.back().size();
+  const size_t held = c.image.total(), at = c.image.next();
+  if (dropped > 0 && size_images_ && !c.sizing_off) {
     // The image sized to the set did not hold it (growing an image through SetConfig
     // failed this way in session 5): the window limit's size from now on.
     c.sizing_off = true;
     Note("counters.image_sizing",
          absl::StrFormat("an image of %d ranges dropped %d of a set's: images of %d ranges "
                          "from now on",
-                         c.image.capacity(), decode.ranges_dropped, planner_->window_limit()));
+                         c.image.capacity(), dropped, planner_->window_limit()));
   }
-  const std::optional<size_t> decoded =
-      c.image.Decoded(total, launched, last_pass, decode.ranges_dropped);
+  const std::optional<size_t> decoded = c.image.Decoded(total, launched, last_pass, dropped);
   auto sizes = [&windows] {
     std::string out;
     for (const auto& w : windows) absl::StrAppend(&out, w.size(), " ");
@@ -77,14 +84,14 @@ std::optional<size_t> CounterSampler::DecodeRanges(
     Note(
         absl::StrCat("counters.decode", windows_logged_),
         absl::StrFormat("decode: ranges from %d, image %d -> %d ranges (%d dropped), windows of %s",
-                        at, held, total, decode.ranges_dropped, sizes()));
+                        at, held, total, dropped, sizes()));
   }
-  if (decode.ranges_dropped > 0) {
+  if (dropped > 0) {
     // With sets sharing the image, which ranges were dropped is not known: none is read.
     Note("counters.image_full",
          absl::StrFormat("the counter image filled up: %d ranges dropped, the set's ranges not "
                          "read (set from range %d of %d, image %d -> %d ranges; windows of %s)",
-                         decode.ranges_dropped, at, c.image.capacity(), held, total, sizes()));
+                         dropped, at, c.image.capacity(), held, total, sizes()));
   } else if (!decoded) {
     // Not where the placement put them: the image is re-initialized rather than a range
     // of another launch read as this set's.
@@ -93,13 +100,7 @@ std::optional<size_t> CounterSampler::DecodeRanges(
                          "ranges; windows of %s): its ranges are dropped",
                          at, held, total, sizes()));
   }
-  if (!decoded) return std::nullopt;
-  const size_t ranges = *decoded;
-  if (ranges < launched) {
-    notes_["counters.ranges_short"] =
-        absl::StrFormat("a set decoded %d ranges for %d launches", ranges, launched);
-  }
-  return ranges;
+  return decoded;
 }
 
 // Range `range` matched in every pass: its values, if they evaluate, are a sample.

@@ -141,6 +141,12 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // image's placement puts them (image_ranges.h; re-initialized before the next set).
   std::optional<size_t> DecodeRanges(Context& c, const std::vector<std::vector<Launch>>& windows)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rotate's part of DecodeRanges: where the set lies in the shared image, given the
+  // ranges CUPTI `dropped` and the image's `total`; nothing when they cannot be read.
+  std::optional<size_t> SharedImageRanges(Context& c,
+                                          const std::vector<std::vector<Launch>>& windows,
+                                          size_t dropped, size_t total)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Range `range`'s values; true (and the set queued for Drain) if they are finite.
   bool EvaluateSet(Context& c, size_t range, RangeMatch& match) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Rotate's passes (launch_counters.cc): Range Profiler Start and Stop.
