@@ -46,20 +46,9 @@ struct Rig {
   HostConfig config;
 
   bool SetConfig(std::vector<uint8_t>& data, size_t max_ranges) {
-    CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    sc.pRangeProfilerObject = profiler;
-    sc.configSize = config.image.size();
-    sc.pConfig = config.image.data();
-    sc.counterDataImageSize = data.size();
-    sc.pCounterDataImage = data.data();
-    sc.range = CUPTI_AutoRange;
-    sc.replayMode = CUPTI_UserReplay;
-    sc.maxRangesPerPass = max_ranges;
-    sc.numNestingLevels = 1;
-    sc.minNestingLevel = 1;
-    sc.passIndex = 0;
-    sc.targetNestingLevel = 1;
-    return Ok(cuptiRangeProfilerSetConfig(&sc), "SetConfig");
+    return Ok(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_UserReplay,
+                                max_ranges, 0),
+              "SetConfig");
   }
   // One set of `launches` launches a pass, every pass (`later`: in the passes after
   // the first, -1 for as many); then DecodeData.

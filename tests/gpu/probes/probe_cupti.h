@@ -155,10 +155,11 @@ inline std::vector<uint8_t> RangeCounterData(CUpti_RangeProfiler_Object* object,
   return data;
 }
 
-// cuptiRangeProfilerSetConfig with one nesting level.
-inline void SetRangeConfig(CUpti_RangeProfiler_Object* object, const std::vector<uint8_t>& config,
-                           std::vector<uint8_t>& data, CUpti_ProfilerRange range,
-                           CUpti_ProfilerReplayMode replay, size_t max_ranges, size_t pass) {
+// cuptiRangeProfilerSetConfig with one nesting level; its result.
+inline CUptiResult TrySetRangeConfig(CUpti_RangeProfiler_Object* object,
+                                     const std::vector<uint8_t>& config, std::vector<uint8_t>& data,
+                                     CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay,
+                                     size_t max_ranges, size_t pass) {
   CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   sc.pRangeProfilerObject = object;
   sc.configSize = config.size();
@@ -172,7 +173,14 @@ inline void SetRangeConfig(CUpti_RangeProfiler_Object* object, const std::vector
   sc.minNestingLevel = 1;
   sc.passIndex = pass;
   sc.targetNestingLevel = 1;
-  CK(cuptiRangeProfilerSetConfig(&sc));
+  return cuptiRangeProfilerSetConfig(&sc);
+}
+
+// The same, exiting on failure.
+inline void SetRangeConfig(CUpti_RangeProfiler_Object* object, const std::vector<uint8_t>& config,
+                           std::vector<uint8_t>& data, CUpti_ProfilerRange range,
+                           CUpti_ProfilerReplayMode replay, size_t max_ranges, size_t pass) {
+  CK(TrySetRangeConfig(object, config, data, range, replay, max_ranges, pass));
 }
 
 inline void ReleaseHostConfig(HostConfig& c) {
