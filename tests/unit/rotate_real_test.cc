@@ -54,6 +54,11 @@ std::vector<std::vector<Recorded>> LoadSteps(const std::string& file) {
   return out;
 }
 
+// Step s of a run made of the recorded steps: step 0 (warm-up), then step 1 repeated.
+const std::vector<Recorded>& StepAt(const std::vector<std::vector<Recorded>>& steps, size_t s) {
+  return steps[s == 0 ? 0 : 1];
+}
+
 struct Coverage {
   double signatures = 0;  // share of the step's signatures with a complete sample
   double time = 0;        // share of the step's GPU time
@@ -92,7 +97,7 @@ TEST_P(Gpt2Steps, EverySignatureOfTheStepWithin3PSteps) {
   uint64_t mismatch_at_period = 0;
   bool period_known = false;
   for (size_t s = 0; s < 3 * passes; ++s) {
-    for (const Recorded& r : steps[s == 0 ? 0 : 1]) {
+    for (const Recorded& r : StepAt(steps, s)) {
       sim.Run(r.sig);
       if (!period_known && sim.c.in_set && sim.c.period == steps[1].size()) {
         period_known = true;
@@ -134,7 +139,7 @@ TEST(RotateReal, PerSignatureBudgetStopsAndReopens) {
   o.per_signature = 1;
   RotateSim sim(o, /*passes=*/7);
   for (size_t s = 0; s < 30; ++s) {
-    for (const Recorded& r : steps[s == 0 ? 0 : 1]) sim.Run(r.sig);
+    for (const Recorded& r : StepAt(steps, s)) sim.Run(r.sig);
   }
   EXPECT_GE(CoverageOf(sim, steps[1]).signatures, 0.95);
   const uint64_t started = sim.planner.stats().sets_started;
@@ -172,7 +177,7 @@ TEST(RotateReal, FewSetsBeforeTheStepsPeriod) {
   std::vector<uint64_t> sets_after;  // sets begun by the end of each step
   size_t complete_at = 0;
   for (size_t s = 0; s < 30; ++s) {
-    for (const Recorded& r : steps[s == 0 ? 0 : 1]) sim.Run(r.sig);
+    for (const Recorded& r : StepAt(steps, s)) sim.Run(r.sig);
     sets_after.push_back(sim.planner.stats().sets_started);
     if (complete_at == 0 && CoverageOf(sim, steps[1]).signatures >= 0.95) complete_at = s + 1;
   }
@@ -203,7 +208,7 @@ TEST(RotateReal, SizedImagesInitializeFewerRanges) {
     RotateSim sim(o, /*passes=*/9);
     sim.calls.size_images = sized == 1;
     for (size_t s = 0; s < 30; ++s) {
-      for (const Recorded& r : steps[s == 0 ? 0 : 1]) sim.Run(r.sig);
+      for (const Recorded& r : StepAt(steps, s)) sim.Run(r.sig);
     }
     initialized[sized] = sim.calls.ranges_initialized;
     samples[sized] = sim.planner.stats().sets_complete;
@@ -281,9 +286,9 @@ TEST(RotateReal, AGraphLaunchInTheStep) {
   // A graph launch after the forward of step 11 (one step): that set is cut, and
   // the next sets re-align.
   for (size_t s = 0; s < 30; ++s) {
-    for (size_t i = 0; i < steps[s == 0 ? 0 : 1].size(); ++i) {
+    for (size_t i = 0; i < StepAt(steps, s).size(); ++i) {
       if (s == 11 && i == 200) sim.Graph();
-      sim.Run(steps[s == 0 ? 0 : 1][i].sig);
+      sim.Run(StepAt(steps, s)[i].sig);
     }
   }
   EXPECT_GT(sim.dropped(DropReason::kGraph), 0u);
