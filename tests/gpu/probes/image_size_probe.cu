@@ -16,6 +16,12 @@
 //          does the next set decode into it (session 5 saw the old one used)?
 //  sizes:  Disable + Enable, then an image of 64..2048 ranges: the time of each step,
 //          and whether a set decodes right into it.
+//  grow-after: the sampler's own sequence before its failed growth (H200, session 11:
+//          a set of 581 launches a pass decoded 128 ranges, 0 dropped, from a new
+//          2,048-range image): sets cut or whole in 64- and 128-range images, then the
+//          buffer grown to 2,048 ranges for 600 launches a pass; with and without a
+//          Disable + Enable before the growth.
+//   image_size_probe [case ...]   (no argument: every case)
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -223,6 +229,60 @@ void Grow(Rig& rig) {
   }
 }
 
+// Re-enables the Range Profiler on the current context (frees CUPTI's state for it).
+bool Reenable(Rig& rig) {
+  CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  dis.pRangeProfilerObject = rig.profiler;
+  if (!Ok(cuptiRangeProfilerDisable(&dis), "Disable")) return false;
+  CUcontext ctx;
+  cuCtxGetCurrent(&ctx);
+  CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  en.ctx = ctx;
+  if (!Ok(cuptiRangeProfilerEnable(&en), "Enable")) return false;
+  rig.profiler = en.pRangeProfilerObject;
+  return true;
+}
+
+void GrowAfter(Rig& rig) {
+  printf("grow-after: sets in small images, then the buffer grown to 2048 ranges\n");
+  struct Step {
+    size_t capacity;
+    std::vector<int> shape;  // launches in each pass (the last repeats)
+  };
+  struct Scenario {
+    const char* name;
+    std::vector<Step> steps;
+    bool reenable;
+  };
+  const std::vector<Scenario> scenarios = {
+      {"whole set in 128, grow", {{128, {53}}}, false},
+      {"cut set in 128 (53 16 0), grow", {{128, {53, 16, 0}}}, false},
+      {"64: 34 34 34 32 0; 128: 53 53 53 44 0; 128: 53 16 0; grow",
+       {{64, {34, 34, 34, 32, 0}}, {128, {53, 53, 53, 44, 0}}, {128, {53, 16, 0}}},
+       false},
+      {"whole set in 128, 2048 after Disable + Enable", {{128, {53}}}, true},
+      {"cut set in 128 (53 16 0), 2048 after Disable + Enable", {{128, {53, 16, 0}}}, true},
+  };
+  for (const Scenario& sc : scenarios) {
+    printf(" %s\n", sc.name);
+    std::vector<uint8_t> data;  // one buffer, as the sampler's
+    size_t dropped = 0;
+    for (const Step& st : sc.steps) {
+      data.resize(RangeCounterDataSize(rig.profiler, kSol, st.capacity));
+      InitializeRangeCounterData(rig.profiler, data);
+      if (!rig.SetConfig(data, st.capacity) || !rig.RunShape(st.shape, 0, &dropped, false)) return;
+      rig.Describe("  before", data);
+    }
+    if (sc.reenable && !Reenable(rig)) return;
+    data.resize(RangeCounterDataSize(rig.profiler, kSol, 2048));
+    InitializeRangeCounterData(rig.profiler, data);
+    if (!rig.SetConfig(data, 2048) || !rig.RunCycle(600, &dropped)) return;
+    printf("  600 launches a pass into 2048: %zu dropped\n", dropped);
+    rig.Describe("  decoded", data);
+    rig.DescribeCycle(data, 600);
+  }
+}
+
 void Sizes(Rig& rig) {
   printf("sizes: Disable + Enable, then an image of N ranges\n");
   for (size_t ranges : {2048, 1024, 512, 256, 64}) {
@@ -262,7 +322,7 @@ void Sizes(Rig& rig) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   Rig rig;
   cudaMalloc(&rig.x, rig.n * 4);
   cudaMalloc(&rig.y, rig.n * 4);
@@ -273,12 +333,14 @@ int main() {
   rig.profiler = EnableRangeProfiler();
   rig.config = MakeHostConfig(ProbeChip(), CUPTI_PROFILER_TYPE_RANGE_PROFILER, kSol);
   printf("sol: %zu passes\n", rig.config.passes);
-  Append(rig);
-  Cut(rig);
-  Uneven(rig);
-  Grow(rig);
-  Resize(rig);
-  Sizes(rig);
+  const std::vector<std::pair<const char*, void (*)(Rig&)>> cases = {
+      {"append", Append}, {"cut", Cut},       {"uneven", Uneven},       {"grow", Grow},
+      {"resize", Resize}, {"sizes", Sizes},   {"grow-after", GrowAfter}};
+  for (const auto& [name, run] : cases) {
+    bool wanted = argc <= 1;
+    for (int i = 1; i < argc; ++i) wanted = wanted || strcmp(argv[i], name) == 0;
+    if (wanted) run(rig);
+  }
   ReleaseHostConfig(rig.config);
   return 0;
 }
