@@ -51,11 +51,15 @@ bool CounterSampler::SetConfig(Context& c, size_t pass, size_t level) {
 
 bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
   // SetConfig for each pass (a debugging switch) on a used image: not measured.
-  if (c.image.NeedsReset(ranges) || setconfig_each_pass_) {
-    if (size_images_) {
-      c.max_ranges = c.sizing_off ? planner_->window_limit()
-                                  : ImageRanges::CapacityFor(ranges, planner_->window_limit());
+  if (setconfig_each_pass_) c.image.Invalidate();
+  const ImageRanges::Step step =
+      c.image.Before(ranges, size_images_ && !c.sizing_off, planner_->window_limit());
+  if (step.reset) {
+    if (step.reenable && !Reenable(c)) {
+      c.failed = true;
+      return false;
     }
+    c.max_ranges = step.capacity;
     if (!ReinitCounterData(c) || c.image.NeedsReset(ranges)) {
       c.failed = true;
       return false;
@@ -68,6 +72,20 @@ bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
     return false;
   }
   c.configured = false;  // this set's passes use it
+  return true;
+}
+
+// A new Range Profiler object for a larger image (ImageRanges::Before).
+bool CounterSampler::Reenable(Context& c) {
+  AddElapsed timed{&planner_->stats().reinit_ns, MonotonicNs()};
+  c.profiler.Disable();
+  CUptiResult r = c.profiler.Enable(c.ctx);
+  if (r != CUPTI_SUCCESS) {
+    Note("counters.status", ExplainCupti("cuptiRangeProfilerEnable", r));
+    return false;
+  }
+  c.image.Reenabled();
+  ++planner_->stats().reenables;
   return true;
 }
 
@@ -155,6 +173,7 @@ CounterSampler::Context* CounterSampler::SetUpContext(CUcontext ctx) {
   contexts_[ctx] = std::move(owned);
   c.failed = true;  // until everything below succeeded
   c.device_id = DeviceOf(ctx);
+  c.ctx = ctx;
   if (!profiler_initialized_) {
     CUptiResult r = InitializeProfiler();
     if (r != CUPTI_SUCCESS) {
@@ -169,12 +188,14 @@ CounterSampler::Context* CounterSampler::SetUpContext(CUcontext ctx) {
     Note("counters.status", ExplainCupti("cuptiRangeProfilerEnable", r));
     return nullptr;
   }
-  c.max_ranges = !planner_->rotate() || planner_->region_mode() ? 1
-                 : size_images_ ? ImageRanges::CapacityFor(1, planner_->window_limit())
-                                : planner_->window_limit();
+  const bool rotate = planner_->rotate() && !planner_->region_mode();
+  c.max_ranges = rotate ? planner_->window_limit() : 1;
   c.image = ImageRanges(c.max_ranges);
-  if (!ReinitCounterData(c) || !SetConfig(c, 0, 1)) return nullptr;
-  c.configured = true;
+  // Rotate: the first set's PrepareSet sizes the image (and so the object's room).
+  if (!rotate) {
+    if (!ReinitCounterData(c) || !SetConfig(c, 0, 1)) return nullptr;
+    c.configured = true;
+  }
   c.failed = false;
   return &c;
 }
@@ -332,8 +353,11 @@ void CounterSampler::StopLocked() {
   notes_["counters.setup_ms"] = absl::StrFormat("%.1f", stats.setup_ns / 1e6);
   notes_["counters.measure_ms"] = absl::StrFormat("%.1f", stats.measure_ns / 1e6);
   notes_["counters.host_ms"] = absl::StrFormat(
-      "decode %.1f, evaluate %.1f, counter image initialized %.1f (%d times)",
-      stats.decode_ns / 1e6, stats.evaluate_ns / 1e6, stats.reinit_ns / 1e6, stats.reinits);
+      "decode %.1f, evaluate %.1f, counter image initialized %.1f (%d times%s)",
+      stats.decode_ns / 1e6, stats.evaluate_ns / 1e6, stats.reinit_ns / 1e6, stats.reinits,
+      stats.reenables > 0
+          ? absl::StrFormat(", %d of them on a new Range Profiler object", stats.reenables)
+          : "");
 }
 
 // Timed with the cheap monotonic clock on every callback; CUPTI's clock is read only

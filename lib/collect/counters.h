@@ -75,6 +75,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // One CUDA context's Range Profiler and the windows measured on it.
   struct Context {
     uint32_t device_id = 0;
+    CUcontext ctx = nullptr;
     RangeProfiler profiler;
     size_t max_ranges = 1;
     ImageRanges image;        // the ranges its counter data holds
@@ -132,6 +133,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // re-initialized only if they might not fit after those it holds, then SetConfig for
   // the first pass. False: the context failed.
   bool PrepareSet(Context& c, size_t ranges) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Reenable(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Decodes the counter data of a finished set and turns matching ranges into sets
   // (kernel replay, region counters; rotate's sets are the rotate driver's).
   void DecodeSet(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -32,14 +32,43 @@ class ImageRanges {
  public:
   explicit ImageRanges(size_t capacity = 1) : capacity_(capacity) {}
 
-  // Per-set sizing (not yet run on a GPU, CUSCOPE_INTERNAL_IMAGE_SIZING=1): an image for
-  // a set of `ranges` ranges a pass, with room for one more such set: a power of two of
-  // at least 64 and twice `ranges`, within `limit` (the window limit).
+  // Per-set sizing (CUSCOPE_INTERNAL_IMAGE_SIZING=1): an image for a set of `ranges`
+  // ranges a pass, with room for one more such set: a power of two of at least 64 and
+  // twice `ranges`, within `limit` (the window limit).
   static size_t CapacityFor(size_t ranges, size_t limit) {
     size_t capacity = 64;
     while (capacity < 2 * ranges && capacity < limit) capacity *= 2;
     return std::max(std::min(capacity, limit), std::min(ranges, limit));
   }
+
+  // What to do before a set of at most `ranges` ranges a pass.
+  struct Step {
+    bool reset = false;     // re-initialize the image (to `capacity` ranges)
+    bool reenable = false;  // first Disable + Enable the Range Profiler (see Before)
+    size_t capacity = 0;
+  };
+  // `sizing`: images sized to each set; else of `limit` ranges (the window limit). A Range
+  // Profiler object holds the ranges of at most twice the image size of its first
+  // SetConfig (H200, session 11, image_size_probe grow-after: enabled with a 128-range
+  // image, a set of 600 launches a pass into a new 2,048-range image decoded 256
+  // ranges, 0 dropped; after a Disable + Enable, 600 in order): an image larger than
+  // the first one is given to a new object.
+  Step Before(size_t ranges, bool sizing, size_t limit) const {
+    Step step;
+    if (!NeedsReset(ranges)) return step;
+    step.reset = true;
+    step.capacity = sizing ? CapacityFor(ranges, limit) : limit;
+    step.reenable = room_ > 0 && step.capacity > room_;
+    return step;
+  }
+  // The Range Profiler was disabled and enabled again: a new object, whose first image
+  // sets its room.
+  void Reenabled() {
+    room_ = 0;
+    known_ = false;
+  }
+  // The largest image the current object holds (0: not configured yet).
+  size_t room() const { return room_; }
 
   size_t capacity() const { return capacity_; }
   // Before a set of at most `ranges` ranges a pass: whether the image must be
@@ -51,6 +80,7 @@ class ImageRanges {
   // The image was (re-)initialized: empty; `capacity` ranges when given.
   void Reset(size_t capacity = 0) {
     if (capacity > 0) capacity_ = capacity;
+    if (room_ == 0) room_ = capacity_;
     total_ = next_ = first_ = 0;
     known_ = true;
   }
@@ -84,6 +114,7 @@ class ImageRanges {
 
  private:
   size_t capacity_;
+  size_t room_ = 0;   // the capacity of the object's first image
   size_t total_ = 0;  // ranges the image holds (CUPTI's numTotalRanges)
   size_t next_ = 0;
   size_t first_ = 0;

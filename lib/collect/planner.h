@@ -83,7 +83,8 @@ struct CounterStats {
   // Where a set's host work goes (each also inside measure_ns for kernel replay):
   // cuptiRangeProfilerDecodeData, evaluating ranges, (re)initializing the counter image.
   uint64_t decode_ns = 0, evaluate_ns = 0, reinit_ns = 0;
-  uint64_t reinits = 0;  // counter data (re)initializations
+  uint64_t reinits = 0;    // counter data (re)initializations
+  uint64_t reenables = 0;  // Range Profiler objects made again for a larger image
 };
 
 // One context's windows: the set in progress, one window per pass so far, and

@@ -101,6 +101,48 @@ TEST(ImageRanges, RoomFromTheHighestRangeHeld) {
   EXPECT_TRUE(image.NeedsReset(7));
 }
 
+// Measured on the H200 (image_size_probe, "grow-after"): a Range Profiler object whose
+// first image held 128 ranges decoded 256 of a set of 600 launches a pass in a new
+// 2,048-range image, 0 dropped. A larger image than the object's first goes to a new
+// object; smaller ones (and the window limit's, unsized) do not.
+TEST(ImageRanges, ALargerImageThanTheFirstNeedsANewObject) {
+  ImageRanges image(2048);
+  ImageRanges::Step step = image.Before(53, /*sizing=*/true, 2048);
+  EXPECT_TRUE(step.reset);
+  EXPECT_FALSE(step.reenable);  // the object has no image yet
+  EXPECT_EQ(step.capacity, 128u);
+  image.Reset(step.capacity);
+  EXPECT_EQ(image.room(), 128u);
+  EXPECT_FALSE(image.Before(53, true, 2048).reset);                // the set fits
+  ASSERT_EQ(image.Decoded(53, 53, 0), std::optional<size_t>(53));  // ended in an empty pass
+  step = image.Before(34, true, 2048);
+  EXPECT_TRUE(step.reset);
+  EXPECT_FALSE(step.reenable);
+  EXPECT_EQ(step.capacity, 128u);
+  image.Reset(step.capacity);
+  step = image.Before(581, true, 2048);
+  EXPECT_TRUE(step.reset);
+  EXPECT_TRUE(step.reenable);
+  EXPECT_EQ(step.capacity, 2048u);
+  image.Reenabled();
+  EXPECT_TRUE(image.NeedsReset(1));
+  image.Reset(step.capacity);
+  EXPECT_EQ(image.room(), 2048u);
+  ASSERT_EQ(image.Decoded(581, 581, 0), std::optional<size_t>(581));
+  step = image.Before(1, true, 2048);
+  EXPECT_EQ(step.capacity, 64u);
+  EXPECT_FALSE(step.reenable);
+  // Unsized: every image has the window limit's size, one object.
+  ImageRanges fixed(2048);
+  step = fixed.Before(1, /*sizing=*/false, 2048);
+  EXPECT_EQ(step.capacity, 2048u);
+  fixed.Reset(step.capacity);
+  fixed.Invalidate();
+  step = fixed.Before(581, false, 2048);
+  EXPECT_TRUE(step.reset);
+  EXPECT_FALSE(step.reenable);
+}
+
 TEST(ImageRanges, CapacityForASet) {
   EXPECT_EQ(ImageRanges::CapacityFor(1, 2048), 64u);
   EXPECT_EQ(ImageRanges::CapacityFor(32, 2048), 64u);

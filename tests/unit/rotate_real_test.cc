@@ -202,6 +202,7 @@ TEST(RotateReal, SizedImagesInitializeFewerRanges) {
   ASSERT_EQ(steps.size(), 4u);
   size_t initialized[2] = {0, 0};
   uint64_t samples[2] = {0, 0};
+  size_t reenables[2] = {0, 0};
   for (int sized = 0; sized < 2; ++sized) {
     CounterOptions o = RotateOptions(2048);
     o.per_signature = 1;
@@ -211,13 +212,19 @@ TEST(RotateReal, SizedImagesInitializeFewerRanges) {
       for (const Recorded& r : StepAt(steps, s)) sim.Run(r.sig);
     }
     initialized[sized] = sim.calls.ranges_initialized;
+    reenables[sized] = sim.calls.reenables;
     samples[sized] = sim.planner.stats().sets_complete;
     std::cerr << (sized ? "sized: " : "fixed: ") << sim.calls.resets << " initializations, "
-              << sim.calls.ranges_initialized << " ranges initialized; " << sim.planner.Describe()
-              << "\n";
+              << sim.calls.ranges_initialized << " ranges initialized, " << sim.calls.reenables
+              << " new objects; " << sim.planner.Describe() << "\n";
   }
   EXPECT_EQ(samples[1], samples[0]);
   EXPECT_LE(4 * initialized[1], initialized[0]);
+  // A new Range Profiler object for each larger image (the simulator fails a set that
+  // outgrows its object), a few times a run, not every set.
+  EXPECT_EQ(reenables[0], 0u);
+  EXPECT_GE(reenables[1], 1u);
+  EXPECT_LE(reenables[1], 4u);
 }
 
 // Runs too short for the passes (5 launches of each kernel, 9 passes): every set on a

@@ -46,11 +46,12 @@ class SimCalls : public RangeCalls {
     pass_ = 0;
     return {true, true};
   }
-  // CUPTI (measured, lib/collect/image_ranges.h): a set's ranges go from where the
-  // previous set's last pass ended; the image counts the highest range written, up to
-  // its capacity. After a set that ended in an empty pass (or had no launch) the next
-  // set's values are not its own: a set measured then, without a re-initialization
-  // between, is an error here (its samples would be another launch's).
+  // CUPTI (measured, lib/collect/image_ranges.h): a Range Profiler object holds at most
+  // twice the ranges of its first image, dropping the rest silently; a set's ranges go from where
+  // the previous set's last pass ended; the image counts the highest range written, up to its
+  // capacity. After a set that ended in an empty pass (or had no launch) the next set's values are
+  // not its own: a set measured then, without a re-initialization between, is an error here (its
+  // samples would be another launch's).
   std::optional<size_t> Decode() override {
     EXPECT_FALSE(started_);
     EXPECT_EQ(c_.windows.size(), planner_.passes()) << "decoded before every pass ran";
@@ -60,6 +61,9 @@ class SimCalls : public RangeCalls {
                               "the same image without re-initializing it";
     spoiled_ = last == 0;
     EXPECT_LE(cupti_next_ + first, image.capacity()) << "a set outgrew the image's room";
+    // The object holds ranges up to twice its first image's size, silently (no drop).
+    EXPECT_LE(cupti_next_ + first, 2 * cupti_room_)
+        << "a set outgrew the Range Profiler object's first image (not re-enabled)";
     cupti_total_ = std::max(cupti_total_, std::min(cupti_next_ + first, image.capacity()));
     const size_t at = cupti_next_;
     cupti_next_ = std::min(cupti_next_ + last, image.capacity());
@@ -76,8 +80,15 @@ class SimCalls : public RangeCalls {
   }
   bool Prepare(size_t ranges) override {
     EXPECT_FALSE(held) << "prepared inside a set";
-    if (image.NeedsReset(ranges)) {
-      image.Reset(size_images ? ImageRanges::CapacityFor(ranges, planner_.window_limit()) : 0);
+    const ImageRanges::Step step = image.Before(ranges, size_images, planner_.window_limit());
+    if (step.reset) {
+      if (step.reenable) {
+        image.Reenabled();
+        cupti_room_ = 0;
+        ++reenables;
+      }
+      image.Reset(step.capacity);
+      if (cupti_room_ == 0) cupti_room_ = step.capacity;
       cupti_total_ = cupti_next_ = 0;
       spoiled_ = false;
       ++resets;
@@ -103,6 +114,7 @@ class SimCalls : public RangeCalls {
   size_t starts = 0, stops = 0;
   ImageRanges image;              // capacity: the window limit, as the sampler sizes it
   size_t resets = 0;              // counter data (re)initializations
+  size_t reenables = 0;           // Range Profiler objects made again (a larger image)
   size_t ranges_initialized = 0;  // their sizes, in ranges (the cost grows with them)
   bool size_images = false;       // CUSCOPE_INTERNAL_IMAGE_SIZING
   size_t ended_empty = 0;         // sets cut before their last pass (it ran empty)
@@ -113,6 +125,7 @@ class SimCalls : public RangeCalls {
   bool started_ = false;
   size_t pass_ = 0;
   size_t cupti_total_ = 0, cupti_next_ = 0;  // the simulated image
+  size_t cupti_room_ = 0;                    // the capacity of the object's first image
   bool spoiled_ = false;  // the last set ended in an empty pass: the next reads garbage
 };
 
