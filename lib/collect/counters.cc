@@ -289,7 +289,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   setconfig_each_pass_ = internal != nullptr && internal[0] == '1';
   const char* sizing = std::getenv("CUSCOPE_INTERNAL_IMAGE_SIZING");
-  size_images_ = sizing != nullptr && sizing[0] == '1';
+  size_images_ = sizing == nullptr || sizing[0] != '0';
   largest_image_ranges_ = 0;
   if (region_mode) {
     // Regions arrive from region tracking (OnRegionPush/Pop); no launch callbacks.

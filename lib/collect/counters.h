@@ -223,10 +223,10 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   uint64_t null_context_launches_ ABSL_GUARDED_BY(mu_) = 0;
   // CUSCOPE_INTERNAL_SETCONFIG=1: SetConfig(passIndex) before each window.
   bool setconfig_each_pass_ ABSL_GUARDED_BY(mu_) = false;
-  // CUSCOPE_INTERNAL_IMAGE_SIZING=1 (not yet run on a GPU): rotate's counter image sized
-  // to each set when it is re-initialized (ImageRanges::CapacityFor), not to the window
-  // limit once.
-  bool size_images_ ABSL_GUARDED_BY(mu_) = false;
+  // Rotate's counter image sized to each set when it is re-initialized
+  // (ImageRanges::Before), not to the window limit once; CUSCOPE_INTERNAL_IMAGE_SIZING=0
+  // turns it off (the window limit's image, as before session 11).
+  bool size_images_ ABSL_GUARDED_BY(mu_) = true;
   size_t largest_image_ranges_ ABSL_GUARDED_BY(mu_) = 0;  // for counters.image
 
   // Finished sets waiting for Drain (CUPTI's buffer thread). A leaf lock.

@@ -32,8 +32,8 @@ class ImageRanges {
  public:
   explicit ImageRanges(size_t capacity = 1) : capacity_(capacity) {}
 
-  // Per-set sizing (CUSCOPE_INTERNAL_IMAGE_SIZING=1): an image for a set of `ranges`
-  // ranges a pass, with room for one more such set: a power of two of at least 64 and
+  // Per-set sizing (the default; CUSCOPE_INTERNAL_IMAGE_SIZING=0 turns it off): an image for a set
+  // of `ranges` ranges a pass, with room for one more such set: a power of two of at least 64 and
   // twice `ranges`, within `limit` (the window limit).
   static size_t CapacityFor(size_t ranges, size_t limit) {
     size_t capacity = 64;

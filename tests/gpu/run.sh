@@ -13,8 +13,8 @@
 # training step under rotate with one sample per
 # signature (sol and roofline, 1 round of 16 steps) with its counters.host_ms. PROBES=1:
 # first the counter image probes (tests/gpu/probes/image_{reinit,size}_probe, built by
-# hand with nvcc into $BUILD/tests/gpu). CUSCOPE_INTERNAL_IMAGE_SIZING=1 reaches the
-# profiled step: rotate's counter images sized to each set (not yet run on a GPU).
+# hand with nvcc into $BUILD/tests/gpu). CUSCOPE_INTERNAL_IMAGE_SIZING=0 reaches the
+# profiled step: rotate's counter images of the window limit's size (not sized per set).
 #
 # Prints a short table last: the GPU, the commit, each test's result.
 set -u

@@ -193,7 +193,7 @@ TEST(RotateReal, FewSetsBeforeTheStepsPeriod) {
   EXPECT_LE(complete_at, 14u);  // 13 with or without the wait
 }
 
-// Images sized to each set (CUSCOPE_INTERNAL_IMAGE_SIZING, not yet run on a GPU): the
+// Images sized to each set (the default since session 11): the
 // warm-up's short sets, most of them cut (and so followed by a re-initialization),
 // initialize 64-range images instead of 2,048-range ones. CUPTI's initialization costs
 // in proportion (H200: 18 ms for 64 ranges, 590 ms for 2,048).
