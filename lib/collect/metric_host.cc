@@ -170,7 +170,7 @@ absl::StatusOr<MetricHost::Config> MetricHost::BuildConfig(
   return config;
 }
 
-absl::Status MetricHost::Evaluate(const std::vector<uint8_t>& counter_data, size_t range_index,
+absl::Status MetricHost::Evaluate(absl::Span<const uint8_t> counter_data, size_t range_index,
                                   const std::vector<std::string>& metrics,
                                   std::vector<double>* values) {
   std::vector<const char*> names;

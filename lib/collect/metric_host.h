@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 struct CUpti_Profiler_Host_Object;
 
@@ -42,7 +43,7 @@ class MetricHost {
   // A configuration image for `metrics` (validated first).
   absl::StatusOr<Config> BuildConfig(const std::vector<std::string>& metrics);
   // Values of `metrics` for range `range_index` of a decoded counter data image.
-  absl::Status Evaluate(const std::vector<uint8_t>& counter_data, size_t range_index,
+  absl::Status Evaluate(absl::Span<const uint8_t> counter_data, size_t range_index,
                         const std::vector<std::string>& metrics, std::vector<double>* values);
 
  private:

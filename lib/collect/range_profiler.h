@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/collect/uninitialized_buffer.h"
+
 struct CUpti_RangeProfiler_Object;
 
 namespace cuscope::collect {
@@ -40,7 +42,7 @@ class RangeProfiler {
   };
 
   bool enabled() const { return object_ != nullptr; }
-  const std::vector<uint8_t>& counter_data() const { return counter_data_; }
+  const UninitializedBuffer& counter_data() const { return counter_data_; }
 
   CUptiResult Enable(CUcontext ctx);
   // Disables the profiler on the context (also after a failure: a later session
@@ -63,7 +65,7 @@ class RangeProfiler {
 
  private:
   CUpti_RangeProfiler_Object* object_ = nullptr;
-  std::vector<uint8_t> counter_data_;
+  UninitializedBuffer counter_data_;  // grown without zeroing: CUPTI initializes it
 };
 
 }  // namespace cuscope::collect
