@@ -103,6 +103,27 @@ def profile_facts(path):
             "measured": measured or 0, "placed": placed or 0}
 
 
+def held_by_step(path, steps=4):
+    """The counter sampler's held time (ms) by kind in each of the first `steps` steps."""
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    step_ids = [i for i, t in s.items() if t == "step"]
+    if not step_ids:
+        return []
+    spans = db.execute("SELECT start_ns, end_ns FROM ranges WHERE name_id = ? ORDER BY start_ns "
+                       "LIMIT ?", (step_ids[0], steps)).fetchall()
+    out = []
+    for start, end in spans:
+        kinds = {}
+        for kind, a, b in db.execute("SELECT kind_id, start_ns, end_ns FROM overheads "
+                                     "WHERE end_ns > ? AND start_ns < ?", (start, end)):
+            if s.get(kind, "").startswith("cuscope counters"):
+                name = s[kind].replace("cuscope counters", "").lstrip(": ") or "other"
+                kinds[name] = kinds.get(name, 0.0) + (min(b, end) - max(a, start)) / 1e6
+        out.append(((end - start) / 1e6, kinds))
+    return out
+
+
 def signature_values(path):
     """(name, grid, block) -> {metric: value} of the profile's first set of each."""
     db = sqlite3.connect(path)
@@ -258,6 +279,10 @@ def main():
                 row = db.execute("SELECT value FROM meta WHERE key = ?",
                                  (f"extra.counters.{key}",)).fetchone()
                 print(f"- `counters.{key}`: {row[0] if row else '-'}")
+            for i, (step_ms, kinds) in enumerate(held_by_step(path)):
+                parts = ", ".join(f"{k} {v:.0f}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
+                print(f"- step {i}: {step_ms:.0f} ms, counters held {sum(kinds.values()):.0f} ms"
+                      f"{' (' + parts + ')' if parts else ''}")
     rot = first_profile("cuscope rotate (roofline, every launch)")
     rep = first_profile("cuscope signature (roofline)")
     if rot:

@@ -61,7 +61,7 @@ void AddProfilerTime(const model::Profile& p, std::vector<Op>& ops) {
   for (const model::OverheadRecord& o : p.overheads) {
     if (!HasValidTimes(o) || o.end_ns <= lo || o.start_ns >= hi) continue;
     const std::string& kind = p.str(o.kind);
-    if (kind == model::kCountersOverhead ||
+    if (model::IsCountersOverhead(kind) ||
         (model::IsProfilerOverhead(kind) && program_threads.contains(o.thread_id))) {
       ops.push_back({std::max(o.start_ns, lo), std::min(o.end_ns, hi), false, false});
     }

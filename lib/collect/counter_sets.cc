@@ -37,7 +37,7 @@ std::optional<size_t> CounterSampler::DecodeRanges(
   const size_t launched = windows.empty() ? 0 : windows.front().size();
   RangeProfiler::DecodeResult decode;
   {
-    AddElapsed timed{&planner_->stats().decode_ns, MonotonicNs()};
+    Phase timed(HeldPhase::kRead, &planner_->stats().decode_ns);
     decode = c.profiler.Decode();
   }
   if (decode.result != CUPTI_SUCCESS) {
@@ -109,7 +109,7 @@ bool CounterSampler::EvaluateSet(Context& c, size_t range, RangeMatch& match) {
   set.correlation_ids = std::move(match.correlation_ids);
   absl::Status st;
   {
-    AddElapsed timed{&planner_->stats().evaluate_ns, MonotonicNs()};
+    Phase timed(HeldPhase::kRead, &planner_->stats().evaluate_ns);
     st = host_->Evaluate(c.profiler.counter_data(), c.image.first() + range, metrics_, &set.values);
   }
   bool finite = st.ok();

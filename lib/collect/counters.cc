@@ -20,7 +20,7 @@ void CounterSampler::Note(const std::string& key, const std::string& text) {
 }
 
 bool CounterSampler::ReinitCounterData(Context& c) {
-  AddElapsed timed{&planner_->stats().reinit_ns, MonotonicNs()};
+  Phase timed(HeldPhase::kImage, &planner_->stats().reinit_ns);
   const char* failed_call = "";
   CUptiResult r = c.profiler.InitCounterData(metrics_, c.max_ranges, &failed_call);
   if (r != CUPTI_SUCCESS) {
@@ -77,7 +77,7 @@ bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
 
 // A new Range Profiler object for a larger image (ImageRanges::Before).
 bool CounterSampler::Reenable(Context& c) {
-  AddElapsed timed{&planner_->stats().reinit_ns, MonotonicNs()};
+  Phase timed(HeldPhase::kImage, &planner_->stats().reinit_ns);
   c.profiler.Disable();
   CUptiResult r = c.profiler.Enable(c.ctx);
   if (r != CUPTI_SUCCESS) {
@@ -92,10 +92,8 @@ bool CounterSampler::Reenable(Context& c) {
 CounterSampler::Context* CounterSampler::GetContext(CUcontext ctx) {
   auto it = contexts_.find(ctx);
   if (it != contexts_.end()) return it->second->failed ? nullptr : it->second.get();
-  uint64_t t0 = MonotonicNs();
-  Context* c = SetUpContext(ctx);
-  planner_->stats().setup_ns += MonotonicNs() - t0;
-  return c;
+  Phase timed(HeldPhase::kSetup, &planner_->stats().setup_ns);
+  return SetUpContext(ctx);
 }
 
 // The metric configuration, once per session (at the first measured context).
@@ -362,15 +360,30 @@ void CounterSampler::StopLocked() {
 
 // Timed with the cheap monotonic clock on every callback; CUPTI's clock is read only
 // for a span worth recording, whose start is then its end minus its length.
+thread_local CounterSampler::HeldTimer* CounterSampler::HeldTimer::current_ = nullptr;
+
 CounterSampler::HeldTimer::HeldTimer(CounterSampler* sampler)
-    : sampler_(sampler), start_(MonotonicNs()) {}
+    : sampler_(sampler), start_(MonotonicNs()), outer_(current_) {
+  current_ = this;
+}
 
 CounterSampler::HeldTimer::~HeldTimer() {
-  const uint64_t held = MonotonicNs() - start_;
+  current_ = outer_;
+  const uint64_t now = MonotonicNs();
+  const uint64_t held = now - start_;
   uint64_t end = 0;
   if (held < kRecordedHeldNs || cuptiGetTimestamp(&end) != CUPTI_SUCCESS || end < held) return;
+  // CUPTI's clock at `now`: the phases move by the same offset.
   absl::MutexLock lock(&sampler_->out_mu_);
-  sampler_->pending_held_.emplace_back(end - held, end);
+  for (const HeldSpan& s : SplitHeld(start_, now, phases_)) {
+    sampler_->pending_held_.push_back({s.phase, end - (now - s.start_ns), end - (now - s.end_ns)});
+  }
+}
+
+CounterSampler::Phase::~Phase() {
+  const uint64_t now = MonotonicNs();
+  *sum_ += now - t0_;
+  if (HeldTimer* held = HeldTimer::current_) held->phases_.push_back({phase_, t0_, now});
 }
 
 void CounterSampler::Drain(model::Profile* batch) {
@@ -390,11 +403,11 @@ void CounterSampler::Drain(model::Profile* batch) {
     batch->counters.push_back(std::move(set));
   }
   pending_.clear();
-  for (const auto& [start, end] : pending_held_) {
+  for (const HeldSpan& held : pending_held_) {
     model::OverheadRecord o;
-    o.start_ns = start;
-    o.end_ns = end;
-    o.kind = batch->strings.Intern(model::kCountersOverhead);
+    o.start_ns = held.start_ns;
+    o.end_ns = held.end_ns;
+    o.kind = batch->strings.Intern(HeldPhaseKind(held.phase));
     batch->overheads.push_back(o);
   }
   pending_held_.clear();

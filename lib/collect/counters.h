@@ -35,6 +35,8 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/callbacks.h"
+#include "lib/collect/elapsed.h"
+#include "lib/collect/held_phases.h"
 #include "lib/collect/image_ranges.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/metric_host.h"
@@ -104,8 +106,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     std::thread::id thread;
   };
 
+  class Phase;
   // Times the callback work of its scope; spans of kRecordedHeldNs or more go to
-  // pending_held_.
+  // pending_held_, cut into the phases timed inside it (held_phases.h).
   class HeldTimer {
    public:
     explicit HeldTimer(CounterSampler* sampler);
@@ -114,8 +117,27 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     HeldTimer& operator=(const HeldTimer&) = delete;
 
    private:
+    friend class Phase;
     CounterSampler* sampler_;
     uint64_t start_;  // MonotonicNs
+    std::vector<HeldSpan> phases_;
+    HeldTimer* outer_;  // the thread's enclosing timer, if any
+    static thread_local HeldTimer* current_;
+  };
+  // Times one phase of the sampler's work: adds it to `*sum` and, inside a callback,
+  // names that part of its held span.
+  class Phase {
+   public:
+    Phase(HeldPhase phase, uint64_t* sum, uint64_t t0 = MonotonicNs())
+        : phase_(phase), sum_(sum), t0_(t0) {}
+    ~Phase();
+    Phase(const Phase&) = delete;
+    Phase& operator=(const Phase&) = delete;
+
+   private:
+    HeldPhase phase_;
+    uint64_t* sum_;
+    uint64_t t0_;
   };
   static constexpr uint64_t kRecordedHeldNs = 20000;
 
@@ -240,7 +262,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // window's start and stop. CUPTI starts timing an API call after the ENTER callbacks
   // and stops before the EXIT ones, so this time is in no API record: it is written
   // as overhead records (model::kCountersOverhead).
-  std::vector<std::pair<uint64_t, uint64_t>> pending_held_ ABSL_GUARDED_BY(out_mu_);
+  std::vector<HeldSpan> pending_held_ ABSL_GUARDED_BY(out_mu_);  // CUPTI timestamps
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.
   mutable absl::Mutex measured_mu_;

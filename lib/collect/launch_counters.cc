@@ -107,7 +107,7 @@ void CounterSampler::OnLaunchExit(const CUpti_CallbackData* cb) {
   if (it == contexts_.end() || !it->second->replaying) return;
   Context& c = *it->second;
   c.replaying.reset();
-  AddElapsed timed{&planner_->stats().measure_ns, c.replay_start_ns};
+  Phase timed(HeldPhase::kPass, &planner_->stats().measure_ns, c.replay_start_ns);
   RangeProfiler::StopResult stop = c.profiler.Stop();
   if (stop.result != CUPTI_SUCCESS) {
     Note("counters.stop", ExplainCupti("cuptiRangeProfilerStop", stop.result));
@@ -184,7 +184,7 @@ void CounterSampler::EndRotate(Context& c) {
 }
 
 bool CounterSampler::StartPass(Context& c) {
-  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
+  Phase timed(HeldPhase::kPass, &planner_->stats().measure_ns);
   if (setconfig_each_pass_ && c.plan.next_pass > 0 &&
       !SetConfig(c, c.plan.next_pass, c.plan.next_level)) {
     c.failed = true;
@@ -200,7 +200,7 @@ bool CounterSampler::StartPass(Context& c) {
 }
 
 RangeCalls::Stopped CounterSampler::StopPass(Context& c) {
-  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
+  Phase timed(HeldPhase::kPass, &planner_->stats().measure_ns);
   RangeProfiler::StopResult stop = c.profiler.Stop();
   if (stop.result != CUPTI_SUCCESS) {
     Note("counters.stop", ExplainCupti("cuptiRangeProfilerStop", stop.result));

@@ -70,7 +70,7 @@ bool CounterSampler::StartRegion(const std::vector<std::string>& stack, bool hol
     c = GetContext(ctx);
   }
   if (c == nullptr) return false;
-  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
+  Phase timed(HeldPhase::kPass, &planner_->stats().measure_ns);
   CUptiResult r = c->profiler.Start();
   if (r == CUPTI_SUCCESS) {
     r = c->profiler.PushRange(path.c_str());
@@ -117,7 +117,7 @@ bool CounterSampler::CloseRegion(bool keep) {
   const bool release = region_paused_tracing_;
   region_paused_tracing_ = false;
   Context& c = *region.context;
-  AddElapsed timed{&planner_->stats().measure_ns, MonotonicNs()};
+  Phase timed(HeldPhase::kPass, &planner_->stats().measure_ns);
   CUptiResult r = c.profiler.PopRange();
   RangeProfiler::StopResult stop = c.profiler.Stop();
   if (r != CUPTI_SUCCESS || stop.result != CUPTI_SUCCESS) {

@@ -240,6 +240,17 @@ struct RangeRecord {
 // its ENTER and EXIT callbacks, so without these records that time would look like the
 // program's own (an idle GPU while the CPU is outside CUDA).
 inline constexpr char kCountersOverhead[] = "cuscope counters";
+// The parts of that time the sampler names (lib/collect/held_phases.h): the Range
+// Profiler's setup on a context; the counter image's initialization (and a new Range
+// Profiler object for a larger one); a measurement's Start and Stop (a rotate pass, a
+// kernel replay, a region instance); decoding and evaluating a finished set.
+inline constexpr char kCountersSetup[] = "cuscope counters: setup";
+inline constexpr char kCountersImage[] = "cuscope counters: counter image";
+inline constexpr char kCountersMeasure[] = "cuscope counters: measure";
+inline constexpr char kCountersDecode[] = "cuscope counters: decode";
+inline bool IsCountersOverhead(std::string_view kind) {
+  return kind.substr(0, sizeof(kCountersOverhead) - 1) == kCountersOverhead;
+}
 
 // CUPTI's overhead kinds that are the profiler's own cost (written by
 // lib/collect/convert.cc under these names); its other kinds (driver compiler, module

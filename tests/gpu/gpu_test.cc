@@ -369,6 +369,16 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   uint64_t complete = 0;
   EXPECT_TRUE(absl::SimpleAtoi(profile->run.extra["counters.samples_complete"], &complete));
   EXPECT_GE(complete * 2, 900u) << "launches in complete sets, of 1,008";
+  // The sampler's held time, named by what it did: passes' Start and Stop and the
+  // counter images at least (lib/collect/held_phases.h).
+  std::map<std::string, double> held_ms;
+  for (const model::OverheadRecord& o : profile->overheads) {
+    const std::string& kind = profile->str(o.kind);
+    if (model::IsCountersOverhead(kind)) held_ms[kind] += (o.end_ns - o.start_ns) / 1e6;
+  }
+  EXPECT_GT(held_ms[model::kCountersMeasure], 0.0);
+  EXPECT_GT(held_ms[model::kCountersImage], 0.0);
+  for (const auto& [kind, ms] : held_ms) std::cerr << kind << ": " << ms << " ms\n";
   std::cerr << "rotate: " << profile->counters.size() << " sets (saxpy " << saxpy_sets
             << ", one_block " << tiny_sets << "); "
             << profile->run.extra["counters.launches_measured"] << " launches measured\n";
