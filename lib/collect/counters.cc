@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
@@ -49,42 +50,57 @@ bool CounterSampler::SetConfig(Context& c, size_t pass, size_t level) {
   return true;
 }
 
+namespace {
+// PrepareImage's calls on one context, through the sampler.
+class SamplerImageCalls final : public ImageCalls {
+ public:
+  SamplerImageCalls(std::function<bool()> reenable, std::function<bool(size_t)> initialize,
+                    std::function<bool()> configure)
+      : reenable_(std::move(reenable)),
+        initialize_(std::move(initialize)),
+        configure_(std::move(configure)) {}
+  bool Reenable() override { return reenable_(); }
+  bool Initialize(size_t capacity) override { return initialize_(capacity); }
+  bool Configure() override { return configure_(); }
+
+ private:
+  std::function<bool()> reenable_;
+  std::function<bool(size_t)> initialize_;
+  std::function<bool()> configure_;
+};
+}  // namespace
+
 bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
   // SetConfig for each pass (a debugging switch) on a used image: not measured.
   if (setconfig_each_pass_) c.image.Invalidate();
-  const ImageRanges::Step step =
-      c.image.Before(ranges, size_images_ && !c.sizing_off, planner_->window_limit());
-  if (step.reset) {
-    if (step.reenable && !Reenable(c)) {
-      c.failed = true;
-      return false;
-    }
-    c.max_ranges = step.capacity;
-    if (!ReinitCounterData(c) || c.image.NeedsReset(ranges)) {
-      c.failed = true;
-      return false;
-    }
-    c.configured = false;
-  }
-  // Given again, a used image takes the set's ranges after those it holds.
-  if (!c.configured && !SetConfig(c, 0, 1)) {
+  SamplerImageCalls calls([&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return Reenable(c); },
+                          [&](size_t capacity) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                            c.max_ranges = capacity;
+                            return ReinitCounterData(c);
+                          },
+                          [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return SetConfig(c, 0, 1); });
+  if (!PrepareImage(c.image, ranges, size_images_ && !c.sizing_off, planner_->window_limit(),
+                    &c.configured, calls)) {
     c.failed = true;
     return false;
   }
-  c.configured = false;  // this set's passes use it
   return true;
 }
 
-// A new Range Profiler object for a larger image (ImageRanges::Before).
+// A new Range Profiler object for a larger image (ImageRanges::Before). A failed
+// Disable keeps the object, so that Stop still disables it.
 bool CounterSampler::Reenable(Context& c) {
   Phase timed(HeldPhase::kImage, &planner_->stats().reinit_ns);
-  c.profiler.Disable();
-  CUptiResult r = c.profiler.Enable(c.ctx);
+  CUptiResult r = c.profiler.Disable();
+  if (r != CUPTI_SUCCESS) {
+    Note("counters.status", ExplainCupti("cuptiRangeProfilerDisable", r));
+    return false;
+  }
+  r = c.profiler.Enable(c.ctx);
   if (r != CUPTI_SUCCESS) {
     Note("counters.status", ExplainCupti("cuptiRangeProfilerEnable", r));
     return false;
   }
-  c.image.Reenabled();
   ++planner_->stats().reenables;
   return true;
 }

@@ -121,6 +121,43 @@ class ImageRanges {
   bool known_ = false;
 };
 
+// The calls that prepare an image for a set, made by PrepareImage in its order: the
+// counter sampler's are CUPTI's, the rotate simulator's model them. Each returns false
+// when it failed (the context is then given up).
+class ImageCalls {
+ public:
+  virtual ~ImageCalls() = default;
+  // Disable + Enable: a new Range Profiler object (no image configured yet).
+  virtual bool Reenable() = 0;
+  // Sizes and initializes the counter data image for `capacity` ranges.
+  virtual bool Initialize(size_t capacity) = 0;
+  // SetConfig for the set's first pass with the current image.
+  virtual bool Configure() = 0;
+};
+
+// Before a set of at most `ranges` ranges a pass: a new object when the image must
+// outgrow the current one's room, a fresh image when the set might not fit or where
+// CUPTI writes next is not known, and the configuration unless `*configured` (set up,
+// no set run since). False: a call failed.
+inline bool PrepareImage(ImageRanges& image, size_t ranges, bool sizing, size_t limit,
+                         bool* configured, ImageCalls& calls) {
+  const ImageRanges::Step step = image.Before(ranges, sizing, limit);
+  if (step.reset) {
+    if (step.reenable) {
+      if (!calls.Reenable()) return false;
+      image.Reenabled();
+    }
+    if (!calls.Initialize(step.capacity)) return false;
+    image.Reset(step.capacity);
+    if (image.NeedsReset(ranges)) return false;
+    *configured = false;
+  }
+  // Given again, a used image takes the set's ranges after those it holds.
+  if (!*configured && !calls.Configure()) return false;
+  *configured = false;  // this set's passes use it
+  return true;
+}
+
 }  // namespace cuscope::collect
 
 #endif  // CUSCOPE_LIB_COLLECT_IMAGE_RANGES_H_

@@ -53,11 +53,12 @@ CUptiResult RangeProfiler::Enable(CUcontext ctx) {
   return r;
 }
 
-void RangeProfiler::Disable() {
+CUptiResult RangeProfiler::Disable() {
   CUpti_RangeProfiler_Disable_Params disable = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
   disable.pRangeProfilerObject = object_;
-  cuptiRangeProfilerDisable(&disable);
-  object_ = nullptr;
+  CUptiResult r = cuptiRangeProfilerDisable(&disable);
+  if (r == CUPTI_SUCCESS) object_ = nullptr;
+  return r;
 }
 
 CUptiResult RangeProfiler::InitCounterData(const std::vector<std::string>& metrics,
@@ -80,6 +81,7 @@ CUptiResult RangeProfiler::InitCounterData(const std::vector<std::string>& metri
   // CUPTI initializes the image (H200, image_reinit_probe: the same values with and
   // without the fill, which took 160-190 ms of each re-initialization of a 1,591 MiB
   // image).
+  counter_data_.clear();  // nothing to copy when it grows: CUPTI initializes it
   counter_data_.resize(size.counterDataSize);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};

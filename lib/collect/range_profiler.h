@@ -46,8 +46,8 @@ class RangeProfiler {
 
   CUptiResult Enable(CUcontext ctx);
   // Disables the profiler on the context (also after a failure: a later session
-  // must be able to enable it again).
-  void Disable();
+  // must be able to enable it again). The object is kept if CUPTI refuses.
+  CUptiResult Disable();
   // Sizes and initializes the counter data image for `metrics` and `max_ranges`
   // ranges. Sizing again before re-initializing a used image is required (CUDA
   // 13.0). On failure `*failed_call` names the call.

@@ -1,6 +1,8 @@
 // The counter image's ranges shared by consecutive rotate sets (lib/collect/image_ranges.h).
 #include "lib/collect/image_ranges.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace cuscope::collect {
@@ -141,6 +143,65 @@ TEST(ImageRanges, ALargerImageThanTheFirstNeedsANewObject) {
   step = fixed.Before(581, false, 2048);
   EXPECT_TRUE(step.reset);
   EXPECT_FALSE(step.reenable);
+}
+
+// Any image larger than the object's first goes to a new object, not only those over
+// twice its size (the measured limit): the margin is not relied on.
+TEST(ImageRanges, EvenTwiceTheFirstImageNeedsANewObject) {
+  ImageRanges image(2048);
+  image.Reset(ImageRanges::CapacityFor(1, 2048));
+  EXPECT_EQ(image.room(), 64u);
+  image.Invalidate();
+  const ImageRanges::Step step = image.Before(53, /*sizing=*/true, 2048);
+  EXPECT_EQ(step.capacity, 128u);
+  EXPECT_TRUE(step.reenable);
+}
+
+// PrepareImage's calls, in order, for a context's sets.
+class RecordedCalls : public ImageCalls {
+ public:
+  bool Reenable() override { return Call("reenable"); }
+  bool Initialize(size_t capacity) override { return Call("init " + std::to_string(capacity)); }
+  bool Configure() override { return Call("configure"); }
+  std::string calls;
+  std::string fail;  // the call that fails
+
+ private:
+  bool Call(const std::string& what) {
+    calls += what + "; ";
+    return what != fail;
+  }
+};
+
+TEST(ImageRanges, PrepareImageMakesTheCallsInOrder) {
+  ImageRanges image(2048);
+  bool configured = false;
+  RecordedCalls calls;
+  ASSERT_TRUE(PrepareImage(image, 34, /*sizing=*/true, 2048, &configured, calls));
+  ASSERT_EQ(image.Decoded(34, 34, 34), std::optional<size_t>(34));
+  ASSERT_TRUE(PrepareImage(image, 20, true, 2048, &configured, calls));  // fits after it
+  ASSERT_EQ(image.Decoded(54, 20, 20), std::optional<size_t>(20));
+  ASSERT_TRUE(PrepareImage(image, 581, true, 2048, &configured, calls));
+  EXPECT_EQ(calls.calls,
+            "init 128; configure; "  // the object's first image
+            "configure; "            // the same image, given again
+            "reenable; init 2048; configure; ");
+  EXPECT_EQ(image.room(), 2048u);
+  EXPECT_FALSE(configured);
+}
+
+TEST(ImageRanges, PrepareImageStopsAtAFailedCall) {
+  for (const std::string& failing : {"reenable", "init 2048", "configure"}) {
+    ImageRanges image(2048);
+    bool configured = false;
+    RecordedCalls calls;
+    ASSERT_TRUE(PrepareImage(image, 1, true, 2048, &configured, calls));
+    image.Invalidate();
+    calls.calls.clear();
+    calls.fail = failing;
+    EXPECT_FALSE(PrepareImage(image, 581, true, 2048, &configured, calls)) << failing;
+    EXPECT_EQ(calls.calls.substr(calls.calls.size() - failing.size() - 2), failing + "; ");
+  }
 }
 
 TEST(ImageRanges, CapacityForASet) {

@@ -78,24 +78,14 @@ class SimCalls : public RangeCalls {
     kept.push_back(match);
     return true;
   }
+  // The sampler's own sequence (PrepareImage), against the simulated CUPTI below.
   bool Prepare(size_t ranges) override {
     EXPECT_FALSE(held) << "prepared inside a set";
-    const ImageRanges::Step step = image.Before(ranges, size_images, planner_.window_limit());
-    if (step.reset) {
-      if (step.reenable) {
-        image.Reenabled();
-        cupti_room_ = 0;
-        ++reenables;
-      }
-      image.Reset(step.capacity);
-      if (cupti_room_ == 0) cupti_room_ = step.capacity;
-      cupti_total_ = cupti_next_ = 0;
-      spoiled_ = false;
-      ++resets;
-      ranges_initialized += image.capacity();
-    }
+    CuptiCalls cupti(*this);
+    const bool ok =
+        PrepareImage(image, ranges, size_images, planner_.window_limit(), &configured_, cupti);
     EXPECT_FALSE(image.NeedsReset(ranges)) << "no room for the set";
-    return true;
+    return ok;
   }
   void Finished(bool decoded) override {
     if (!decoded) image.Invalidate();
@@ -120,6 +110,30 @@ class SimCalls : public RangeCalls {
   size_t ended_empty = 0;         // sets cut before their last pass (it ran empty)
 
  private:
+  // CUPTI's side of PrepareImage: a new object has no room until its first image; an
+  // image initialized is empty.
+  class CuptiCalls final : public ImageCalls {
+   public:
+    explicit CuptiCalls(SimCalls& s) : s_(s) {}
+    bool Reenable() override {
+      s_.cupti_room_ = 0;
+      ++s_.reenables;
+      return true;
+    }
+    bool Initialize(size_t capacity) override {
+      if (s_.cupti_room_ == 0) s_.cupti_room_ = capacity;
+      s_.cupti_total_ = s_.cupti_next_ = 0;
+      s_.spoiled_ = false;
+      ++s_.resets;
+      s_.ranges_initialized += capacity;
+      return true;
+    }
+    bool Configure() override { return true; }
+
+   private:
+    SimCalls& s_;
+  };
+  bool configured_ = false;
   const Planner& planner_;
   const ContextPlan& c_;
   bool started_ = false;
