@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "lib/collect/counters.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/stderr.h"
@@ -110,7 +111,9 @@ bool CounterSampler::EvaluateSet(Context& c, size_t range, RangeMatch& match) {
   absl::Status st;
   {
     Phase timed(HeldPhase::kRead, &planner_->stats().evaluate_ns);
-    st = host_->Evaluate(c.profiler.counter_data(), c.image.first() + range, metrics_, &set.values);
+    st = host_->Evaluate(
+        absl::MakeConstSpan(c.profiler.counter_data().data(), c.profiler.counter_data().size()),
+        c.image.first() + range, metrics_, &set.values);
   }
   bool finite = st.ok();
   for (double v : set.values) finite = finite && std::isfinite(v);

@@ -391,15 +391,25 @@ CounterSampler::HeldTimer::~HeldTimer() {
   if (held < kRecordedHeldNs || cuptiGetTimestamp(&end) != CUPTI_SUCCESS || end < held) return;
   // CUPTI's clock at `now`: the phases move by the same offset.
   absl::MutexLock lock(&sampler_->out_mu_);
-  for (const HeldSpan& s : SplitHeld(start_, now, phases_)) {
+  const std::vector<HeldSpan> phases(phases_.begin(), phases_.end());
+  for (const HeldSpan& s : SplitHeld(start_, now, phases, kFoldedOtherNs)) {
     sampler_->pending_held_.push_back({s.phase, end - (now - s.start_ns), end - (now - s.end_ns)});
   }
 }
 
 CounterSampler::Phase::~Phase() {
   const uint64_t now = MonotonicNs();
-  *sum_ += now - t0_;
-  if (HeldTimer* held = HeldTimer::current_) held->phases_.push_back({phase_, t0_, now});
+  if (sum_ != nullptr) *sum_ += now - t0_;
+  HeldTimer* held = HeldTimer::current_;
+  if (held == nullptr) return;
+  // A few spans a callback, without allocating: a phase like the last one (a set's
+  // ranges evaluated one by one), or one past the room, extends the last.
+  auto& phases = held->phases_;
+  if (!phases.empty() && (phases.back().phase == phase_ || phases.size() == phases.capacity())) {
+    phases.back().end_ns = std::max(phases.back().end_ns, now);
+  } else {
+    phases.push_back({phase_, t0_, now});
+  }
 }
 
 void CounterSampler::Drain(model::Profile* batch) {

@@ -32,6 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/callbacks.h"
@@ -119,13 +120,13 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
    private:
     friend class Phase;
     CounterSampler* sampler_;
-    uint64_t start_;  // MonotonicNs
-    std::vector<HeldSpan> phases_;
-    HeldTimer* outer_;  // the thread's enclosing timer, if any
+    uint64_t start_;                           // MonotonicNs
+    absl::InlinedVector<HeldSpan, 8> phases_;  // never grown past 8 (Phase)
+    HeldTimer* outer_;                         // the thread's enclosing timer, if any
     static thread_local HeldTimer* current_;
   };
-  // Times one phase of the sampler's work: adds it to `*sum` and, inside a callback,
-  // names that part of its held span.
+  // Times one phase of the sampler's work: adds it to `*sum` (if any) and, inside a
+  // callback, names that part of its held span.
   class Phase {
    public:
     Phase(HeldPhase phase, uint64_t* sum, uint64_t t0 = MonotonicNs())
@@ -140,6 +141,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     uint64_t t0_;
   };
   static constexpr uint64_t kRecordedHeldNs = 20000;
+  // Plain sampler time between named phases shorter than this goes to a neighbour.
+  static constexpr uint64_t kFoldedOtherNs = 2000;
 
   void StopLocked() ABSL_LOCKS_EXCLUDED(mu_);
   void Note(const std::string& key, const std::string& text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

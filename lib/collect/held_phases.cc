@@ -22,8 +22,23 @@ const char* HeldPhaseKind(HeldPhase phase) {
   return model::kCountersOverhead;
 }
 
+namespace {
+// Adjacent spans of one phase as one.
+std::vector<HeldSpan> Merged(const std::vector<HeldSpan>& spans) {
+  std::vector<HeldSpan> out;
+  for (const HeldSpan& s : spans) {
+    if (!out.empty() && out.back().phase == s.phase) {
+      out.back().end_ns = s.end_ns;
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<HeldSpan> SplitHeld(uint64_t start_ns, uint64_t end_ns,
-                                const std::vector<HeldSpan>& phases) {
+                                const std::vector<HeldSpan>& phases, uint64_t fold_other_ns) {
   std::vector<HeldSpan> out;
   if (end_ns <= start_ns) return out;
   std::vector<uint64_t> cuts = {start_ns, end_ns};
@@ -48,13 +63,16 @@ std::vector<HeldSpan> SplitHeld(uint64_t start_ns, uint64_t end_ns,
         covered = true;
       }
     }
-    if (!out.empty() && out.back().phase == phase) {
-      out.back().end_ns = b;
-    } else {
-      out.push_back({phase, a, b});
-    }
+    out.push_back({phase, a, b});
   }
-  return out;
+  out = Merged(out);
+  if (fold_other_ns == 0 || out.size() < 2) return out;
+  for (size_t i = 0; i < out.size(); ++i) {
+    HeldSpan& s = out[i];
+    if (s.phase != HeldPhase::kOther || s.end_ns - s.start_ns >= fold_other_ns) continue;
+    s.phase = i > 0 ? out[i - 1].phase : out[i + 1].phase;
+  }
+  return Merged(out);
 }
 
 }  // namespace cuscope::collect

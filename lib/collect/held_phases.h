@@ -23,10 +23,11 @@ const char* HeldPhaseKind(HeldPhase phase);
 
 // [start_ns, end_ns) cut into consecutive spans that cover it exactly: where a phase
 // span covers a point, that phase (the one begun last, for nested phases), elsewhere
-// kOther; phase spans are clipped to the held span; adjacent spans of one phase are
-// merged.
+// kOther; phase spans are clipped to the held span; a kOther span shorter than
+// `fold_other_ns` joins the span before it (or after it, at the start); adjacent spans
+// of one phase are merged.
 std::vector<HeldSpan> SplitHeld(uint64_t start_ns, uint64_t end_ns,
-                                const std::vector<HeldSpan>& phases);
+                                const std::vector<HeldSpan>& phases, uint64_t fold_other_ns = 0);
 
 }  // namespace cuscope::collect
 

@@ -141,7 +141,11 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const model::Di
   c->plan.last_wanted = want;
   if (!want) return;
   uint64_t start_ns = MonotonicNs();
-  CUptiResult r = c->profiler.Start();
+  CUptiResult r;
+  {
+    Phase named(HeldPhase::kPass, /*sum=*/nullptr, start_ns);  // counted at the Stop
+    r = c->profiler.Start();
+  }
   if (r != CUPTI_SUCCESS) {
     Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", r));
     c->failed = true;

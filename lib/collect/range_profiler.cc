@@ -81,8 +81,10 @@ CUptiResult RangeProfiler::InitCounterData(const std::vector<std::string>& metri
   // CUPTI initializes the image (H200, image_reinit_probe: the same values with and
   // without the fill, which took 160-190 ms of each re-initialization of a 1,591 MiB
   // image).
-  counter_data_.clear();  // nothing to copy when it grows: CUPTI initializes it
-  counter_data_.resize(size.counterDataSize);
+  if (!counter_data_.Resize(size.counterDataSize)) {
+    *failed_call = "allocating the counter data image";
+    return CUPTI_ERROR_OUT_OF_MEMORY;
+  }
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object_;

@@ -1,41 +1,44 @@
-// A byte buffer whose growth leaves the new bytes uninitialized, for CUPTI's counter
-// data image: CUPTI initializes the image itself (H200, image_reinit_probe: the same
-// values with and without a zero fill), and value-initializing a fresh 1,591 MiB image
-// (the sol set at 2,048 ranges) took about 1.1 s of page faults and zeroing
-// (image_size_probe "sizes", session 10), each time rotate grows its image.
+// A byte buffer for CUPTI's counter data image whose bytes are never written by the
+// buffer itself: CUPTI initializes the image (H200, image_reinit_probe: the same values
+// with and without a zero fill), and value-initializing a fresh 1,591 MiB image (the sol
+// set at 2,048 ranges) took about 1.1 s of page faults and zeroing (image_size_probe
+// "sizes", session 10). It allocates only to grow past what it holds, without copying
+// (the image is initialized again after), so its address is stable while its size does
+// not grow; an allocation that fails is a result, not an exception (the buffer lives in
+// a profiled program's callbacks).
 #ifndef CUSCOPE_LIB_COLLECT_UNINITIALIZED_BUFFER_H_
 #define CUSCOPE_LIB_COLLECT_UNINITIALIZED_BUFFER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
-#include <utility>
-#include <vector>
 
 namespace cuscope::collect {
 
-// std::allocator, except that construct() with no arguments default-initializes
-// (leaves a byte as it is) instead of value-initializing (zeroing) it.
-template <typename T>
-struct UninitializedAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = UninitializedAllocator<U>;
-  };
-  UninitializedAllocator() = default;
-  template <typename U>
-  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}  // NOLINT
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0) {
-      ::new (static_cast<void*>(p)) U;
-    } else {
-      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+class UninitializedBuffer {
+ public:
+  // `size` bytes, their values unspecified. False (the buffer empty): no memory.
+  bool Resize(size_t size) {
+    if (size > capacity_) {
+      data_.reset();
+      capacity_ = size_ = 0;
+      data_.reset(new (std::nothrow) uint8_t[size]);
+      if (data_ == nullptr) return false;
+      capacity_ = size;
     }
+    size_ = size;
+    return true;
   }
-};
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
 
-using UninitializedBuffer = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  size_t size_ = 0, capacity_ = 0;
+};
 
 }  // namespace cuscope::collect
 

@@ -235,9 +235,8 @@ struct RangeRecord {
 };
 
 // The overhead kind of the time cuscope's counter sampler held the program's thread
-// in a launch or region callback (the Range Profiler's setup on a context, a kernel
-// replay's start, a rotate window's start and stop). CUPTI times an API call between
-// its ENTER and EXIT callbacks, so without these records that time would look like the
+// in a launch or region callback, where no named part below covers it. CUPTI times an API call
+// between its ENTER and EXIT callbacks, so without these records that time would look like the
 // program's own (an idle GPU while the CPU is outside CUDA).
 inline constexpr char kCountersOverhead[] = "cuscope counters";
 // The parts of that time the sampler names (lib/collect/held_phases.h): the Range

@@ -44,6 +44,18 @@ TEST(HeldPhases, InnerPhasesWinAndOuterOnesAreClipped) {
             "cuscope counters: setup 150-180; cuscope counters 180-200; ");
 }
 
+// Slivers of plain sampler time between phases (a microsecond between a pass's Stop
+// and the decode) join the phase before them; a long one stays.
+TEST(HeldPhases, ShortPlainTimeJoinsItsNeighbour) {
+  const std::vector<HeldSpan> phases = {
+      {HeldPhase::kPass, 101, 150}, {HeldPhase::kRead, 151, 160}, {HeldPhase::kImage, 170, 190}};
+  EXPECT_EQ(Describe(SplitHeld(100, 200, phases, /*fold_other_ns=*/2)),
+            "cuscope counters: measure 100-151; cuscope counters: decode 151-160; "
+            "cuscope counters 160-170; cuscope counters: counter image 170-190; "
+            "cuscope counters 190-200; ");
+  EXPECT_EQ(Describe(SplitHeld(100, 101, {}, 2)), "cuscope counters 100-101; ");
+}
+
 TEST(HeldPhases, EveryKindCountsAsTheSamplersOverhead) {
   for (HeldPhase p : {HeldPhase::kOther, HeldPhase::kSetup, HeldPhase::kImage, HeldPhase::kPass,
                       HeldPhase::kRead}) {
