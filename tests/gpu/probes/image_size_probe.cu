@@ -35,15 +35,6 @@
 
 namespace {
 
-// Prints a failed call and returns false instead of exiting.
-bool Ok(CUptiResult r, const char* what) {
-  if (r == CUPTI_SUCCESS) return true;
-  const char* s;
-  cuptiGetResultString(r, &s);
-  printf("  %s -> %s\n", what, s);
-  return false;
-}
-
 struct Rig {
   int n = 1 << 24;
   float* x = nullptr;
@@ -52,7 +43,7 @@ struct Rig {
   HostConfig config;
 
   bool SetConfig(std::vector<uint8_t>& data, size_t max_ranges) {
-    return Ok(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_UserReplay,
+    return ProbeOk(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_UserReplay,
                                 max_ranges, 0),
               "SetConfig");
   }
@@ -81,19 +72,19 @@ struct Rig {
     for (size_t pass = 0; !all && pass < 64; ++pass) {
       CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
       st.pRangeProfilerObject = profiler;
-      if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
+      if (!ProbeOk(cuptiRangeProfilerStart(&st), "Start")) return false;
       for (int j = 0; j < count(pass); ++j) {
         const int m = size(j);
         saxpy<<<(m + 255) / 256, 256>>>(m, 2, x, y);
       }
       CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
       sp.pRangeProfilerObject = profiler;
-      if (!Ok(cuptiRangeProfilerStop(&sp), "Stop")) return false;
+      if (!ProbeOk(cuptiRangeProfilerStop(&sp), "Stop")) return false;
       all = sp.isAllPassSubmitted;
     }
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = profiler;
-    if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
+    if (!ProbeOk(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
     *dropped = dd.numOfRangeDropped;
     return true;
   }
@@ -129,7 +120,7 @@ struct Rig {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     inf.pCounterDataImage = data.data();
     inf.counterDataImageSize = data.size();
-    if (!Ok(cuptiRangeProfilerGetCounterDataInfo(&inf), "GetCounterDataInfo")) return;
+    if (!ProbeOk(cuptiRangeProfilerGetCounterDataInfo(&inf), "GetCounterDataInfo")) return;
     printf("  %s: %zu ranges; duration (ns) / SM %% of each:", label, inf.numTotalRanges);
     for (size_t i = 0; i < inf.numTotalRanges && i < 12; ++i) {
       std::vector<double> v = EvaluateRange(config.host, data, i, kSol);
@@ -231,16 +222,8 @@ void Grow(Rig& rig) {
 
 // Re-enables the Range Profiler on the current context (frees CUPTI's state for it).
 bool Reenable(Rig& rig) {
-  CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-  dis.pRangeProfilerObject = rig.profiler;
-  if (!Ok(cuptiRangeProfilerDisable(&dis), "Disable")) return false;
-  CUcontext ctx;
-  cuCtxGetCurrent(&ctx);
-  CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  en.ctx = ctx;
-  if (!Ok(cuptiRangeProfilerEnable(&en), "Enable")) return false;
-  rig.profiler = en.pRangeProfilerObject;
-  return true;
+  rig.profiler = ReenableRangeProfiler(rig.profiler);
+  return rig.profiler != nullptr;
 }
 
 void GrowAfter(Rig& rig) {
@@ -289,14 +272,14 @@ void Sizes(Rig& rig) {
     auto t0 = std::chrono::steady_clock::now();
     CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     dis.pRangeProfilerObject = rig.profiler;
-    if (!Ok(cuptiRangeProfilerDisable(&dis), "Disable")) return;
+    if (!ProbeOk(cuptiRangeProfilerDisable(&dis), "Disable")) return;
     const double disable_ms = Ms(t0);
     t0 = std::chrono::steady_clock::now();
     CUcontext ctx;
     cuCtxGetCurrent(&ctx);
     CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     en.ctx = ctx;
-    if (!Ok(cuptiRangeProfilerEnable(&en), "Enable")) return;
+    if (!ProbeOk(cuptiRangeProfilerEnable(&en), "Enable")) return;
     rig.profiler = en.pRangeProfilerObject;
     const double enable_ms = Ms(t0);
     t0 = std::chrono::steady_clock::now();

@@ -121,6 +121,29 @@ inline CUpti_RangeProfiler_Object* EnableRangeProfiler() {
   return en.pRangeProfilerObject;
 }
 
+// Prints a failed call and returns false instead of exiting (for probes that go on).
+inline bool ProbeOk(CUptiResult r, const char* what) {
+  if (r == CUPTI_SUCCESS) return true;
+  const char* s;
+  cuptiGetResultString(r, &s);
+  printf("  %s -> %s\n", what, s);
+  return false;
+}
+
+// Disables `object` and enables a new Range Profiler on the current context (CUPTI frees
+// its state for the old one); the new object, or null after a failure (printed).
+inline CUpti_RangeProfiler_Object* ReenableRangeProfiler(CUpti_RangeProfiler_Object* object) {
+  CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  dis.pRangeProfilerObject = object;
+  if (!ProbeOk(cuptiRangeProfilerDisable(&dis), "Disable")) return nullptr;
+  CUcontext ctx;
+  cuCtxGetCurrent(&ctx);
+  CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  en.ctx = ctx;
+  if (!ProbeOk(cuptiRangeProfilerEnable(&en), "Enable")) return nullptr;
+  return en.pRangeProfilerObject;
+}
+
 // The bytes of a counter data image for `metrics` and `max_ranges` ranges (asked again
 // before re-initializing a used image: CUDA 13.0 refuses otherwise).
 inline size_t RangeCounterDataSize(CUpti_RangeProfiler_Object* object,

@@ -21,14 +21,6 @@
 
 namespace {
 
-bool Ok(CUptiResult r, const char* what) {
-  if (r == CUPTI_SUCCESS) return true;
-  const char* s;
-  cuptiGetResultString(r, &s);
-  printf("  %s -> %s\n", what, s);
-  return false;
-}
-
 struct Rig {
   int n = 1 << 24;
   float* x = nullptr;
@@ -37,39 +29,31 @@ struct Rig {
   HostConfig config;
 
   bool Reenable() {
-    CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    dis.pRangeProfilerObject = profiler;
-    if (!Ok(cuptiRangeProfilerDisable(&dis), "Disable")) return false;
-    CUcontext ctx;
-    cuCtxGetCurrent(&ctx);
-    CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    en.ctx = ctx;
-    if (!Ok(cuptiRangeProfilerEnable(&en), "Enable")) return false;
-    profiler = en.pRangeProfilerObject;
-    return true;
+    profiler = ReenableRangeProfiler(profiler);
+    return profiler != nullptr;
   }
   bool Decode(size_t* dropped) {
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = profiler;
-    if (!Ok(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
+    if (!ProbeOk(cuptiRangeProfilerDecodeData(&dd), "DecodeData")) return false;
     *dropped = dd.numOfRangeDropped;
     return true;
   }
   bool StartStop(int launches, bool* all) {
     CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     st.pRangeProfilerObject = profiler;
-    if (!Ok(cuptiRangeProfilerStart(&st), "Start")) return false;
+    if (!ProbeOk(cuptiRangeProfilerStart(&st), "Start")) return false;
     for (int j = 0; j < launches; ++j) saxpy<<<n / 256, 256>>>(n, 2, x, y);
     CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = profiler;
-    if (!Ok(cuptiRangeProfilerStop(&sp), "Stop")) return false;
+    if (!ProbeOk(cuptiRangeProfilerStop(&sp), "Stop")) return false;
     *all = sp.isAllPassSubmitted;
     return true;
   }
   // A rotate set: 4 launches a pass until CUPTI has every pass.
   void Rotate(const char* label) {
     std::vector<uint8_t> data = RangeCounterData(profiler, kSol, 64);
-    if (!Ok(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_UserReplay, 64,
+    if (!ProbeOk(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_UserReplay, 64,
                               0),
             "SetConfig(user replay)")) {
       return;
@@ -88,7 +72,7 @@ struct Rig {
   // Kernel replay of one launch.
   void Kernel(const char* label) {
     std::vector<uint8_t> data = RangeCounterData(profiler, kSol, 1);
-    if (!Ok(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_KernelReplay,
+    if (!ProbeOk(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_KernelReplay,
                               1, 0),
             "SetConfig(kernel replay)")) {
       return;
@@ -105,7 +89,7 @@ struct Rig {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     inf.pCounterDataImage = data.data();
     inf.counterDataImageSize = data.size();
-    if (!Ok(cuptiRangeProfilerGetCounterDataInfo(&inf), "GetCounterDataInfo")) return;
+    if (!ProbeOk(cuptiRangeProfilerGetCounterDataInfo(&inf), "GetCounterDataInfo")) return;
     printf(" %zu ranges; duration (ns) / SM %%:", inf.numTotalRanges);
     for (size_t i = 0; i < inf.numTotalRanges && i < 6; ++i) {
       std::vector<double> v = EvaluateRange(config.host, data, i, kSol);
