@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
@@ -50,35 +49,26 @@ bool CounterSampler::SetConfig(Context& c, size_t pass, size_t level) {
   return true;
 }
 
-namespace {
 // PrepareImage's calls on one context, through the sampler.
-class SamplerImageCalls final : public ImageCalls {
+class CounterSampler::ImageSetUp final : public ImageCalls {
  public:
-  SamplerImageCalls(std::function<bool()> reenable, std::function<bool(size_t)> initialize,
-                    std::function<bool()> configure)
-      : reenable_(std::move(reenable)),
-        initialize_(std::move(initialize)),
-        configure_(std::move(configure)) {}
-  bool Reenable() override { return reenable_(); }
-  bool Initialize(size_t capacity) override { return initialize_(capacity); }
-  bool Configure() override { return configure_(); }
+  ImageSetUp(CounterSampler& s, Context& c) : s_(s), c_(c) {}
+  bool Reenable() override ABSL_NO_THREAD_SAFETY_ANALYSIS { return s_.Reenable(c_); }
+  bool Initialize(size_t capacity) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    c_.max_ranges = capacity;
+    return s_.ReinitCounterData(c_);
+  }
+  bool Configure() override ABSL_NO_THREAD_SAFETY_ANALYSIS { return s_.SetConfig(c_, 0, 1); }
 
  private:
-  std::function<bool()> reenable_;
-  std::function<bool(size_t)> initialize_;
-  std::function<bool()> configure_;
+  CounterSampler& s_;
+  Context& c_;
 };
-}  // namespace
 
 bool CounterSampler::PrepareSet(Context& c, size_t ranges) {
   // SetConfig for each pass (a debugging switch) on a used image: not measured.
   if (setconfig_each_pass_) c.image.Invalidate();
-  SamplerImageCalls calls([&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return Reenable(c); },
-                          [&](size_t capacity) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                            c.max_ranges = capacity;
-                            return ReinitCounterData(c);
-                          },
-                          [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return SetConfig(c, 0, 1); });
+  ImageSetUp calls(*this, c);
   if (!PrepareImage(c.image, ranges, size_images_ && !c.sizing_off, planner_->window_limit(),
                     &c.configured, calls)) {
     c.failed = true;
@@ -391,8 +381,7 @@ CounterSampler::HeldTimer::~HeldTimer() {
   if (held < kRecordedHeldNs || cuptiGetTimestamp(&end) != CUPTI_SUCCESS || end < held) return;
   // CUPTI's clock at `now`: the phases move by the same offset.
   absl::MutexLock lock(&sampler_->out_mu_);
-  const std::vector<HeldSpan> phases(phases_.begin(), phases_.end());
-  for (const HeldSpan& s : SplitHeld(start_, now, phases, kFoldedOtherNs)) {
+  for (const HeldSpan& s : SplitHeld(start_, now, phases_, kFoldedOtherNs)) {
     sampler_->pending_held_.push_back({s.phase, end - (now - s.start_ns), end - (now - s.end_ns)});
   }
 }

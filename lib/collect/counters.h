@@ -158,6 +158,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // re-initialized only if they might not fit after those it holds, then SetConfig for
   // the first pass. False: the context failed.
   bool PrepareSet(Context& c, size_t ranges) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  class ImageSetUp;  // PrepareSet's ImageCalls
   bool Reenable(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Decodes the counter data of a finished set and turns matching ranges into sets
   // (kernel replay, region counters; rotate's sets are the rotate driver's).

@@ -38,7 +38,7 @@ std::vector<HeldSpan> Merged(const std::vector<HeldSpan>& spans) {
 }  // namespace
 
 std::vector<HeldSpan> SplitHeld(uint64_t start_ns, uint64_t end_ns,
-                                const std::vector<HeldSpan>& phases, uint64_t fold_other_ns) {
+                                absl::Span<const HeldSpan> phases, uint64_t fold_other_ns) {
   std::vector<HeldSpan> out;
   if (end_ns <= start_ns) return out;
   std::vector<uint64_t> cuts = {start_ns, end_ns};

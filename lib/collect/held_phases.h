@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/types/span.h"
+
 namespace cuscope::collect {
 
 enum class HeldPhase : uint8_t { kOther, kSetup, kImage, kPass, kRead };
@@ -27,7 +29,7 @@ const char* HeldPhaseKind(HeldPhase phase);
 // `fold_other_ns` joins the span before it (or after it, at the start); adjacent spans
 // of one phase are merged.
 std::vector<HeldSpan> SplitHeld(uint64_t start_ns, uint64_t end_ns,
-                                const std::vector<HeldSpan>& phases, uint64_t fold_other_ns = 0);
+                                absl::Span<const HeldSpan> phases, uint64_t fold_other_ns = 0);
 
 }  // namespace cuscope::collect
 

@@ -2,6 +2,7 @@
 #include "lib/collect/image_ranges.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -191,7 +192,8 @@ TEST(ImageRanges, PrepareImageMakesTheCallsInOrder) {
 }
 
 TEST(ImageRanges, PrepareImageStopsAtAFailedCall) {
-  for (const std::string& failing : {"reenable", "init 2048", "configure"}) {
+  for (const std::string& failing :
+       std::vector<std::string>{"reenable", "init 2048", "configure"}) {
     ImageRanges image(2048);
     bool configured = false;
     RecordedCalls calls;
