@@ -144,15 +144,23 @@ bool LowOccupancy(const Context& c, const KernelCounters& k, std::vector<Finding
   // GEMM at 12% occupancy) gains nothing from more warps.
   if (!k.theoretical.valid && !k.achieved_occupancy) return false;
   if (k.verdict.bound != Bound::kLatency && k.verdict.bound != Bound::kUnknown) return false;
+  // Unknown for want of its tensor precision's counters: most likely a tensor-core
+  // GEMM, whose low occupancy is by design.
+  if (!k.verdict.unmeasured_tensor.empty()) return false;
   const double occ = k.achieved_occupancy ? k.achieved_occupancy->percent : k.theoretical.percent;
   if (occ >= c.t.low_occupancy_pct || c.t.low_occupancy_pct <= 0) return false;
   const double share = (1.0 - occ / c.t.low_occupancy_pct) * LatencyShare(k);
   Finding f = ForKernel(c, k, "low_occupancy", static_cast<double>(k.total_time_ns) * share);
   if (!c.Keeps(f)) return false;
   const std::string limiter = k.theoretical.valid ? k.theoretical.limiter : "unknown";
-  f.summary = absl::StrFormat(
-      "Occupancy %s (%s; theoretical %s, limited by %s): too few warps to hide latency", Pct(occ),
-      k.achieved_occupancy ? "achieved" : "theoretical", Pct(k.theoretical.percent), limiter);
+  f.summary = k.achieved_occupancy
+                  ? absl::StrFormat(
+                        "Occupancy %s (achieved; theoretical %s, limited by %s): too few warps "
+                        "to hide latency",
+                        Pct(occ), Pct(k.theoretical.percent), limiter)
+                  : absl::StrFormat(
+                        "Occupancy %s (theoretical, limited by %s): too few warps to hide latency",
+                        Pct(occ), limiter);
   f.advice = limiter == "registers"       ? "Registers limit the resident warps: cap them "
                                             "(__launch_bounds__, -maxrregcount) or simplify the kernel."
              : limiter == "shared memory" ? "Shared memory limits the resident blocks: use smaller "

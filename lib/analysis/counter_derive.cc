@@ -261,7 +261,21 @@ VerdictEvidence EvidenceOf(const KernelCounters& k) {
   return e;
 }
 
-Verdict VerdictOf(const KernelCounters& k) {
+// The tensor precisions with a roof on this GPU whose FLOPs were not measured, when
+// compute is judged by FLOPs (no pipe % measured).
+std::vector<Precision> UnmeasuredTensor(const KernelCounters& k, const Ceilings& c,
+                                        const std::vector<UnitUse>& units) {
+  std::vector<Precision> out;
+  for (const UnitUse& u : units) {
+    if (!IsMemoryUnit(u.unit) && u.unit != Unit::kCompute) return out;  // pipes measured
+  }
+  for (Precision p : kAllPrecisions) {
+    if (IsTensor(p) && !k.flops_of(p).measured && PeakFlopsPerCycle(c, p) > 0) out.push_back(p);
+  }
+  return out;
+}
+
+Verdict VerdictOf(const KernelCounters& k, const Ceilings& c) {
   VerdictInputs in;
   if (k.sol && k.sol->has_sm && k.sol->has_memory) {
     in.sm_pct = k.sol->sm_pct;
@@ -282,6 +296,7 @@ Verdict VerdictOf(const KernelCounters& k) {
   if (k.has(m::kDramBytes) && k.total_flops > 0) in.ai_dram = k.ai_dram;
   in.ridge_dram = k.ridge_dram;
   in.evidence = EvidenceOf(k);
+  in.unmeasured_tensor = UnmeasuredTensor(k, c, in.units);
   return ComputeVerdict(in);
 }
 
@@ -295,7 +310,7 @@ void DeriveCounters(KernelCounters& k, const Ceilings& c, const model::DeviceInf
   DeriveStalls(k);
   DeriveMemoryAccess(k);
   DeriveSpeedOfLight(k);
-  k.verdict = VerdictOf(k);
+  k.verdict = VerdictOf(k, c);
 }
 
 }  // namespace cuscope::analysis

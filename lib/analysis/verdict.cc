@@ -165,6 +165,7 @@ Verdict ComputeVerdict(const VerdictInputs& in) {
   v.sm_pct = in.sm_pct;
   v.memory_pct = in.memory_pct;
   v.units = in.units;
+  v.unmeasured_tensor = in.unmeasured_tensor;
   std::stable_sort(v.units.begin(), v.units.end(), [](const UnitUse& a, const UnitUse& b) {
     if (a.percent != b.percent) return a.percent > b.percent;
     return static_cast<int>(a.unit) < static_cast<int>(b.unit);
@@ -195,7 +196,22 @@ Verdict ComputeVerdict(const VerdictInputs& in) {
     case SolClass::kUnknown:
       break;
   }
-  if (!sol) v.sol_class = SolClass::kUnknown;
+  if (!sol) {
+    v.sol_class = SolClass::kUnknown;
+    // Tensor precisions not counted: "every unit idle" and "L1 busy, no arithmetic"
+    // both describe a tensor-core GEMM of such a precision (a Hopper GEMM keeps the L1
+    // data pipe as busy as its tensor cores). A grid under one wave stays latency-bound.
+    double measured_compute = 0;
+    for (const UnitUse& u : v.units) {
+      if (u.unit == Unit::kCompute) measured_compute = std::max(measured_compute, u.percent);
+    }
+    const bool hidden = (v.bound == Bound::kLatency && !v.small_grid) ||
+                        (v.bound == Bound::kL1 && measured_compute < kIdleComputePercent);
+    if (!v.unmeasured_tensor.empty() && hidden) {
+      v.bound = Bound::kUnknown;
+      v.limiter.reset();
+    }
+  }
   return v;
 }
 

@@ -89,6 +89,10 @@ struct VerdictInputs {
   std::optional<double> ai_dram;
   double ridge_dram = 0;
   VerdictEvidence evidence;
+  // Verdicts from FLOPs against roofs (no pipe metrics): the tensor precisions with a
+  // roof on this GPU whose FLOPs were not measured (custom metric lists, earlier
+  // versions' sets). Their tensor cores may be what limits the kernel.
+  std::vector<Precision> unmeasured_tensor;
 };
 
 struct Verdict {
@@ -110,6 +114,7 @@ struct Verdict {
   std::optional<double> ai_dram;
   double ridge_dram = 0;
   VerdictEvidence evidence;
+  std::vector<Precision> unmeasured_tensor;  // as in VerdictInputs
 };
 
 // The hierarchy above. With SM % and memory %: latency when the class is; compute
@@ -118,7 +123,11 @@ struct Verdict {
 // kBalancedPoints of the busiest memory unit, else the busiest unit. Without them:
 // latency when every unit is under kBoundThresholdPercent, else the busiest unit,
 // compute taking its place within kBalancedPoints (a Hopper GEMM keeps the L1 data
-// pipe as busy as its tensor cores, and only less math makes it faster).
+// pipe as busy as its tensor cores, and only less math makes it faster). Without
+// them and with `unmeasured_tensor`, latency (a grid of a wave or more) and L1 with
+// measured FLOPs under kIdleComputePercent of their roof are unknown: that is how a
+// tensor-core GEMM whose precision was not counted reads.
+inline constexpr double kIdleComputePercent = 1.0;
 Verdict ComputeVerdict(const VerdictInputs& in);
 
 // The unit a bound names (Unit::kCompute for kLatency, kUnknown and kMemory).

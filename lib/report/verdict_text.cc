@@ -142,6 +142,20 @@ std::string LatencyReason(const analysis::Verdict& v) {
   return absl::StrCat(reason, SmallGrid(v), Evidence(v));
 }
 
+// Unknown because the tensor precisions that could limit were not counted.
+std::string UnmeasuredTensorReason(const analysis::Verdict& v) {
+  std::vector<std::string> parts;
+  for (const UnitUse& u : v.units) parts.push_back(UnitAt(u, v));
+  std::vector<std::string> names;
+  for (analysis::Precision p : v.unmeasured_tensor) names.push_back(analysis::PrecisionName(p));
+  std::string reason;
+  if (!parts.empty()) reason = absl::StrCat("busiest measured: ", absl::StrJoin(parts, ", "), "; ");
+  absl::StrAppend(&reason, absl::StrJoin(names, ", "),
+                  " FLOPs not measured (a tensor-core kernel of those precisions reads as idle): "
+                  "verdict unknown");
+  return absl::StrCat(reason, Evidence(v));
+}
+
 std::string BoundReason(const analysis::Verdict& v) {
   std::string reason;
   if (v.sm_pct && v.memory_pct) reason = absl::StrCat(SolPrefix(v), "; ");
@@ -172,6 +186,7 @@ std::string VerdictLabel(const analysis::Verdict& v) {
 std::string VerdictReason(const analysis::Verdict& v) {
   switch (v.bound) {
     case Bound::kUnknown:
+      if (!v.unmeasured_tensor.empty() && !v.units.empty()) return UnmeasuredTensorReason(v);
       return v.counters_measured
                  ? "no utilisation measured (neither FLOP/byte counts with ceilings nor "
                    "% of peak metrics): verdict unknown"

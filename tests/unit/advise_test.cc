@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/model/metrics.h"
 #include "lib/store/reader.h"
 #include "tests/unit/builders.h"
@@ -421,6 +422,30 @@ TEST(AdviseTest, Fp32GemmOnTheRecordedH200Profile) {
   AdviseThresholds t;
   t.fp32_gemm_pct = 90;  // it runs at 76% of the FP32 roof
   EXPECT_FALSE(Find(AdviseOn(*p, t), "fp32_without_tensor_cores"));
+}
+
+// That profile counted only the BF16 tensor paths: the FP16, TF32 and INT8 GEMMs and
+// cuBLAS's FP64 DMMA GEMM (97% of its tensor roof, measured apart) read as idle or
+// L1-only. Their verdict is unknown, and their low occupancy (by design) is no finding.
+TEST(AdviseTest, NoOccupancyAdviceWhereTheTensorPrecisionWasNotCounted) {
+  absl::StatusOr<model::Profile> p =
+      store::LoadProfile(CUSCOPE_TEST_DATA_DIR "/real/h200-gemm-roofline.sqlite");
+  ASSERT_TRUE(p.ok()) << p.status();
+  size_t unknown = 0;
+  for (const analysis::KernelCounters& k : analysis::AnalyzeCounters(*p)) {
+    if (k.name.find("gemm_f64f64") != std::string::npos ||
+        k.name.find("nvjet_sm90_hsh") != std::string::npos) {
+      EXPECT_EQ(k.verdict.bound, analysis::Bound::kUnknown) << k.name;
+      ++unknown;
+    }
+    if (k.name.find("nvjet_sm90_tst") != std::string::npos) {
+      EXPECT_EQ(k.verdict.bound, analysis::Bound::kCompute) << k.name;  // BF16: counted
+    }
+  }
+  EXPECT_GE(unknown, 3u);
+  for (const Finding& f : AdviseOn(*p)) {
+    EXPECT_NE(f.rule, "low_occupancy") << f.kernel << ": " << f.summary;
+  }
 }
 
 // --- Ranking, severity and the minimum gain.

@@ -3,6 +3,8 @@
 // without a profile.
 #include "lib/analysis/verdict.h"
 
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace cuscope::analysis {
@@ -151,6 +153,51 @@ TEST(ComputeVerdictTest, EveryUnitUnderThresholdIsLatencyAndSmallGridUnderOneWav
   in.grid_blocks = 1;
   in.wave_blocks = 132;
   EXPECT_FALSE(ComputeVerdict(in).small_grid);
+}
+
+// Tensor precisions not counted (earlier versions' roofline set: bf16 only), as the
+// H200 GEMMs of tests/data/real/h200-gemm-roofline.sqlite read.
+TEST(ComputeVerdictTest, UncountedTensorPrecisionsMakeIdleAndL1OnlyVerdictsUnknown) {
+  auto verdict = [](std::vector<UnitUse> units, bool uncounted, uint64_t grid = 1000) {
+    VerdictInputs in;
+    in.units = std::move(units);
+    in.grid_blocks = grid;
+    in.wave_blocks = 132;
+    if (uncounted) in.unmeasured_tensor = {Precision::kTensorFp16, Precision::kTensorTf32};
+    return ComputeVerdict(in);
+  };
+  // FP16 nvjet GEMM: L1 94%, no FP32 FLOPs.
+  const std::vector<UnitUse> hsh = {{Unit::kCompute, 0}, {Unit::kL1, 94.4}, {Unit::kDram, 20}};
+  EXPECT_EQ(verdict(hsh, false).bound, Bound::kL1);
+  const Verdict unknown = verdict(hsh, true);
+  EXPECT_EQ(unknown.bound, Bound::kUnknown);
+  EXPECT_FALSE(unknown.limiter.has_value());
+  EXPECT_EQ(unknown.units.size(), 3u);  // kept as evidence
+  EXPECT_EQ(unknown.unmeasured_tensor.size(), 2u);
+  // FP64 DMMA GEMM: every counted unit under 60%.
+  const std::vector<UnitUse> dmma = {{Unit::kCompute, 0}, {Unit::kL1, 38}, {Unit::kL2, 35}};
+  EXPECT_EQ(verdict(dmma, false).bound, Bound::kLatency);
+  EXPECT_EQ(verdict(dmma, true).bound, Bound::kUnknown);
+  // Still known: a grid under one wave, a naive SGEMM's FP32 work beside its L1, DRAM
+  // at its roof, compute at its roof.
+  const Verdict one_block = verdict(dmma, true, 1);
+  EXPECT_EQ(one_block.bound, Bound::kLatency);
+  EXPECT_TRUE(one_block.small_grid);
+  EXPECT_EQ(verdict({{Unit::kCompute, 8}, {Unit::kL1, 97}}, true).bound, Bound::kL1);
+  EXPECT_EQ(verdict({{Unit::kCompute, 0.8}, {Unit::kDram, 70}}, true).bound, Bound::kDram);
+  EXPECT_EQ(verdict({{Unit::kCompute, 76}, {Unit::kL1, 59}}, true).bound, Bound::kCompute);
+}
+
+// With SM % and memory % the pipes are judged by them: uncounted FLOPs change nothing.
+TEST(ComputeVerdictTest, UncountedTensorPrecisionsDoNotTouchSolVerdicts) {
+  VerdictInputs in;
+  in.sm_pct = 30;
+  in.memory_pct = 20;
+  in.units = {{Unit::kCompute, 0}, {Unit::kL1, 20}};
+  in.grid_blocks = 1000;
+  in.wave_blocks = 132;
+  in.unmeasured_tensor = {Precision::kTensorFp16};
+  EXPECT_EQ(ComputeVerdict(in).bound, Bound::kLatency);
 }
 
 TEST(ComputeVerdictTest, NamesAndUnits) {

@@ -69,6 +69,19 @@ TEST(VerdictReasonTest, UnknownSaysWhetherAnythingWasMeasured) {
   EXPECT_EQ(VerdictLabel(v), "unknown");
 }
 
+TEST(VerdictReasonTest, UnknownNamesTheTensorPrecisionsNotCounted) {
+  Verdict v;
+  v.bound = Bound::kUnknown;
+  v.counters_measured = true;
+  v.units = {{Unit::kL1, 94.4}, {Unit::kDram, 20}, {Unit::kCompute, 0}};
+  v.unmeasured_tensor = {Precision::kTensorFp16, Precision::kTensorTf32};
+  EXPECT_EQ(VerdictReason(v),
+            "busiest measured: L1 at 94%, DRAM at 20%, FP32 at 0%; FP16 tensor, TF32 tensor "
+            "FLOPs not measured (a tensor-core kernel of those precisions reads as idle): "
+            "verdict unknown");
+  EXPECT_EQ(VerdictLabel(v), "unknown");
+}
+
 TEST(CountersReasonTest, RegionKernelsFollowTheVerdict) {
   analysis::KernelCounters k;
   k.region = true;
