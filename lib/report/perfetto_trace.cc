@@ -1,7 +1,10 @@
 #include "lib/report/perfetto_trace.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
+#include <queue>
 #include <set>
 #include <string>
 #include <string_view>
@@ -26,22 +29,32 @@ bool OnGpu(std::string_view category) {
          category == "gpu_user_annotation" || category == "cuda_sync";
 }
 
-// One track with events, on its own packet sequence.
+// A slice (or an instant) of a track, held until the track is written.
+struct Slice {
+  uint64_t start = 0, end = 0;
+  uint32_t name_iid = 0, category_iid = 0;  // category 0: none
+  uint32_t flow_index = 0;                  // its flows: Track::flows from here
+  uint8_t flows = 0, terminating_flows = 0;
+  bool instant = false;
+};
+
+// One track with events, on its own packet sequence. Its slices are held and written
+// together (WriteSlices), in the order Perfetto nests them (see there).
 struct Track {
   uint64_t uuid = 0;
   uint32_t sequence = 0;
-  absl::flat_hash_map<std::string, uint64_t> names;       // interned event names -> iid
-  absl::flat_hash_map<const char*, uint64_t> categories;  // literals
+  absl::flat_hash_map<std::string, uint32_t> names;       // event names -> iid
+  absl::flat_hash_map<const char*, uint32_t> categories;  // literals -> iid
+  std::vector<std::string> name_list;                     // by iid - 1
+  std::vector<const char*> category_list;                 // by iid - 1
+  std::vector<Slice> slices;
+  std::vector<uint64_t> flows;  // each slice's flow ids, then its terminating ones
 };
 
 // A complete or instant event waiting for the flows that follow it in the view.
 struct Pending {
   Track* track = nullptr;
-  bool instant = false;
-  uint64_t start = 0, end = 0;
-  uint64_t name_iid = 0, category_iid = 0;
-  std::string new_name;           // set when the name is interned with this packet
-  std::string_view new_category;  // likewise
+  Slice slice;
   std::vector<uint64_t> flows, terminating_flows;
 };
 
@@ -56,7 +69,7 @@ class PerfettoWriter final : public TraceSink {
   // The events that follow are `rank`'s, put on the common clock by `clock`; its tracks
   // are its own, their names prefixed "rank N: ".
   void BeginRank(const TraceView& view, int rank, RankClock clock) {
-    FlushPending();
+    Finish();  // the tracks of the rank before
     view_ = &view;
     rank_ = rank;
     clock_ = clock;
@@ -68,7 +81,7 @@ class PerfettoWriter final : public TraceSink {
         return;  // tracks are named from the profile when first used
       case TracePhase::kFlowStart:
       case TracePhase::kFlowEnd:
-        if (pending_.track != nullptr && pending_.start == e.start_ns) {
+        if (pending_.track != nullptr && pending_.slice.start == e.start_ns) {
           (e.phase == TracePhase::kFlowStart ? pending_.flows : pending_.terminating_flows)
               .push_back(rank_ < 0 ? e.flow_id : RankFlowId(rank_, e.flow_id));
         }
@@ -84,15 +97,20 @@ class PerfettoWriter final : public TraceSink {
     FlushPending();
     Track& t = TrackFor(e);
     pending_.track = &t;
-    pending_.instant = e.phase == TracePhase::kInstant;
-    pending_.start = e.start_ns;
-    pending_.end = e.end_ns;
-    pending_.name_iid = Intern(t.names, e.name, &pending_.new_name);
-    pending_.category_iid = InternCategory(t, e.category);
+    Slice& s = pending_.slice;
+    s.instant = e.phase == TracePhase::kInstant;
+    s.start = e.start_ns;
+    s.end = s.instant ? e.start_ns : std::max(e.start_ns, e.end_ns);
+    s.name_iid = Intern(t, e.name);
+    s.category_iid = InternCategory(t, e.category);
     if (std::string_view(e.category).rfind("gpu_mem", 0) == 0) Bandwidth(e);
   }
 
-  void Finish() { FlushPending(); }
+  // Writes the slices held (those of every track so far).
+  void Finish() {
+    FlushPending();
+    for (const std::unique_ptr<Track>& t : tracks_) WriteSlices(*t);
+  }
   uint64_t packets() const { return packets_; }
   uint64_t slices() const { return slices_; }
 
@@ -118,67 +136,109 @@ class PerfettoWriter final : public TraceSink {
     return p;
   }
 
-  // The iid of `name` in `table`, interning it (and returning it in *fresh) if new.
-  static uint64_t Intern(absl::flat_hash_map<std::string, uint64_t>& table, std::string_view name,
-                         std::string* fresh) {
-    fresh->clear();
-    auto it = table.find(absl::string_view(name.data(), name.size()));
-    if (it != table.end()) return it->second;
-    const uint64_t iid = table.size() + 1;
-    table.emplace(std::string(name), iid);
-    *fresh = std::string(name);
-    return iid;
+  // The iid of `name` on the track, interning it if new.
+  static uint32_t Intern(Track& t, std::string_view name) {
+    auto it = t.names.find(absl::string_view(name.data(), name.size()));
+    if (it != t.names.end()) return it->second;
+    t.name_list.emplace_back(name);
+    t.names.emplace(t.name_list.back(), static_cast<uint32_t>(t.name_list.size()));
+    return static_cast<uint32_t>(t.name_list.size());
   }
   // Kernels and runtime/driver calls, the bulk of a trace, go without a category:
   // their track and name say what they are (4 bytes a launch).
-  uint64_t InternCategory(Track& t, const char* category) {
+  static uint32_t InternCategory(Track& t, const char* category) {
     const std::string_view c(category);
-    if (c == "kernel" || c == "cuda_runtime" || c == "cuda_driver") {
-      pending_.new_category = {};
-      return 0;
-    }
-    auto [it, inserted] = t.categories.try_emplace(category, t.categories.size() + 1);
-    pending_.new_category = inserted ? std::string_view(category) : std::string_view();
+    if (c == "kernel" || c == "cuda_runtime" || c == "cuda_driver") return 0;
+    auto [it, inserted] =
+        t.categories.try_emplace(category, static_cast<uint32_t>(t.categories.size() + 1));
+    if (inserted) t.category_list.push_back(category);
     return it->second;
   }
 
+  // The event waiting for its flows joins its track's slices.
   void FlushPending() {
     if (pending_.track == nullptr) return;
-    Pending& p = pending_;
+    Track& t = *pending_.track;
+    Slice s = pending_.slice;
+    s.flow_index = static_cast<uint32_t>(t.flows.size());
+    const size_t flows = std::min<size_t>(pending_.flows.size(), UINT8_MAX);
+    const size_t ends = std::min<size_t>(pending_.terminating_flows.size(), UINT8_MAX);
+    s.flows = static_cast<uint8_t>(flows);
+    s.terminating_flows = static_cast<uint8_t>(ends);
+    t.flows.insert(t.flows.end(), pending_.flows.begin(), pending_.flows.begin() + flows);
+    t.flows.insert(t.flows.end(), pending_.terminating_flows.begin(),
+                   pending_.terminating_flows.begin() + ends);
+    t.slices.push_back(s);
+    pending_.track = nullptr;
+    pending_.flows.clear();
+    pending_.terminating_flows.clear();
+  }
+
+  // A track's slices, in the order Perfetto nests them. It sorts packets by timestamp,
+  // keeping the file's order at equal ones, and an END closes the innermost open
+  // slice; so at equal starts the enclosing slice (the later end) begins first, the
+  // slices that ended by a BEGIN's time end before it (innermost first: any END
+  // closes the innermost), and a slice of no duration ends right after it begins.
+  void WriteSlices(Track& t) {
+    if (t.slices.empty()) return;
+    auto before = [](const Slice& a, const Slice& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    };
+    // Most tracks come in order (a stream's kernels, a thread's calls): no sort's buffer.
+    if (!std::is_sorted(t.slices.begin(), t.slices.end(), before)) {
+      std::stable_sort(t.slices.begin(), t.slices.end(), before);
+    }
+    std::vector<bool> name_sent(t.name_list.size() + 1), category_sent(t.category_list.size() + 1);
+    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> open;  // their ends
+    for (const Slice& s : t.slices) {
+      for (; !open.empty() && open.top() <= s.start; open.pop()) End(t, open.top());
+      Begin(t, s, name_sent, category_sent);
+      if (s.instant) continue;
+      ++slices_;
+      if (s.end == s.start) {
+        End(t, s.end);
+      } else {
+        open.push(s.end);
+      }
+    }
+    for (; !open.empty(); open.pop()) End(t, open.top());
+    t.slices = {};
+    t.flows = {};
+  }
+
+  void Begin(const Track& t, const Slice& s, std::vector<bool>& name_sent,
+             std::vector<bool>& category_sent) {
     packet_.Clear();
-    packet_.set_timestamp(Ts(p.start));
-    packet_.set_trusted_packet_sequence_id(p.track->sequence);
+    packet_.set_timestamp(Ts(s.start));
+    packet_.set_trusted_packet_sequence_id(t.sequence);
     pp::TrackEvent* te = packet_.mutable_track_event();
-    te->set_type(p.instant ? pp::TrackEvent::TYPE_INSTANT : pp::TrackEvent::TYPE_SLICE_BEGIN);
-    te->set_name_iid(p.name_iid);
-    if (p.category_iid != 0) te->add_category_iids(p.category_iid);
-    for (uint64_t f : p.flows) te->add_flow_ids_old(f);
-    for (uint64_t f : p.terminating_flows) te->add_terminating_flow_ids_old(f);
-    if (!p.new_name.empty() || !p.new_category.empty()) {
-      pp::InternedData* interned = packet_.mutable_interned_data();
-      if (!p.new_name.empty()) {
-        pp::EventName* n = interned->add_event_names();
-        n->set_iid(p.name_iid);
-        n->set_name(p.new_name);
-      }
-      if (!p.new_category.empty()) {
-        pp::EventCategory* c = interned->add_event_categories();
-        c->set_iid(p.category_iid);
-        c->set_name(std::string(p.new_category));
-      }
+    te->set_type(s.instant ? pp::TrackEvent::TYPE_INSTANT : pp::TrackEvent::TYPE_SLICE_BEGIN);
+    te->set_name_iid(s.name_iid);
+    if (s.category_iid != 0) te->add_category_iids(s.category_iid);
+    const uint64_t* flow = t.flows.data() + s.flow_index;
+    for (int i = 0; i < s.flows; ++i) te->add_flow_ids_old(*flow++);
+    for (int i = 0; i < s.terminating_flows; ++i) te->add_terminating_flow_ids_old(*flow++);
+    if (!name_sent[s.name_iid]) {  // interned with the first packet that uses it
+      name_sent[s.name_iid] = true;
+      pp::EventName* n = packet_.mutable_interned_data()->add_event_names();
+      n->set_iid(s.name_iid);
+      n->set_name(t.name_list[s.name_iid - 1]);
+    }
+    if (s.category_iid != 0 && !category_sent[s.category_iid]) {
+      category_sent[s.category_iid] = true;
+      pp::EventCategory* c = packet_.mutable_interned_data()->add_event_categories();
+      c->set_iid(s.category_iid);
+      c->set_name(t.category_list[s.category_iid - 1]);
     }
     Emit();
-    if (!p.instant) {
-      ++slices_;
-      packet_.Clear();
-      packet_.set_timestamp(Ts(p.end));
-      packet_.set_trusted_packet_sequence_id(p.track->sequence);
-      packet_.mutable_track_event()->set_type(pp::TrackEvent::TYPE_SLICE_END);
-      Emit();
-    }
-    p.track = nullptr;
-    p.flows.clear();
-    p.terminating_flows.clear();
+  }
+
+  void End(const Track& t, uint64_t ns) {
+    packet_.Clear();
+    packet_.set_timestamp(Ts(ns));
+    packet_.set_trusted_packet_sequence_id(t.sequence);
+    packet_.mutable_track_event()->set_type(pp::TrackEvent::TYPE_SLICE_END);
+    Emit();
   }
 
   // A counter per GPU: the bandwidth of its copies and sets (GB/s) while they run.

@@ -1,6 +1,8 @@
 // Perfetto's native trace format (.pftrace: a protobuf `Trace`, the messages of
 // lib/report/proto/perfetto_trace.proto) for traces too large for JSON: the
-// writer of a TraceView (lib/report/trace_view.h), streamed packet by packet.
+// writer of a TraceView (lib/report/trace_view.h), packet by packet; each track's
+// slices are held (32 bytes a slice, 8 a flow) and written at the end, sorted so that
+// Perfetto nests them as they nest: at equal starts the enclosing slice first.
 //
 // Tracks: one per host thread (a thread track under its process), one per GPU
 // stream (under a track per GPU), the CUPTI overhead threads; each on its own packet
