@@ -86,9 +86,34 @@ bool ReadOptions(const Args& args, report::TraceOptions* options) {
   return true;
 }
 
-bool IsPerfettoPath(absl::string_view path) {
-  return absl::EndsWith(path, ".pftrace") || absl::EndsWith(path, ".pftrace.gz") ||
-         absl::EndsWith(path, ".perfetto-trace");
+// The extension of a .pftrace name (.pftrace, .pftrace.gz, .perfetto-trace), else "".
+absl::string_view PerfettoExtension(absl::string_view path) {
+  for (absl::string_view ext : {".pftrace", ".pftrace.gz", ".perfetto-trace"}) {
+    if (absl::EndsWith(path, ext)) return ext;
+  }
+  return "";
+}
+// The extension of a Chrome trace's name (.json, .json.gz), else "".
+absl::string_view ChromeExtension(absl::string_view path) {
+  for (absl::string_view ext : {".json", ".json.gz"}) {
+    if (absl::EndsWith(path, ext)) return ext;
+  }
+  return "";
+}
+
+// A format flag that the output's extension contradicts (--perfetto -o x.json): a
+// usage error naming both, else 0.
+int CheckFormatMatchesName(const std::string& out_path, bool chrome) {
+  const absl::string_view other = chrome ? PerfettoExtension(out_path) : ChromeExtension(out_path);
+  if (other.empty()) return 0;
+  return UsageError(
+      "export",
+      absl::StrCat(
+          chrome ? "--chrome writes a Chrome trace (JSON)" : "--perfetto writes a .pftrace",
+          ", but the output ", out_path, " ends in ", other,
+          chrome ? " (a .pftrace)" : " (a Chrome trace)", ": name it ",
+          chrome ? ".json or .json.gz" : ".pftrace or .pftrace.gz", ", or write ",
+          chrome ? "--perfetto" : "--chrome", " (or neither: the extension chooses)"));
 }
 
 // One profile's view with what it is built from.
@@ -153,13 +178,14 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   if (paths.empty()) return UsageError("export", "expected a PROFILE argument");
   std::string out_path = args->Get("output");
   bool chrome = args->Get("chrome") == "true", perfetto = args->Get("perfetto") == "true";
-  if (!chrome && !perfetto && !out_path.empty()) perfetto = IsPerfettoPath(out_path);
+  if (!chrome && !perfetto && !out_path.empty()) perfetto = !PerfettoExtension(out_path).empty();
   if (!chrome && !perfetto && !out_path.empty()) chrome = true;
   if (chrome == perfetto) {
     return UsageError("export",
                       "choose one format: --chrome (a Chrome trace for Perfetto and "
                       "HTA) or --perfetto (a .pftrace)");
   }
+  if (int code = CheckFormatMatchesName(out_path, chrome)) return code;
   if (paths.size() > 1 && out_path.empty()) {
     return UsageError("export", "several profiles make one merged trace: name it with -o FILE");
   }

@@ -569,6 +569,40 @@ TEST(Cli, OutputThatIsTheProfileIsRefused) {
 
 // Issue 14: an empty flag value counted as not given while an empty variable was an
 // error. Now both are the default, and an empty flag overrides the environment.
+// The help says the extension chooses the format: a flag that contradicts it was
+// obeyed silently (protobuf in x.json). Now one line naming both, exit 2, no file.
+TEST(Cli, ExportRefusesAFormatFlagThatTheExtensionContradicts) {
+  struct Case {
+    const char* flag;
+    const char* name;
+    const char* says;
+  };
+  for (const Case& c : {Case{"--perfetto", "x.json", "--perfetto writes a .pftrace"},
+                        Case{"--perfetto", "x.json.gz", "--perfetto writes a .pftrace"},
+                        Case{"--chrome", "x.pftrace", "--chrome writes a Chrome trace"},
+                        Case{"--chrome", "x.pftrace.gz", "--chrome writes a Chrome trace"}}) {
+    const std::string out = TempPath(c.name);
+    unlink(out.c_str());
+    Result r = RunCmd({kBin, "export", kProfile, c.flag, "-o", out});
+    EXPECT_EQ(r.code, 2) << c.flag << " " << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    const std::string ext = std::string(c.name).substr(1);
+    EXPECT_NE(r.err.find("ends in " + ext), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.flag[2] == 'p' ? "or write --chrome" : "or write --perfetto"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(access(out.c_str(), F_OK), 0) << "wrote " << out;
+  }
+  // A flag that agrees with the name, or a name without a trace extension, is taken.
+  for (const auto& [flag, name] : {std::pair{"--perfetto", "y.pftrace"},
+                                   {"--chrome", "y.json"},
+                                   {"--perfetto", "y.trace"},
+                                   {"--chrome", "y.trace"}}) {
+    Result r = RunCmd({kBin, "export", kProfile, flag, "-o", TempPath(name)});
+    EXPECT_EQ(r.code, 0) << flag << " " << name << ": " << r.err;
+  }
+}
+
 TEST(Cli, EmptyFlagAndEmptyVariableAreTheDefault) {
   Result r = RunCmd({kBin, "run", "--trace=", "--", "sh", "-c", "echo \"[$CUSCOPE_TRACE]\""});
   EXPECT_EQ(r.code, 0) << r.err;
