@@ -125,7 +125,10 @@ struct LoadedTrace {
 };
 
 // Loads `path` and builds its view; an exit code (1 or a usage error) on failure.
-int Load(const std::string& path, const report::TraceOptions& options, LoadedTrace* t) {
+// What the filters leave out entirely is a warning on stderr (with the profile's name
+// when `several`); the trace is written all the same.
+int Load(const std::string& path, const report::TraceOptions& options, bool several,
+         LoadedTrace* t) {
   absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
   if (!profile.ok()) {
     std::cerr << "cuscope: export: " << profile.status().message() << "\n";
@@ -135,6 +138,9 @@ int Load(const std::string& path, const report::TraceOptions& options, LoadedTra
   absl::StatusOr<report::TraceFilter> filter = report::TraceFilter::Create(t->profile, options);
   if (!filter.ok()) return UsageError("export", filter.status().message());
   t->filter.emplace(*std::move(filter));
+  for (const std::string& w : t->filter->warnings()) {
+    std::cerr << "cuscope: export: warning: " << (several ? path + ": " : "") << w << "\n";
+  }
   if (!t->profile.counters.empty()) t->counters = analysis::AnalyzeCounters(t->profile);
   t->view.emplace(t->profile, t->counters, options.keeps_everything() ? nullptr : &*t->filter);
   return 0;
@@ -197,7 +203,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   }
   std::deque<LoadedTrace> traces(paths.size());  // a deque: views point into it
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (int code = Load(paths[i], options, &traces[i])) return code;
+    if (int code = Load(paths[i], options, paths.size() > 1, &traces[i])) return code;
   }
   uint64_t events = 0;
   absl::Status st;

@@ -7,6 +7,7 @@
 #include "lib/analysis/summary.h"
 #include "lib/model/demangle.h"
 #include "lib/model/pattern.h"
+#include "lib/report/format.h"
 
 namespace cuscope::report {
 
@@ -57,7 +58,50 @@ absl::StatusOr<TraceFilter> TraceFilter::Create(const model::Profile& profile,
   }
   if (options.aggregate_below_ns > 0) f.Aggregate(options.aggregate_below_ns);
   f.sample_bin_ns_ = options.sample_bin_ns;
+  f.NoteWhatIsLeftOut(options, start, kernels ? &*kernels : nullptr);
   return f;
+}
+
+void TraceFilter::NoteWhatIsLeftOut(const TraceOptions& options, uint64_t start,
+                                    const model::Pattern* kernels) {
+  const auto [first, last] = p_.TimeSpan();
+  const uint64_t end = std::max(p_.run.end_ns, last);
+  const bool events = first != 0 || last != 0;
+  if (options.from_ns && events && lo_ > end) {
+    warnings_.push_back(absl::StrCat("--from=", FormatDuration(double(*options.from_ns)),
+                                     " starts after the run's end (it lasted ",
+                                     FormatDuration(double(end - start)),
+                                     " from its start): the trace has no events"));
+  } else if (options.to_ns && events && hi_ < first) {
+    warnings_.push_back(absl::StrCat(
+        "--to=", FormatDuration(double(*options.to_ns)), " ends before the run's first event (",
+        FormatDuration(double(first - start)), " after its start): the trace has no events"));
+  }
+  if (by_regions_ && regions_.empty()) {
+    warnings_.push_back(absl::StrCat("--regions=", options.regions, " matches none of the run's ",
+                                     p_.ranges.size(),
+                                     " NVTX ranges and scopes: the trace has no events"));
+  }
+  if (kernels == nullptr || p_.kernels.empty() ||
+      std::find(keep_kernel_.begin(), keep_kernel_.end(), 1) != keep_kernel_.end()) {
+    return;
+  }
+  analysis::KernelNameIndex names(p_);
+  for (const model::KernelRecord& k : p_.kernels) names.Id(k);
+  bool any = false;
+  for (uint32_t id = 0; id < names.size() && !any; ++id) {
+    any = kernels->Search(model::Demangle(names.Name(id)));
+  }
+  if (!any) {
+    warnings_.push_back(absl::StrCat("--kernels=", options.kernels, " matches none of the run's ",
+                                     names.size(),
+                                     " kernel names: the trace has no kernels (copies, sets and "
+                                     "the other events stay)"));
+  } else if (warnings_.empty()) {
+    warnings_.push_back(absl::StrCat("--kernels=", options.kernels,
+                                     " matches no kernel that the window and regions keep: the "
+                                     "trace has no kernels"));
+  }
 }
 
 bool TraceFilter::InRegions(uint64_t start_ns, uint64_t end_ns) const {

@@ -5,6 +5,7 @@
 #define CUSCOPE_LIB_REPORT_TRACE_FILTER_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -41,10 +42,18 @@ class TraceFilter {
   uint32_t KernelCount(size_t index) const { return run_count_.empty() ? 1 : run_count_[index]; }
   uint64_t AggregateEnd(size_t index) const;
 
+  // What the options leave out entirely, one line each, that a user would not
+  // expect from a trace that is written anyway: a window after the run's end (or
+  // before its first event), a region pattern that matches no range, a kernel
+  // pattern that matches no kernel (or none that the window and regions keep).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
  private:
   explicit TraceFilter(const model::Profile& profile) : p_(profile) {}
   void FilterKernels(const TraceOptions& options, const model::Pattern* kernels);
   void Aggregate(uint64_t below_ns);
+  void NoteWhatIsLeftOut(const TraceOptions& options, uint64_t start,
+                         const model::Pattern* kernels);
   bool InWindow(uint64_t start_ns, uint64_t end_ns) const {
     return end_ns >= lo_ && start_ns <= hi_;
   }
@@ -62,6 +71,7 @@ class TraceFilter {
   std::vector<uint32_t> run_count_;                     // per kernel (empty: no aggregation)
   absl::flat_hash_map<uint32_t, uint64_t> run_end_;     // first kernel of a run -> its end
   uint64_t sample_bin_ns_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace cuscope::report

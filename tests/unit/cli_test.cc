@@ -603,6 +603,29 @@ TEST(Cli, ExportRefusesAFormatFlagThatTheExtensionContradicts) {
   }
 }
 
+// An export whose filters leave nothing said nothing (exit 0, 2 metadata events).
+// Now one warning line; the trace is still written.
+TEST(Cli, ExportWarnsWhenItsFiltersLeaveNothing) {
+  const std::string loop = std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-torch-loop.sqlite";
+  const std::string out = TempPath("empty_window.json");
+  Result r = RunCmd({kBin, "export", loop, "--chrome", "--from=100s", "-o", out});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("cuscope: export: warning: --from=100.000 s starts after the run's end "
+                       "(it lasted "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(access(out.c_str(), F_OK), 0);
+  r = RunCmd({kBin, "export", loop, "--chrome", "--kernels=nomatch_xyz", "-o", out});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("cuscope: export: warning: --kernels=nomatch_xyz matches none of the "
+                       "run's "),
+            std::string::npos)
+      << r.err;
+  r = RunCmd({kBin, "export", loop, "--chrome", "--from=100ms", "-o", out});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
 TEST(Cli, EmptyFlagAndEmptyVariableAreTheDefault) {
   Result r = RunCmd({kBin, "run", "--trace=", "--", "sh", "-c", "echo \"[$CUSCOPE_TRACE]\""});
   EXPECT_EQ(r.code, 0) << r.err;

@@ -127,6 +127,53 @@ TEST(TraceFilterTest, AggregatesRunsOfTinyKernelsPerStream) {
                                            "big x1 1100-5000", "tiny x1 5100-5110"}));
 }
 
+std::vector<std::string> Warnings(const model::Profile& p, const TraceOptions& options) {
+  absl::StatusOr<TraceFilter> filter = TraceFilter::Create(p, options);
+  EXPECT_TRUE(filter.ok()) << filter.status();
+  return filter.ok() ? filter->warnings() : std::vector<std::string>{};
+}
+
+// Filters that leave nothing wrote a trace of metadata without a word. Now one line
+// says why (the trace is still written).
+TEST(TraceFilterTest, FiltersThatLeaveNothingSayWhy) {
+  ProfileBuilder b = ThreeLaunches();  // the run: 1000 to 4900 on the clock
+  TraceOptions o;
+  EXPECT_TRUE(Warnings(b.profile(), o).empty());
+  o.from_ns = 100'000'000'000;  // 100 s
+  std::vector<std::string> w = Warnings(b.profile(), o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "--from=100.000 s starts after the run's end (it lasted 3.900 us from its start): "
+            "the trace has no events");
+  EXPECT_TRUE(Export(b.profile(), o).items.empty());
+  o.from_ns = 3000;  // inside the run: no warning
+  EXPECT_TRUE(Warnings(b.profile(), o).empty());
+  o = {};
+  o.kernels = "nomatch_xyz";
+  w = Warnings(b.profile(), o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "--kernels=nomatch_xyz matches none of the run's 2 kernel names: the trace has no "
+            "kernels (copies, sets and the other events stay)");
+  o.kernels = "relu";
+  EXPECT_TRUE(Warnings(b.profile(), o).empty());
+  o.from_ns = 2500;  // relu ran before
+  w = Warnings(b.profile(), o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "--kernels=relu matches no kernel that the window and regions keep: the trace has no "
+            "kernels");
+  o = {};
+  o.regions = "^warmup$";
+  w = Warnings(b.profile(), o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "--regions=^warmup$ matches none of the run's 2 NVTX ranges and scopes: the trace "
+            "has no events");
+  o.regions = "step";
+  EXPECT_TRUE(Warnings(b.profile(), o).empty());
+}
+
 TEST(TraceFilterTest, BadOptionsAreRefused) {
   ProfileBuilder b = ThreeLaunches();
   TraceOptions o;
