@@ -83,7 +83,10 @@ CUSCOPE_API int cuscope_metrics_chips(const char* format, char* buf, size_t size
  * on at least one supported chip. CUSCOPE_ERROR_INVALID_SETTING names the first bad
  * name and the nearest valid ones; CUSCOPE_ERROR_CUPTI: CUPTI does not know `chip`. */
 CUSCOPE_API int cuscope_metrics_check(const char* chip, const char* request);
-/* The sets and metrics of `request` (NULL or "": every named set, one line each)
+/* `chip`, here and above, is a chip's name in any case ("GH100", "gh100") or a GPU's
+ * that cuscope_metrics_chips lists for it ("H200"); an unknown one's error lists those
+ * accepted.
+ * The sets and metrics of `request` (NULL or "": every named set, one line each)
  * resolved for `chip`: each metric with CUPTI's description, the chip's own name for
  * it where it differs, and what the chip cannot measure. `format`: "text" or "json". */
 CUSCOPE_API int cuscope_metrics_resolve(const char* chip, const char* request, const char* format,

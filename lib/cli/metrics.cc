@@ -16,8 +16,8 @@ constexpr char kDefaultChip[] = "GH100";
 const std::vector<Flag>& MetricsFlags() {
   static const std::vector<Flag>* flags = new std::vector<Flag>{
       {"chip", nullptr, "NAME",
-       "the chip to resolve the sets for (GH100, GA100, AD102, GB100, ...; default: that of "
-       "GPU 0, else GH100)"},
+       "the chip to resolve the sets for (GH100, GA100, AD102, GB100, ..., in any case, or a GPU "
+       "--chips lists: H200, A100, ...; default: that of GPU 0, else GH100)"},
       {"set", nullptr, "NAME",
        "list this set's metrics with what each measures (sets and metric names, comma "
        "separated, as --metrics of run takes them); default: one line per set"},
@@ -53,6 +53,11 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   if (!args->positional.empty()) {
     return UsageError("metrics", absl::StrCat("unexpected argument \"", args->positional[0],
                                               "\"; write ", kMetricsCommand.usage));
+  }
+  if (args->values.count("chip") != 0 && args->Get("chip").empty()) {
+    return UsageError("metrics",
+                      "--chip needs a name: a chip (GH100, GA100, ...) or a GPU (H200, A100, "
+                      "...), as --chips lists them; leave it out for GPU 0's");
   }
   const std::string format = args->Get("format", "text");
   if (format != "text" && format != "json") {

@@ -1,5 +1,12 @@
 #include "lib/collect/chips.h"
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
 namespace cuscope::collect {
 
 // Each name was checked with the Host API of CUDA 13.0 (cuptiProfilerHostInitialize
@@ -38,11 +45,53 @@ const std::vector<Chip>& SupportedChips() {  // lint: table
   return *chips;
 }
 
+namespace {
+
+// Lower case without spaces and dashes: "RTX 4090" and "rtx-4090" are one name.
+std::string Folded(absl::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c != ' ' && c != '-') out.push_back(absl::ascii_tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> ChipGpus(const Chip& chip) {
+  std::vector<std::string> out;
+  for (absl::string_view gpu : absl::StrSplit(chip.gpus, ',', absl::SkipWhitespace())) {
+    gpu = absl::StripAsciiWhitespace(gpu);
+    const size_t paren = gpu.find(" (");
+    if (paren != absl::string_view::npos && absl::EndsWith(gpu, ")")) {
+      out.emplace_back(gpu.substr(0, paren));
+      gpu = gpu.substr(paren + 2, gpu.size() - paren - 3);
+    }
+    out.emplace_back(gpu);
+  }
+  return out;
+}
+
 const Chip* FindChip(const std::string& name) {
+  const std::string folded = Folded(name);
+  if (folded.empty()) return nullptr;
   for (const Chip& c : SupportedChips()) {
-    if (name == c.name) return &c;
+    if (folded == Folded(c.name)) return &c;
+  }
+  for (const Chip& c : SupportedChips()) {
+    for (const std::string& gpu : ChipGpus(c)) {
+      if (folded == Folded(gpu)) return &c;
+    }
   }
   return nullptr;
+}
+
+std::string AcceptedChipNames() {
+  std::vector<std::string> names;
+  for (const Chip& c : SupportedChips()) names.emplace_back(c.name);
+  return absl::StrCat(absl::StrJoin(names, ", "),
+                      " (any case), or a GPU of theirs as --chips lists them (H100, H200, A100, "
+                      "L40S, RTX 4090, B200, ...)");
 }
 
 }  // namespace cuscope::collect

@@ -17,8 +17,14 @@ struct Chip {
 
 // Every supported chip, oldest architecture first.
 const std::vector<Chip>& SupportedChips();
-// The chip of that name, or nullptr.
+// The chip of that name in any case ("gh100"), or of a GPU its list names ("H200",
+// "rtx 4090": case, spaces and dashes aside); nullptr when none (or "").
 const Chip* FindChip(const std::string& name);
+// The GPUs a chip's list names, each as a name FindChip takes: "GB10 (DGX Spark)"
+// gives "GB10" and "DGX Spark".
+std::vector<std::string> ChipGpus(const Chip& chip);
+// What FindChip accepts, for an error line: every chip's name, then a few GPUs.
+std::string AcceptedChipNames();
 // The chip used when no GPU is visible and none is named.
 inline constexpr char kDefaultChip[] = "GH100";
 

@@ -49,9 +49,8 @@ std::vector<std::string> SplitRequest(const char* request) {
 }
 
 std::string UnknownChip(const std::string& chip) {
-  return absl::StrCat("chip \"", chip,
-                      "\" is not one the Range Profiler supports (cuscope metrics --chips "
-                      "lists them)");
+  return absl::StrCat("chip \"", chip, "\" is not one the Range Profiler supports; accepted: ",
+                      collect::AcceptedChipNames());
 }
 
 bool IsSet(const std::string& name) {
@@ -115,12 +114,16 @@ CUSCOPE_EXPORT int cuscope_metrics_chips(const char* format, char* buf, size_t s
 }
 
 CUSCOPE_EXPORT int cuscope_metrics_check(const char* chip, const char* request) {
-  if (chip != nullptr && chip[0] != '\0' && cuscope::collect::FindChip(chip) == nullptr) {
-    return cuscope::inject::Fail(CUSCOPE_ERROR_CUPTI,
-                                 absl::UnavailableError(cuscope::inject::UnknownChip(chip)));
+  const cuscope::collect::Chip* found = nullptr;
+  if (chip != nullptr && chip[0] != '\0') {
+    found = cuscope::collect::FindChip(chip);
+    if (found == nullptr) {
+      return cuscope::inject::Fail(CUSCOPE_ERROR_CUPTI,
+                                   absl::UnavailableError(cuscope::inject::UnknownChip(chip)));
+    }
   }
   absl::Status st = cuscope::collect::CheckRequest(cuscope::inject::SplitRequest(request),
-                                                   chip != nullptr ? chip : "");
+                                                   found != nullptr ? found->name : "");
   if (st.ok()) {
     cuscope::inject::SetLastError("");
     return CUSCOPE_OK;
@@ -140,8 +143,8 @@ CUSCOPE_EXPORT int cuscope_metrics_resolve(const char* chip, const char* request
                                  absl::InvalidArgumentError(cuscope::inject::UnknownChip(name)));
   }
   std::vector<std::string> request_names = cuscope::inject::SplitRequest(request);
-  if (int code = cuscope_metrics_check(chip, request); code != CUSCOPE_OK) return code;
-  auto views = cuscope::inject::Views(name, request_names);
+  if (int code = cuscope_metrics_check(found->name, request); code != CUSCOPE_OK) return code;
+  auto views = cuscope::inject::Views(found->name, request_names);
   if (!views.ok()) return cuscope::inject::Fail(CUSCOPE_ERROR_CUPTI, views.status());
   bool json = format != nullptr && std::strcmp(format, "json") == 0;
   return cuscope::inject::CopyOut(

@@ -30,6 +30,33 @@ std::string Stall(const std::string& reason) {
   return std::string(metrics::kStallPrefix) + reason + ".avg";
 }
 
+// `--chip gh100` and `--chip H200` were refused, though --chips lists H200 under GH100.
+TEST(ChipNames, AnyCaseAndTheGpusListedAreAccepted) {
+  for (const char* name : {"GH100", "gh100", "Gh100", "H200", "h100", "GH200", " h200 "}) {
+    const Chip* c = FindChip(name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_STREQ(c->name, "GH100") << name;
+  }
+  EXPECT_STREQ(FindChip("A100")->name, "GA100");
+  EXPECT_STREQ(FindChip("a10")->name, "GA102");
+  EXPECT_STREQ(FindChip("rtx 4090")->name, "AD102");
+  EXPECT_STREQ(FindChip("RTX4090")->name, "AD102");
+  EXPECT_STREQ(FindChip("DGX Spark")->name, "GB10B");
+  EXPECT_STREQ(FindChip("GB10")->name, "GB10B");
+  for (const char* name : {"", " ", "GX999", "H2000", "RTX"}) {
+    EXPECT_EQ(FindChip(name), nullptr) << name;
+  }
+  // Every name and every GPU leads to one chip only.
+  for (const Chip& c : SupportedChips()) {
+    EXPECT_EQ(FindChip(c.name), &c) << c.name;
+    for (const std::string& gpu : ChipGpus(c)) EXPECT_EQ(FindChip(gpu), &c) << gpu;
+  }
+  const std::string accepted = AcceptedChipNames();
+  EXPECT_EQ(accepted.rfind("TU102, TU104, ", 0), 0u) << accepted;
+  EXPECT_NE(accepted.find("GH100, GB100"), std::string::npos) << accepted;
+  EXPECT_NE(accepted.find("H200"), std::string::npos) << accepted;
+}
+
 class Chips : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -135,6 +135,32 @@ TEST(MetricsCommand, ChipsAndErrors) {
   EXPECT_TRUE(Has(r.err, "cuscope: metrics: cannot load /no/such/libcuscope.so")) << r.err;
 }
 
+// `--chip gh100` and `--chip H200` were refused with no list of names, and `--chip ""`
+// silently showed GH100.
+TEST(MetricsCommand, ChipNamesInAnyCaseAndGpuNamesAreAccepted) {
+  for (const char* chip : {"gh100", "H200", "h100", "GH200"}) {
+    Result r = RunCmd({kBin, "metrics", "--chip", chip, "--set", "roofline"});
+    ASSERT_EQ(r.code, 0) << chip << ": " << r.err;
+    EXPECT_TRUE(Has(r.out, "Metric sets on GH100 (Hopper")) << chip << "\n" << r.out;
+  }
+  Result r = RunCmd({kBin, "metrics", "--chip=a100", "--format=json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "\"GA100\"")) << r.out;
+  r = RunCmd({kBin, "metrics", "--chip=GX999"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Has(r.err, "accepted: TU102, TU104, ")) << r.err;
+  EXPECT_TRUE(Has(r.err, "GH100")) << r.err;
+  EXPECT_TRUE(Has(r.err, "H200")) << r.err;
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{kBin, "metrics", "--chip", ""},
+        std::vector<std::string>{kBin, "metrics", "--chip="}}) {
+    r = RunCmd(argv);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_TRUE(Has(r.err, "cuscope: metrics: --chip needs a name")) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 TEST(MetricsCommand, Help) {
   Result r = RunCmd({kBin, "metrics", "--help"});
   EXPECT_EQ(r.code, 0);
