@@ -54,11 +54,6 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     return UsageError("metrics", absl::StrCat("unexpected argument \"", args->positional[0],
                                               "\"; write ", kMetricsCommand.usage));
   }
-  if (args->values.count("chip") != 0 && args->Get("chip").empty()) {
-    return UsageError("metrics",
-                      "--chip needs a name: a chip (GH100, GA100, ...) or a GPU (H200, A100, "
-                      "...), as --chips lists them; leave it out for GPU 0's");
-  }
   const std::string format = args->Get("format", "text");
   if (format != "text" && format != "json") {
     return UsageError("metrics",
