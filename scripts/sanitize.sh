@@ -24,7 +24,9 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="$flags" \
   -DCUSCOPE_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
 cmake --build "$BUILD" -j"$JOBS"
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
+# allocator_may_return_null: a failed nothrow new is null, as without ASan
+# (UninitializedBuffer.AFailedAllocationIsAResult asks for SIZE_MAX / 2 bytes).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/sanitizers/ubsan.supp}
 # Tests that cannot run under ASan, each with its reason. LSan needs no suppression.
 excluded=(
