@@ -52,12 +52,13 @@ std::vector<HeldSpan> SplitHeld(uint64_t start_ns, uint64_t end_ns,
   for (size_t i = 0; i + 1 < cuts.size(); ++i) {
     const uint64_t a = cuts[i], b = cuts[i + 1];
     // The phase begun last among those covering [a, b) (phases are listed as they end:
-    // an inner phase ends before the one around it, so compare starts).
+    // an inner phase ends before the one around it, so compare starts; of two begun
+    // together, the first listed is the inner one).
     HeldPhase phase = HeldPhase::kOther;
     uint64_t begun = 0;
     bool covered = false;
     for (const HeldSpan& p : phases) {
-      if (p.start_ns <= a && p.end_ns >= b && (!covered || p.start_ns >= begun)) {
+      if (p.start_ns <= a && p.end_ns >= b && (!covered || p.start_ns > begun)) {
         phase = p.phase;
         begun = p.start_ns;
         covered = true;

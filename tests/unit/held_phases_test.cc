@@ -44,6 +44,16 @@ TEST(HeldPhases, InnerPhasesWinAndOuterOnesAreClipped) {
             "cuscope counters: setup 150-180; cuscope counters 180-200; ");
 }
 
+// An inner phase begun in the same nanosecond as the one around it (a coarse clock)
+// still names its part: it is listed first, having ended first.
+TEST(HeldPhases, InnerPhaseBegunTogetherStillWins) {
+  const std::vector<HeldSpan> phases = {{HeldPhase::kImage, 110, 150},
+                                        {HeldPhase::kSetup, 110, 180}};
+  EXPECT_EQ(Describe(SplitHeld(100, 200, phases)),
+            "cuscope counters 100-110; cuscope counters: counter image 110-150; "
+            "cuscope counters: setup 150-180; cuscope counters 180-200; ");
+}
+
 // Slivers of plain sampler time between phases (a microsecond between a pass's Stop
 // and the decode) join the phase before them; a long one stays.
 TEST(HeldPhases, ShortPlainTimeJoinsItsNeighbour) {
