@@ -272,6 +272,13 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   region_reserved_ = false;
   region_paused_tracing_ = false;
   start_ns_ = MonotonicNs();
+  // A profiler whose Disable failed at the last Stop: tried again; if it fails still,
+  // its context (and the counter image CUPTI may still write) stays alive, apart.
+  for (auto& [ctx, c] : contexts_) {
+    if (c->profiler.enabled() && c->profiler.Disable() != CUPTI_SUCCESS) {
+      still_enabled_.push_back(std::move(c));
+    }
+  }
   contexts_.clear();
   notes_.clear();
   if (rotate_hold_kernels_) {
@@ -339,7 +346,9 @@ void CounterSampler::StopLocked() {
     }
     SetInProgress(*c, false);  // a hold left by a set that could not end (none expected)
     // Failed contexts too: a later session must be able to enable the profiler again.
-    c->profiler.Disable();
+    if (CUptiResult r = c->profiler.Disable(); r != CUPTI_SUCCESS) {
+      Note("counters.disable", ExplainCupti("cuptiRangeProfilerDisable", r));
+    }
     c->failed = true;
   }
   if (null_context_launches_ > 0) {

@@ -240,6 +240,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::optional<Resolution> resolution_ ABSL_GUARDED_BY(mu_);
   bool profiler_initialized_ ABSL_GUARDED_BY(mu_) = false;  // once per process
   absl::flat_hash_map<CUcontext, std::unique_ptr<Context>> contexts_ ABSL_GUARDED_BY(mu_);
+  // Contexts whose profiler no Disable could end (kept: CUPTI may still use their image).
+  std::vector<std::unique_ptr<Context>> still_enabled_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<uint32_t> device_metrics_done_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> notes_ ABSL_GUARDED_BY(mu_);
   uint64_t start_ns_ ABSL_GUARDED_BY(mu_) = 0;
