@@ -1,8 +1,10 @@
 #include "lib/store/measured_times.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "lib/model/metrics.h"
 #include "lib/model/profile.h"
 #include "lib/store/sqlite.h"
@@ -14,7 +16,7 @@ namespace {
 // correlation id: the runtime call and the driver call inside it) and the
 // profiler's duration of the kernel, when its set has one.
 constexpr char kCandidates[] = R"sql(
-SELECT k.rowid, MIN(a.start_ns), MAX(a.end_ns),
+SELECT k.rowid, k.correlation_id, MIN(a.start_ns), MAX(a.end_ns),
   (SELECT v.value FROM counter_launches AS l
      JOIN counter_values AS v ON v.set_id = l.set_id
      JOIN strings AS s ON s.id = v.metric_id
@@ -26,41 +28,48 @@ GROUP BY k.rowid)sql";
 constexpr char kPlace[] =
     "UPDATE kernels SET start_ns = ?1, end_ns = ?2, flags = flags | ?3 WHERE rowid = ?4";
 
-struct Placement {
-  int64_t rowid, start, end;
-};
-
 }  // namespace
 
-absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path) {
+absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* db,
+                                                                      const std::string& path) {
   absl::StatusOr<Stmt> select = Prepare(db, kCandidates);
   if (!select.ok()) return select.status();
   sqlite3_bind_text(select->get(), 1, metrics::kDuration, -1, SQLITE_STATIC);
   sqlite3_bind_int64(select->get(), 2, model::kKernelCountersMeasured);
-  std::vector<Placement> placements;
+  std::vector<MeasuredPlacement> placements;
   int rc;
   while ((rc = sqlite3_step(select->get())) == SQLITE_ROW) {
     sqlite3_stmt* s = select->get();
-    const int64_t api_start = sqlite3_column_int64(s, 1);
-    const int64_t api_end = sqlite3_column_int64(s, 2);
+    const int64_t api_start = sqlite3_column_int64(s, 2);
+    const int64_t api_end = sqlite3_column_int64(s, 3);
     if (api_start <= 0 || api_end < api_start) continue;
     int64_t duration = api_end - api_start;
-    if (sqlite3_column_type(s, 3) != SQLITE_NULL) {
-      const double d = sqlite3_column_double(s, 3);
+    if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
+      const double d = sqlite3_column_double(s, 4);
       if (std::isfinite(d) && d > 0 && d < static_cast<double>(duration)) {
         duration = static_cast<int64_t>(std::llround(d));
       }
     }
-    placements.push_back({sqlite3_column_int64(s, 0), api_end - duration, api_end});
+    placements.push_back({sqlite3_column_int64(s, 0),
+                          static_cast<uint32_t>(sqlite3_column_int64(s, 1)), api_end - duration,
+                          api_end});
   }
   if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read measured kernels of");
+  return placements;
+}
+
+absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path) {
+  absl::StatusOr<std::vector<MeasuredPlacement>> found = FindMeasuredPlacements(db, path);
+  if (!found.ok()) return found.status();
+  const std::vector<MeasuredPlacement>& placements = *found;
   if (placements.empty()) return 0;
+  int rc;
   absl::StatusOr<Stmt> update = Prepare(db, kPlace);
   if (!update.ok()) return update.status();
   if (rc = sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr); rc != SQLITE_OK) {
     return WriteError(db, rc, path, "cannot place measured kernels in");
   }
-  for (const Placement& p : placements) {
+  for (const MeasuredPlacement& p : placements) {
     sqlite3_stmt* u = update->get();
     sqlite3_bind_int64(u, 1, p.start);
     sqlite3_bind_int64(u, 2, p.end);
@@ -75,6 +84,36 @@ absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& pat
     return status;
   }
   return static_cast<int64_t>(placements.size());
+}
+
+void PlaceMeasuredOnRead(sqlite3* db, const std::string& path,
+                         std::vector<model::KernelRecord>& kernels) {
+  auto unplaced = [](const model::KernelRecord& k) {
+    return (k.flags & model::kKernelCountersMeasured) != 0 && k.start_ns == 0 && k.end_ns == 0;
+  };
+  if (std::none_of(kernels.begin(), kernels.end(), unplaced)) return;
+  absl::StatusOr<std::vector<MeasuredPlacement>> found = FindMeasuredPlacements(db, path);
+  if (!found.ok() || found->empty()) return;
+  // Rows are read in rowid order, and a profile's rows are never deleted: row r is
+  // kernels[r - 1]; else the unplaced kernel of that launch.
+  absl::flat_hash_map<uint32_t, size_t> by_launch;
+  for (const MeasuredPlacement& p : *found) {
+    size_t i = static_cast<size_t>(p.rowid - 1);
+    if (p.rowid < 1 || i >= kernels.size() || kernels[i].correlation_id != p.correlation_id ||
+        !unplaced(kernels[i])) {
+      if (by_launch.empty()) {
+        for (size_t j = 0; j < kernels.size(); ++j) {
+          if (unplaced(kernels[j])) by_launch.emplace(kernels[j].correlation_id, j);
+        }
+      }
+      auto it = by_launch.find(p.correlation_id);
+      if (it == by_launch.end() || !unplaced(kernels[it->second])) continue;
+      i = it->second;
+    }
+    kernels[i].start_ns = static_cast<uint64_t>(p.start);
+    kernels[i].end_ns = static_cast<uint64_t>(p.end);
+    kernels[i].flags |= model::kKernelTimePlaced;
+  }
 }
 
 }  // namespace cuscope::store

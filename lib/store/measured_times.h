@@ -3,7 +3,8 @@
 // timeline, the regions and the trace. The replay runs inside the launch's own API
 // call, so the kernel is placed at the end of that call, as long as the profiler's
 // gpu__time_duration.sum (or, without it, the whole call), and flagged
-// kKernelTimePlaced.
+// kKernelTimePlaced: by the writer when the run ends, and by the reader in memory for
+// a file whose run ended before (killed) or that an earlier version wrote.
 #ifndef CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 #define CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 
@@ -11,14 +12,33 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/model/profile.h"
 
 namespace cuscope::store {
 
-// Places every kernel of the profile open in `db` that has kKernelCountersMeasured,
-// no times and an API call with its correlation id. Returns how many were placed.
+// Where a measured kernel without times goes: its row, its launch and its times.
+struct MeasuredPlacement {
+  int64_t rowid = 0;
+  uint32_t correlation_id = 0;
+  int64_t start = 0, end = 0;
+};
+
+// The placements of every kernel of the profile open in `db` that has
+// kKernelCountersMeasured, no times and an API call with its correlation id (reads
+// only).
+absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* db,
+                                                                      const std::string& path);
+
+// Writes them (flagged kKernelTimePlaced). Returns how many were placed.
 absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path);
+
+// The same placements made in memory on `kernels` (all of the file's, in row order),
+// for the reader; best effort: a file it cannot place is read as it is.
+void PlaceMeasuredOnRead(sqlite3* db, const std::string& path,
+                         std::vector<model::KernelRecord>& kernels);
 
 }  // namespace cuscope::store
 

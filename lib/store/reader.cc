@@ -30,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "lib/model/utf8.h"
 #include "lib/store/meaning.h"
+#include "lib/store/measured_times.h"
 #include "lib/store/older_versions.h"
 #include "lib/store/profile_path.h"
 #include "lib/store/row_reader.h"
@@ -62,6 +63,7 @@ class Loader {
     }
     absl::Status status = findings_only ? LoadMeta(profile.run) : LoadAll(profile);
     if (status.ok() && findings_only) status = LoadFindings(profile.findings);
+    if (status.ok() && !findings_only) PlaceMeasuredOnRead(db_, path_, profile.kernels);
     sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
     if (!status.ok()) return status;
     return profile;

@@ -1,6 +1,9 @@
-// Kernels measured by kernel replay get their times back when the profile is closed
-// (lib/store/measured_times.h): a GEMM run recorded on the H200, where CUPTI wrote 0
-// as the start and end of the 20 measured launches, saved again by the writer.
+// Kernels measured by kernel replay get their times back (lib/store/measured_times.h):
+// a GEMM run recorded on the H200 by an earlier version, where CUPTI wrote 0 as the
+// start and end of the 20 measured launches. The reader places them in memory (the
+// file stays as it is); the writer places them in the file when a profile is closed.
+#include <sqlite3.h>
+
 #include <map>
 #include <string>
 
@@ -16,44 +19,82 @@ namespace {
 const std::string kRecorded =
     std::string(CUSCOPE_TEST_DATA_DIR) + "/real/h200-gemm-roofline.sqlite";
 
-TEST(MeasuredTimes, KernelReplayLaunchesArePlacedAtTheEndOfTheirApiCall) {
-  auto before = LoadProfile(kRecorded);
-  ASSERT_TRUE(before.ok()) << before.status();
-  int untimed = 0;
-  for (const model::KernelRecord& k : before->kernels) untimed += k.start_ns == 0;
-  ASSERT_EQ(untimed, 20);  // as recorded: every measured launch lost its times
+// Kernel rows of the file with no times, read with SQLite itself.
+int64_t UntimedRows(const std::string& path) {
+  sqlite3* db = nullptr;
+  int64_t n = -1;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM kernels WHERE start_ns = 0", -1, &st,
+                           nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+      n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return n;
+}
 
-  const std::string path = testing_util::TempPath("measured_times.sqlite");
-  ASSERT_TRUE(SaveProfile(*before, path).ok());
-  auto after = LoadProfile(path);
-  ASSERT_TRUE(after.ok()) << after.status();
-
+// Every placed kernel ends with its launch's API call and lasts its measured duration;
+// returns how many were placed.
+int CheckPlaced(const model::Profile& p) {
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> api;  // correlation id -> span
-  for (const model::ApiRecord& a : after->api_calls) api[a.correlation_id] = {a.start_ns, a.end_ns};
-  std::map<uint32_t, double> duration;  // correlation id -> gpu__time_duration.sum
-  for (const model::CounterSet& s : after->counters) {
-    for (uint32_t id : s.correlation_ids) {
-      duration[id] = s.value(after->strings, metrics::kDuration, -1);
+  for (const model::ApiRecord& a : p.api_calls) {
+    auto [it, fresh] = api.emplace(a.correlation_id, std::make_pair(a.start_ns, a.end_ns));
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, a.start_ns);
+      it->second.second = std::max(it->second.second, a.end_ns);
     }
   }
+  std::map<uint32_t, double> duration;  // correlation id -> gpu__time_duration.sum
+  for (const model::CounterSet& s : p.counters) {
+    for (uint32_t id : s.correlation_ids) duration[id] = s.value(p.strings, metrics::kDuration, -1);
+  }
   int placed = 0;
-  for (const model::KernelRecord& k : after->kernels) {
+  for (const model::KernelRecord& k : p.kernels) {
     EXPECT_NE(k.start_ns, 0u);
     if (!(k.flags & model::kKernelTimePlaced)) continue;
     ++placed;
     EXPECT_TRUE(k.flags & model::kKernelCountersMeasured);
-    ASSERT_TRUE(api.count(k.correlation_id));
+    if (!api.count(k.correlation_id) || !duration.count(k.correlation_id)) {
+      ADD_FAILURE() << "no API call or duration for launch " << k.correlation_id;
+      continue;
+    }
     EXPECT_EQ(k.end_ns, api[k.correlation_id].second);
     EXPECT_GE(k.start_ns, api[k.correlation_id].first);
-    ASSERT_TRUE(duration.count(k.correlation_id));
     EXPECT_NEAR(static_cast<double>(k.duration_ns()), duration[k.correlation_id], 1.0);
   }
-  EXPECT_EQ(placed, 20);
+  return placed;
+}
+
+TEST(MeasuredTimes, TheReaderPlacesThemInMemoryAndLeavesTheFile) {
+  ASSERT_EQ(UntimedRows(kRecorded), 20);  // as recorded
+  auto loaded = LoadProfile(kRecorded);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(CheckPlaced(*loaded), 20);
+  EXPECT_EQ(UntimedRows(kRecorded), 20);  // read-only
+}
+
+TEST(MeasuredTimes, TheWriterPlacesThemInTheFile) {
+  auto loaded = LoadProfile(kRecorded);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  model::Profile unplaced = *loaded;  // as the run wrote them, before the end
+  for (model::KernelRecord& k : unplaced.kernels) {
+    if (!(k.flags & model::kKernelTimePlaced)) continue;
+    k.start_ns = k.end_ns = 0;
+    k.flags &= ~model::kKernelTimePlaced;
+  }
+  const std::string path = testing_util::TempPath("measured_times.sqlite");
+  ASSERT_TRUE(SaveProfile(unplaced, path).ok());
+  EXPECT_EQ(UntimedRows(path), 0);
+  auto after = LoadProfile(path);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(CheckPlaced(*after), 20);
   // Timed kernels keep their own times.
-  for (size_t i = 0; i < before->kernels.size(); ++i) {
-    if (before->kernels[i].start_ns == 0) continue;
-    EXPECT_EQ(after->kernels[i].start_ns, before->kernels[i].start_ns);
-    EXPECT_FALSE(after->kernels[i].flags & model::kKernelTimePlaced);
+  for (size_t i = 0; i < loaded->kernels.size(); ++i) {
+    EXPECT_EQ(after->kernels[i].start_ns, loaded->kernels[i].start_ns);
+    EXPECT_EQ(after->kernels[i].flags, loaded->kernels[i].flags);
   }
 }
 

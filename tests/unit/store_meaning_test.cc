@@ -121,7 +121,7 @@ TEST_F(StoreMeaningTest, TimesThatAreZeroOrWithinTheSlackLoad) {
   // Zero: not recorded (kernel replay, a record cut short); 9 minutes after the end:
   // within the stated slack.
   const std::string path = Damaged(
-      "UPDATE kernels SET start_ns = 0, end_ns = 0 WHERE rowid = 1;"
+      "UPDATE kernels SET start_ns = 0, end_ns = 0, flags = 0 WHERE rowid = 1;"
       "UPDATE api_calls SET end_ns = 0 WHERE rowid = 1;"
       "UPDATE syncs SET end_ns = (SELECT value FROM meta WHERE key = 'end_ns') + 540000000000");
   absl::StatusOr<Profile> loaded = LoadProfile(path);
