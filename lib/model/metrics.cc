@@ -44,6 +44,9 @@ std::vector<std::string> SetMetrics(const std::string& set) {
                        kTensorFp64, kDramBytes, kL2Bytes, kL1Bytes, kSmClock, kDramClock, kL2Clock,
                        kL1Clock, kDramPeak, kL2Peak, kL1Peak, kFfmaPeak, kDfmaPeak, kHfmaPeak,
                        kTensorFp8DensePeak, kTensorFp64Peak,
+                       // Before Ada (no FP8 path) the tensor roofs come from the FP16
+                       // path's peak (analysis/ceilings.cc).
+                       kTensorFp16Peak,
                        // L1 as % of peak without the sol set: bytes, and the LSU
                        // wavefronts that uncoalesced or broadcast access (naive SGEMM) adds.
                        kL1Pct, kL1WavefrontsPct});

@@ -119,6 +119,24 @@ TEST_F(Chips, AmpereAndAdaCountFp16PerAccumulatorAndLackTheWgmmaStall) {
   EXPECT_EQ(ada->dropped.size(), 1u) << ada->DroppedLine();
 }
 
+// The tensor roofs (analysis/ceilings.cc) need the FP8 dense peak or, before Ada, the
+// FP16 path's: the roofline set resolves one of them on every chip with tensor FLOPs
+// (the set once lacked the FP16 peak, so Ampere had no tensor roof at all).
+TEST_F(Chips, RooflineHasATensorPeakWhereverItCountsTensorFlops) {
+  for (const Chip& chip : SupportedChips()) {
+    absl::StatusOr<Resolution> r = ResolveFor(chip.name, {"roofline"});
+    ASSERT_TRUE(r.ok()) << chip.name;
+    if (Dropped(*r, metrics::kTensorFp16)) continue;  // no FP16 tensor path (Turing's?)
+    const bool fp8 = !Dropped(*r, metrics::kTensorFp8DensePeak);
+    const bool fp16 =
+        Find(*r, metrics::kTensorFp16Peak) != nullptr && !Dropped(*r, metrics::kTensorFp16Peak);
+    EXPECT_TRUE(fp8 || fp16) << chip.name << ": " << r->DroppedLine();
+  }
+  absl::StatusOr<Resolution> ampere = ResolveFor("GA100", {"roofline"});
+  ASSERT_TRUE(ampere.ok());
+  EXPECT_NE(Find(*ampere, metrics::kTensorFp16Peak), nullptr);
+}
+
 TEST_F(Chips, BlackwellCountsFp8WithFp4AndFp6AndHasNoSparsityPeaks) {
   absl::StatusOr<Resolution> r = ResolveFor("GB100", {"full"});
   ASSERT_TRUE(r.ok());
