@@ -170,6 +170,34 @@ void Context::AttributeGaps(uint64_t first_start, uint64_t first_end) {
     }
   }
   std::sort(blocking.begin(), blocking.end());
+  // The part of a gap inside the first instance belongs to first_iteration: a gap that
+  // crosses its start or end is cut there (each idle nanosecond counted once).
+  if (first_end > first_start) {
+    std::vector<Gap> cut;
+    cut.reserve(gaps.size());
+    for (const Gap& g : gaps) {
+      if (g.end_ns <= first_start || g.start_ns >= first_end ||
+          (g.start_ns >= first_start && g.end_ns <= first_end)) {
+        cut.push_back(g);
+        continue;
+      }
+      Gap inside = g;
+      inside.start_ns = std::max(g.start_ns, first_start);
+      inside.end_ns = std::min(g.end_ns, first_end);
+      if (g.start_ns < first_start) {
+        Gap before = g;
+        before.end_ns = first_start;
+        cut.push_back(before);
+      }
+      cut.push_back(inside);
+      if (g.end_ns > first_end) {
+        Gap after = g;
+        after.start_ns = first_end;
+        cut.push_back(after);
+      }
+    }
+    gaps = std::move(cut);
+  }
   const double min_gap_ns = t.min_gap_us * 1e3;
   for (Gap& g : gaps) {
     if (first_end > first_start && g.start_ns >= first_start && g.end_ns <= first_end) {
