@@ -89,7 +89,9 @@ bool BankConflicts(const Context& c, const KernelCounters& k, std::vector<Findin
       std::max(k.memory->shared_ld_conflicts_per_inst, k.memory->shared_st_conflicts_per_inst);
   if (ratio < c.t.bank_conflicts) return false;
   // ncu's estimate: the extra wavefronts' share x how busy L1/shared memory is.
-  const double l1 = k.pct_l1 ? *k.pct_l1 / 100.0 : k.sol ? k.sol->l1_pct / 100.0 : 1.0;
+  const double l1 = k.pct_l1                 ? *k.pct_l1 / 100.0
+                    : k.sol && k.sol->has_l1 ? k.sol->l1_pct / 100.0
+                                             : 1.0;
   const double share = ratio / (1.0 + ratio) * std::clamp(l1, 0.0, 1.0);
   Finding f =
       ForKernel(c, k, "shared_bank_conflicts", static_cast<double>(k.total_time_ns) * share);

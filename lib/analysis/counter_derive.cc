@@ -215,6 +215,13 @@ void DeriveSpeedOfLight(KernelCounters& k) {
   SpeedOfLight& s = k.sol.emplace();
   s.has_sm = k.has(m::kSmThroughputPct);
   s.has_memory = k.has(m::kMemThroughputPct);
+  s.has_dram = k.has(dram);
+  s.has_l2 = k.has(m::kL2ThroughputPct);
+  s.has_l1 = k.has(l1);
+  s.has_tensor_pipe = k.has(m::kTensorPipePct);
+  s.has_fma_pipe = k.has(fma);
+  s.has_fp64_pipe = k.has(m::kFp64PipePct);
+  s.has_issue = k.has(m::kIssuePct);
   s.sm_pct = k.value(m::kSmThroughputPct);
   s.memory_pct = k.value(m::kMemThroughputPct);
   s.dram_pct = k.value(dram);

@@ -50,6 +50,9 @@ struct MemoryAccess {
 // % of peak over the elapsed cycles (0 when not measured).
 struct SpeedOfLight {
   bool has_sm = false, has_memory = false;  // sm_pct, memory_pct measured
+  // Which of the units below were measured (a custom metric list may hold a few).
+  bool has_dram = false, has_l2 = false, has_l1 = false, has_tensor_pipe = false,
+       has_fma_pipe = false, has_fp64_pipe = false, has_issue = false;
   double sm_pct = 0, memory_pct = 0, dram_pct = 0, l2_pct = 0, l1_pct = 0, tensor_pipe_pct = 0,
          fma_pipe_pct = 0, fp64_pipe_pct = 0, issue_pct = 0;
   std::string highest_unit;  // "SM", "DRAM", "L2", "L1", "tensor pipe", "FMA pipe",

@@ -343,15 +343,17 @@ void WriteCounterSections(Writer& w, const analysis::KernelCounters& k) {
   if (k.sol) {
     Key(w, "sol");
     w.StartObject();
-    Key(w, "sm_pct"), Num(w, k.sol->sm_pct);
-    Key(w, "memory_pct"), Num(w, k.sol->memory_pct);
-    Key(w, "dram_pct"), Num(w, k.sol->dram_pct);
-    Key(w, "l2_pct"), Num(w, k.sol->l2_pct);
-    Key(w, "l1_pct"), Num(w, k.sol->l1_pct);
-    Key(w, "tensor_pipe_pct"), Num(w, k.sol->tensor_pipe_pct);
-    Key(w, "fma_pipe_pct"), Num(w, k.sol->fma_pipe_pct);
-    Key(w, "fp64_pipe_pct"), Num(w, k.sol->fp64_pipe_pct);
-    Key(w, "issue_pct"), Num(w, k.sol->issue_pct);
+    // null where not measured.
+    const analysis::SpeedOfLight& s = *k.sol;
+    Key(w, "sm_pct"), NumOrNull(w, s.has_sm, s.sm_pct);
+    Key(w, "memory_pct"), NumOrNull(w, s.has_memory, s.memory_pct);
+    Key(w, "dram_pct"), NumOrNull(w, s.has_dram, s.dram_pct);
+    Key(w, "l2_pct"), NumOrNull(w, s.has_l2, s.l2_pct);
+    Key(w, "l1_pct"), NumOrNull(w, s.has_l1, s.l1_pct);
+    Key(w, "tensor_pipe_pct"), NumOrNull(w, s.has_tensor_pipe, s.tensor_pipe_pct);
+    Key(w, "fma_pipe_pct"), NumOrNull(w, s.has_fma_pipe, s.fma_pipe_pct);
+    Key(w, "fp64_pipe_pct"), NumOrNull(w, s.has_fp64_pipe, s.fp64_pipe_pct);
+    Key(w, "issue_pct"), NumOrNull(w, s.has_issue, s.issue_pct);
     Key(w, "highest_unit"), Str(w, k.sol->highest_unit);
     w.EndObject();
   }

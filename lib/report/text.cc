@@ -305,6 +305,30 @@ std::string FlopsLine(const analysis::KernelCounters& k) {
 }
 
 // Lines of the optional sections of a row (FLOPs, occupancy, stalls, memory, SOL).
+// The speed-of-light line: the units measured, each as % of its peak.
+std::string SolLine(const analysis::SpeedOfLight& sol) {
+  auto pct = [](const char* name, double v) { return absl::StrFormat("%s %.1f%%", name, v); };
+  std::vector<std::string> head, memory, pipes;
+  if (sol.has_sm) head.push_back(pct("SM", sol.sm_pct));
+  if (sol.has_dram) memory.push_back(pct("DRAM", sol.dram_pct));
+  if (sol.has_l2) memory.push_back(pct("L2", sol.l2_pct));
+  if (sol.has_l1) memory.push_back(pct("L1", sol.l1_pct));
+  if (sol.has_memory) {
+    std::string m = pct("memory", sol.memory_pct);
+    if (!memory.empty()) absl::StrAppend(&m, " (", absl::StrJoin(memory, ", "), ")");
+    head.push_back(m);
+  } else {
+    head.insert(head.end(), memory.begin(), memory.end());
+  }
+  if (sol.has_tensor_pipe) pipes.push_back(pct("tensor pipe", sol.tensor_pipe_pct));
+  if (sol.has_fma_pipe) pipes.push_back(pct("FMA pipe", sol.fma_pipe_pct));
+  if (sol.has_fp64_pipe) pipes.push_back(pct("FP64 pipe", sol.fp64_pipe_pct));
+  if (sol.has_issue) pipes.push_back(pct("issue", sol.issue_pct));
+  head.insert(head.end(), pipes.begin(), pipes.end());
+  return absl::StrCat("SOL: ", absl::StrJoin(head, ", "), "; highest ",
+                      sol.highest_unit.empty() ? "-" : sol.highest_unit);
+}
+
 std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
   std::vector<std::string> lines;
   if (std::string occupancy = OccupancyLine(k); !occupancy.empty()) lines.push_back(occupancy);
@@ -323,14 +347,7 @@ std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
         k.memory->global_ld_sectors_per_request, k.memory->global_st_sectors_per_request));
   }
   if (std::string flops = FlopsLine(k); !flops.empty()) lines.push_back(flops);
-  if (k.sol) {
-    lines.push_back(absl::StrFormat(
-        "SOL: SM %.1f%%, memory %.1f%% (DRAM %.1f%%, L2 %.1f%%, L1 %.1f%%), tensor pipe %.1f%%, "
-        "FMA pipe %.1f%%, FP64 pipe %.1f%%, issue %.1f%%; highest %s",
-        k.sol->sm_pct, k.sol->memory_pct, k.sol->dram_pct, k.sol->l2_pct, k.sol->l1_pct,
-        k.sol->tensor_pipe_pct, k.sol->fma_pipe_pct, k.sol->fp64_pipe_pct, k.sol->issue_pct,
-        k.sol->highest_unit.empty() ? "-" : k.sol->highest_unit));
-  }
+  if (k.sol) lines.push_back(SolLine(*k.sol));
   return lines;
 }
 

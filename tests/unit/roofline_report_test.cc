@@ -13,6 +13,7 @@
 #include "lib/report/chrome_trace.h"
 #include "lib/report/report.h"
 #include "lib/report/roofline_svg.h"
+#include "lib/store/reader.h"
 #include "rapidjson/document.h"
 #include "tests/test_util.h"
 #include "tests/unit/builders.h"
@@ -142,6 +143,30 @@ TEST(RooflineReportTest, TextHasCeilingsTableVerdictsAndNotes) {
   EXPECT_THAT(text, HasSubstr("1/2"));  // launches measured / launches
   EXPECT_THAT(text, HasSubstr("rotate"));
   EXPECT_THAT(text, HasSubstr("Counter notes:\n    status: partial: 2 of 3 kernels measured"));
+}
+
+// A profile of a few speed-of-light metrics (SM %, memory % and the tensor pipe, as
+// tests/data/real/h200-gemm-tensor-metrics.sqlite measured): the units it did not
+// measure are left out of the SOL line and null in JSON, not 0.
+TEST(RooflineReportTest, SolShowsOnlyTheUnitsMeasured) {
+  absl::StatusOr<model::Profile> p = store::LoadProfile(std::string(CUSCOPE_TEST_DATA_DIR) +
+                                                        "/real/h200-gemm-tensor-metrics.sqlite");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const ReportData d = BuildReport(*p);
+  const std::string text = Text(d);
+  EXPECT_THAT(text, HasSubstr("SOL: SM 97.5%, memory 46.9%, tensor pipe 97.5%; highest SM"));
+  EXPECT_THAT(text, Not(HasSubstr("DRAM 0.0%")));
+  EXPECT_THAT(text, Not(HasSubstr("FMA pipe 0.0%")));
+  rapidjson::Document doc;
+  doc.Parse(Json(d).c_str());
+  ASSERT_FALSE(doc.HasParseError());
+  const rapidjson::Value& rows = doc["kernel_counters"]["rows"];
+  ASSERT_GT(rows.Size(), 0u);
+  const rapidjson::Value& sol = rows[0]["sol"];
+  EXPECT_TRUE(sol["sm_pct"].IsNumber());
+  EXPECT_TRUE(sol["tensor_pipe_pct"].IsNumber());
+  EXPECT_TRUE(sol["dram_pct"].IsNull());
+  EXPECT_TRUE(sol["issue_pct"].IsNull());
 }
 
 TEST(RooflineReportTest, RegionRowsSayInstancesAndRegion) {
