@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -9,11 +10,23 @@
 namespace cuscope::analysis {
 namespace {
 
-// Rule and kernel: where in the timeline a rule fired (its region, its time range)
-// moves between runs without being another finding.
-using Key = std::pair<std::string, std::string>;
+// Rule, kernel and signature (blocks per grid, threads per block): where in the
+// timeline a rule fired (its region, its time range) moves between runs without being
+// another finding, but two signatures of one kernel are two.
+using Key = std::tuple<std::string, std::string, uint64_t, uint64_t>;
 
-Key KeyOf(const model::Finding& f) { return {f.rule, f.kernel}; }
+// A named number of the evidence as a count, 0 when absent.
+uint64_t EvidenceCount(const model::Finding& f, const char* name) {
+  for (const auto& [key, value] : f.evidence) {
+    if (key == name) return value > 0 ? static_cast<uint64_t>(value) : 0;
+  }
+  return 0;
+}
+
+Key KeyOf(const model::Finding& f) {
+  if (f.kernel.empty()) return {f.rule, f.kernel, 0, 0};
+  return {f.rule, f.kernel, EvidenceCount(f, "grid_blocks"), EvidenceCount(f, "block_threads")};
+}
 
 // Each key's finding with the largest gain (a rule may fire twice at one place).
 std::map<Key, const model::Finding*> ByKey(const std::vector<model::Finding>& findings) {
@@ -49,7 +62,7 @@ std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& ba
                     const model::Finding* after) {
     FindingChange c;
     c.kind = kind;
-    std::tie(c.rule, c.kernel) = key;
+    std::tie(c.rule, c.kernel, c.grid_blocks, c.block_threads) = key;
     c.region = after != nullptr ? after->region : before->region;
     c.base_gain_ns = before != nullptr ? before->gain_ns : 0;
     c.next_gain_ns = after != nullptr ? after->gain_ns : 0;

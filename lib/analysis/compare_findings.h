@@ -4,6 +4,7 @@
 #ifndef CUSCOPE_LIB_ANALYSIS_COMPARE_FINDINGS_H_
 #define CUSCOPE_LIB_ANALYSIS_COMPARE_FINDINGS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,15 @@ namespace cuscope::analysis {
 enum class FindingChangeKind { kAppeared, kResolved, kStayed };
 const char* FindingChangeKindName(FindingChangeKind k);  // "appeared", "resolved", "stayed"
 
-// A finding is the same in both profiles when its rule and kernel are (a rule fires
-// once per kernel or once per run; its region and time range may move).
+// A finding is the same in both profiles when its rule, kernel and kernel signature
+// are (a kernel rule fires once per signature, the grid and block sizes its evidence
+// gives as grid_blocks and block_threads; other rules once per run); its region and
+// time range may move.
 struct FindingChange {
   FindingChangeKind kind = FindingChangeKind::kStayed;
   std::string rule, kernel, region;
+  // The signature's blocks per grid and threads per block; 0 when the finding names none.
+  uint64_t grid_blocks = 0, block_threads = 0;
   double base_gain_ns = 0, next_gain_ns = 0;  // 0 on the side that lacks it
   std::string summary;                        // the new profile's, else the base's
 };

@@ -96,6 +96,27 @@ void JsonDeltas(json::Writer& w, const char* key, const std::vector<analysis::De
   w.EndArray();
 }
 
+// "64x32x1".
+std::string DimText(const model::Dim3& d) { return absl::StrCat(d.x, "x", d.y, "x", d.z); }
+
+void JsonDim(json::Writer& w, const char* key, const model::Dim3& d) {
+  json::Key(w, key);
+  w.StartArray();
+  w.Uint(d.x);
+  w.Uint(d.y);
+  w.Uint(d.z);
+  w.EndArray();
+}
+
+// Whether another row names the same kernel (two signatures of it).
+bool NameShared(const std::vector<analysis::FindingChange>& rows, size_t i) {
+  if (rows[i].kernel.empty()) return false;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    if (j != i && rows[j].kernel == rows[i].kernel) return true;
+  }
+  return false;
+}
+
 void VerdictTable(const std::vector<analysis::VerdictChange>& rows, const ReportOptions& options,
                   std::ostream& out) {
   out << "\nVerdicts that changed (kernels measured in both)\n";
@@ -103,11 +124,13 @@ void VerdictTable(const std::vector<analysis::VerdictChange>& rows, const Report
     out << "  (none)\n";
     return;
   }
-  TextTable t({"Base Verdict", "New Verdict", "Name"});
+  // A verdict belongs to a signature: the grid and block tell one kernel's apart.
+  TextTable t({"Base Verdict", "New Verdict", "Grid", "Block", "Name"});
   t.Fit(options.width, options.max_name_width);
   const size_t shown = ShownRows(rows.size(), options.top);
   for (size_t i = 0; i < shown; ++i) {
-    t.AddRow({rows[i].base_verdict, rows[i].next_verdict, Demangle(rows[i].name)});
+    t.AddRow({rows[i].base_verdict, rows[i].next_verdict, DimText(rows[i].grid),
+              DimText(rows[i].block), Demangle(rows[i].name)});
   }
   t.Write(out);
   WriteMoreLine(rows.size(), shown, "", out);
@@ -125,6 +148,9 @@ void FindingLines(const std::vector<analysis::FindingChange>& rows, const Report
   for (size_t i = 0; i < shown; ++i) {
     const analysis::FindingChange& f = rows[i];
     std::string where = f.kernel.empty() ? f.region : Demangle(f.kernel);
+    if (f.grid_blocks > 0 && NameShared(rows, i)) {
+      absl::StrAppend(&where, "; ", FindingSignatureText(f));
+    }
     std::string gains =
         f.kind == analysis::FindingChangeKind::kStayed
             ? absl::StrCat("gain ", FormatDuration(f.base_gain_ns), " -> ",
@@ -145,6 +171,8 @@ void JsonChanges(json::Writer& w, const analysis::Comparison& c) {
     json::Key(w, "name"), json::Str(w, Demangle(v.name));
     json::Key(w, "base"), json::Str(w, v.base_verdict);
     json::Key(w, "new"), json::Str(w, v.next_verdict);
+    JsonDim(w, "grid", v.grid);
+    JsonDim(w, "block", v.block);
     w.EndObject();
   }
   w.EndArray();
@@ -156,6 +184,8 @@ void JsonChanges(json::Writer& w, const analysis::Comparison& c) {
     json::Key(w, "rule"), json::Str(w, f.rule);
     json::Key(w, "kernel"), json::Str(w, Demangle(f.kernel));
     json::Key(w, "region"), json::Str(w, f.region);
+    json::Key(w, "grid_blocks"), w.Uint64(f.grid_blocks);
+    json::Key(w, "block_threads"), w.Uint64(f.block_threads);
     json::Key(w, "base_gain_ns"), w.Double(f.base_gain_ns);
     json::Key(w, "new_gain_ns"), w.Double(f.next_gain_ns);
     json::Key(w, "summary"), json::Str(w, f.summary);
@@ -174,6 +204,10 @@ void JsonPair(json::Writer& w, const char* key, uint64_t base, uint64_t next) {
 }
 
 }  // namespace
+
+std::string FindingSignatureText(const analysis::FindingChange& f) {
+  return absl::StrFormat("%d blocks of %d threads", f.grid_blocks, f.block_threads);
+}
 
 void WriteComparisonText(const analysis::Comparison& c, const std::string& base_label,
                          const std::string& next_label, const ReportOptions& options,

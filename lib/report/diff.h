@@ -12,6 +12,9 @@
 
 namespace cuscope::report {
 
+// A finding's kernel signature: "2048 blocks of 256 threads".
+std::string FindingSignatureText(const analysis::FindingChange& f);
+
 void WriteComparisonText(const analysis::Comparison& c, const std::string& base_label,
                          const std::string& next_label, const ReportOptions& options,
                          std::ostream& out);

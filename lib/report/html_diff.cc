@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/model/demangle.h"
+#include "lib/report/diff.h"
 #include "lib/report/diff_totals.h"
 #include "lib/report/format.h"
 #include "lib/report/html_cells.h"
@@ -99,6 +100,7 @@ void AppendFindings(const std::vector<analysis::FindingChange>& rows, std::strin
             : absl::StrCat("could save ", FormatDuration(std::max(f.base_gain_ns, f.next_gain_ns)));
     std::string where;
     if (!f.kernel.empty()) where = absl::StrCat("kernel ", model::Demangle(f.kernel));
+    if (f.grid_blocks > 0) absl::StrAppend(&where, ", ", FindingSignatureText(f));
     if (!f.region.empty()) absl::StrAppend(&where, where.empty() ? "" : "; ", "region ", f.region);
     absl::StrAppend(&out, "<div class=\"finding ", kind,
                     "\"><div class=\"fhead\"><span class=\"sev\">", kind, "</span> <b>",

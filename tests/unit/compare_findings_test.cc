@@ -47,6 +47,46 @@ TEST(CompareFindings, AppearedResolvedThenStayedByChange) {
   EXPECT_TRUE(CompareFindings({}, {}).empty());
 }
 
+// A kernel rule's finding on one signature: its evidence gives the grid and block.
+model::Finding OnSignature(const std::string& rule, double gain_ns, const std::string& kernel,
+                           double grid_blocks, double block_threads) {
+  model::Finding f = F(rule, gain_ns, kernel);
+  f.evidence = {{"grid_blocks", grid_blocks}, {"block_threads", block_threads}};
+  return f;
+}
+
+// The recorded GEMM profile's two fp32_without_tensor_cores findings: one kernel name,
+// two grids. Each is its own finding, and a signature only in one profile is not the
+// other's finding staying.
+TEST(CompareFindings, TwoSignaturesOfOneKernelStayTwo) {
+  const std::vector<model::Finding> base = {
+      OnSignature("fp32_without_tensor_cores", 43e6, "sgemm", 2048, 256),
+      OnSignature("fp32_without_tensor_cores", 5e6, "sgemm", 512, 256)};
+  std::vector<FindingChange> c = CompareFindings(base, {});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].kind, FindingChangeKind::kResolved);
+  EXPECT_EQ(c[0].base_gain_ns, 43e6);
+  EXPECT_EQ(c[0].grid_blocks, 2048u);
+  EXPECT_EQ(c[0].block_threads, 256u);
+  EXPECT_EQ(c[1].kind, FindingChangeKind::kResolved);
+  EXPECT_EQ(c[1].base_gain_ns, 5e6);
+  EXPECT_EQ(c[1].grid_blocks, 512u);
+
+  const std::vector<model::Finding> next = {
+      OnSignature("fp32_without_tensor_cores", 40e6, "sgemm", 2048, 256),
+      OnSignature("fp32_without_tensor_cores", 1e6, "sgemm", 1024, 256)};
+  c = CompareFindings(base, next);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].kind, FindingChangeKind::kResolved);
+  EXPECT_EQ(c[0].grid_blocks, 512u);
+  EXPECT_EQ(c[1].kind, FindingChangeKind::kAppeared);
+  EXPECT_EQ(c[1].grid_blocks, 1024u);
+  EXPECT_EQ(c[2].kind, FindingChangeKind::kStayed);
+  EXPECT_EQ(c[2].grid_blocks, 2048u);
+  EXPECT_EQ(c[2].base_gain_ns, 43e6);
+  EXPECT_EQ(c[2].next_gain_ns, 40e6);
+}
+
 KernelCounters K(const std::string& name, uint32_t grid, Bound bound) {
   KernelCounters k;
   k.name = name;

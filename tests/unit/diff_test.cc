@@ -249,6 +249,43 @@ TEST(WriteComparisonJsonTest, BusyMemoryAndApi) {
   EXPECT_TRUE(doc["memory"][1]["change_percent"].IsNull());
 }
 
+// Two signatures of one kernel: the verdict rows show their grids and blocks, and the
+// findings on them say which is which (text and JSON).
+TEST(WriteComparisonTextTest, TwoSignaturesOfOneKernelAreToldApart) {
+  analysis::Comparison c;
+  c.verdicts.push_back({"gemm", {64, 32, 1}, {128, 1, 1}, "unknown", "compute-bound"});
+  c.verdicts.push_back({"gemm", {32, 64, 1}, {128, 1, 1}, "unknown", "compute-bound"});
+  for (uint64_t grid : {2048u, 512u}) {
+    analysis::FindingChange f;
+    f.kind = analysis::FindingChangeKind::kResolved;
+    f.rule = "fp32_without_tensor_cores";
+    f.kernel = "sgemm";
+    f.grid_blocks = grid;
+    f.block_threads = 256;
+    f.base_gain_ns = 1e6;
+    c.findings.push_back(f);
+  }
+  analysis::FindingChange gaps;
+  gaps.rule = "gpu_idle_gaps";
+  c.findings.push_back(gaps);
+  std::ostringstream text;
+  WriteComparisonText(c, "a", "b", ReportOptions{}, text);
+  EXPECT_THAT(text.str(), HasSubstr("64x32x1  128x1x1  gemm"));
+  EXPECT_THAT(text.str(), HasSubstr("32x64x1  128x1x1  gemm"));
+  EXPECT_THAT(text.str(), HasSubstr("(sgemm; 2048 blocks of 256 threads)"));
+  EXPECT_THAT(text.str(), HasSubstr("(sgemm; 512 blocks of 256 threads)"));
+  std::ostringstream json;
+  WriteComparisonJson(c, "a", "b", ReportOptions{}, json);
+  rapidjson::Document doc;
+  doc.Parse(json.str().c_str());
+  ASSERT_FALSE(doc.HasParseError()) << json.str();
+  EXPECT_EQ(doc["verdict_changes"][1]["grid"][0].GetUint(), 32u);
+  EXPECT_EQ(doc["verdict_changes"][1]["block"][0].GetUint(), 128u);
+  EXPECT_EQ(doc["finding_changes"][1]["grid_blocks"].GetUint64(), 512u);
+  EXPECT_EQ(doc["finding_changes"][1]["block_threads"].GetUint64(), 256u);
+  EXPECT_EQ(doc["finding_changes"][2]["grid_blocks"].GetUint64(), 0u);
+}
+
 TEST(ChangePercentTextTest, NewGoneAndInfinite) {
   EXPECT_EQ(ChangePercentText(12.5, 2, 3), "+12.5%");
   EXPECT_EQ(ChangePercentText(-100, 2, 0), "gone");
