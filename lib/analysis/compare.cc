@@ -97,6 +97,7 @@ Comparison Compare(const model::Profile& base, const model::Profile& next,
   }
   c.sync_calls = SumOf(syncs, "synchronizing calls");
   c.sync_calls.synchronizing = true;
+  c.metrics = CompareMeasuredMetrics(base, next);
   c.verdicts = CompareVerdicts(AnalyzeCounters(base), AnalyzeCounters(next));
   c.findings = CompareFindings(FindingsOf(base, thresholds), FindingsOf(next, thresholds));
   c.sampled = CompareSampled(AnalyzeGpuSamples(base), AnalyzeGpuSamples(next));

@@ -63,6 +63,7 @@ struct Comparison {
   TotalsDelta copies;                   // all copies together ("all copies")
   std::vector<TotalsDelta> api;         // CUDA API calls by name
   TotalsDelta sync_calls;               // the synchronizing API calls together
+  MetricsDifference metrics;            // counter metrics measured on one side only
   std::vector<VerdictChange> verdicts;  // measured in both, verdict changed
   std::vector<FindingChange> findings;  // stored findings, or computed with `thresholds`
   std::vector<SampledChange> sampled;   // GPU metrics of kernels sampled in both

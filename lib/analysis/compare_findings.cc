@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -34,6 +36,14 @@ std::map<Key, const model::Finding*> ByKey(const std::vector<model::Finding>& fi
   for (const model::Finding& f : findings) {
     const model::Finding*& slot = out[KeyOf(f)];
     if (slot == nullptr || f.gain_ns > slot->gain_ns) slot = &f;
+  }
+  return out;
+}
+
+std::set<std::string> MetricsOf(const model::Profile& p) {
+  std::set<std::string> out;
+  for (const model::CounterSet& set : p.counters) {
+    for (const auto& [metric, value] : set.values) out.insert(p.str(metric));
   }
   return out;
 }
@@ -100,6 +110,14 @@ std::vector<VerdictChange> CompareVerdicts(const std::vector<KernelCounters>& ba
     }
   }
   return out;
+}
+
+MetricsDifference CompareMeasuredMetrics(const model::Profile& base, const model::Profile& next) {
+  const std::set<std::string> b = MetricsOf(base), n = MetricsOf(next);
+  MetricsDifference d;
+  std::set_difference(b.begin(), b.end(), n.begin(), n.end(), std::back_inserter(d.only_base));
+  std::set_difference(n.begin(), n.end(), b.begin(), b.end(), std::back_inserter(d.only_next));
+  return d;
 }
 
 }  // namespace cuscope::analysis

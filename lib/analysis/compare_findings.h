@@ -10,6 +10,7 @@
 
 #include "lib/analysis/kernel_counters.h"
 #include "lib/model/finding.h"
+#include "lib/model/profile.h"
 
 namespace cuscope::analysis {
 
@@ -44,6 +45,17 @@ struct VerdictChange {
 // In the new profile's order (its kernels by time).
 std::vector<VerdictChange> CompareVerdicts(const std::vector<KernelCounters>& base,
                                            const std::vector<KernelCounters>& next);
+
+// The hardware-counter metrics measured in one profile and not the other (each
+// sorted): profiles collected with other metric sets (--counters=roofline against a
+// tensor set) give other verdicts and findings with no change in the program.
+struct MetricsDifference {
+  std::vector<std::string> only_base, only_next;
+  bool differ() const { return !only_base.empty() || !only_next.empty(); }
+};
+
+// Over the metric names of every counter set of each profile (kernels and regions).
+MetricsDifference CompareMeasuredMetrics(const model::Profile& base, const model::Profile& next);
 
 }  // namespace cuscope::analysis
 

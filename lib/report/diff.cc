@@ -203,7 +203,31 @@ void JsonPair(json::Writer& w, const char* key, uint64_t base, uint64_t next) {
   w.EndArray();
 }
 
+// "30 only in base, e.g. dram__bytes.sum".
+std::string SomeNames(const char* side, const std::vector<std::string>& names) {
+  return absl::StrCat(names.size(), " only in ", side, ", e.g. ", names.front());
+}
+
+void JsonNames(json::Writer& w, const char* key, const std::vector<std::string>& names) {
+  json::Key(w, key);
+  w.StartArray();
+  for (const std::string& n : names) json::Str(w, n);
+  w.EndArray();
+}
+
 }  // namespace
+
+std::string MetricsDifferenceText(const analysis::MetricsDifference& m) {
+  if (!m.differ()) return "";
+  std::string sides;
+  if (!m.only_base.empty()) sides = SomeNames("base", m.only_base);
+  if (!m.only_next.empty()) {
+    absl::StrAppend(&sides, sides.empty() ? "" : "; ", SomeNames("new", m.only_next));
+  }
+  return absl::StrCat("different counter metrics measured (", sides,
+                      "): verdict and finding changes may come from what was measured, not "
+                      "from a change in the program");
+}
 
 std::string FindingSignatureText(const analysis::FindingChange& f) {
   return absl::StrFormat("%d blocks of %d threads", f.grid_blocks, f.block_threads);
@@ -222,6 +246,10 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
       options.width, 2, 14);
   out << "  Kernels     " << CountChangeText(c.base_kernel_count, c.next_kernel_count, "") << "\n";
   WriteTotalsHeaderText(c, options, out);
+  if (c.metrics.differ()) {
+    out << Wrapped(absl::StrCat("Counters    ", MetricsDifferenceText(c.metrics)), options.width, 2,
+                   14);
+  }
   DeltaTable("GPU kernels (by change of total time)", c.kernels, false, options, out);
   DeltaTable("Regions (by change of total time)", c.regions, true, options, out);
   WriteMemoryText(c, options, out);
@@ -242,6 +270,13 @@ void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_
   JsonPair(w, "wall_ns", c.base_wall_ns, c.next_wall_ns);
   JsonPair(w, "kernel_ns", c.base_kernel_ns, c.next_kernel_ns);
   JsonPair(w, "kernel_count", c.base_kernel_count, c.next_kernel_count);
+  // Counter metrics measured on one side only: verdicts and findings may differ for it.
+  json::Key(w, "counter_metrics");
+  w.StartObject();
+  json::Key(w, "differ"), w.Bool(c.metrics.differ());
+  JsonNames(w, "only_base", c.metrics.only_base);
+  JsonNames(w, "only_new", c.metrics.only_next);
+  w.EndObject();
   JsonDeltas(w, "kernels", c.kernels, options.top);
   JsonDeltas(w, "regions", c.regions, options.top);
   WriteTotalsJson(w, c, options.top);

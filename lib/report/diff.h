@@ -15,6 +15,12 @@ namespace cuscope::report {
 // A finding's kernel signature: "2048 blocks of 256 threads".
 std::string FindingSignatureText(const analysis::FindingChange& f);
 
+// What the profiles measured differently, one sentence ("" when they measured the
+// same counter metrics): "different counter metrics measured (30 only in base, e.g.
+// dram__bytes.sum; 13 only in new, e.g. ...): verdict and finding changes may come
+// from what was measured, not from a change in the program".
+std::string MetricsDifferenceText(const analysis::MetricsDifference& m);
+
 void WriteComparisonText(const analysis::Comparison& c, const std::string& base_label,
                          const std::string& next_label, const ReportOptions& options,
                          std::ostream& out);

@@ -85,6 +85,7 @@ void AppendTotals(const analysis::Comparison& c, const std::string& base_label,
   }
   AppendKv("copies", TotalsChangeText(c.copies, "copies", true), out);
   AppendKv("synchronizing calls", TotalsChangeText(c.sync_calls, "calls", false), out);
+  if (c.metrics.differ()) AppendKv("counters", MetricsDifferenceText(c.metrics), out);
   out += "</table></section>\n";
 }
 

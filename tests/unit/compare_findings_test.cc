@@ -109,5 +109,31 @@ TEST(CompareVerdicts, SameSignatureWithAnotherVerdict) {
   EXPECT_EQ(v[0].next_verdict, VerdictName(Bound::kCompute));
 }
 
+// A profile whose one counter set measured `metrics`.
+model::Profile Measured(const std::vector<std::string>& metrics) {
+  model::Profile p;
+  model::CounterSet set;
+  set.name = p.strings.Intern("gemm");
+  for (const std::string& m : metrics) set.values.emplace_back(p.strings.Intern(m), 1.0);
+  p.counters.push_back(set);
+  return p;
+}
+
+// A roofline profile against a tensor-metrics one: the metrics only one side measured,
+// sorted; none when both measured the same (in any order) or neither measured any.
+TEST(CompareMeasuredMetrics, NamesWhatOnlyOneSideMeasured) {
+  const MetricsDifference d =
+      CompareMeasuredMetrics(Measured({"sm__cycles_elapsed.max", "dram__bytes.sum", "a.sum"}),
+                             Measured({"a.sum", "sm__pipe_tensor_cycles_active.avg"}));
+  EXPECT_TRUE(d.differ());
+  EXPECT_EQ(d.only_base, (std::vector<std::string>{"dram__bytes.sum", "sm__cycles_elapsed.max"}));
+  EXPECT_EQ(d.only_next, (std::vector<std::string>{"sm__pipe_tensor_cycles_active.avg"}));
+  EXPECT_FALSE(
+      CompareMeasuredMetrics(Measured({"a.sum", "b.sum"}), Measured({"b.sum", "a.sum"})).differ());
+  EXPECT_FALSE(CompareMeasuredMetrics(model::Profile{}, model::Profile{}).differ());
+  // Counters on one side only: its findings cannot stay.
+  EXPECT_EQ(CompareMeasuredMetrics(Measured({"a.sum"}), model::Profile{}).only_base.size(), 1u);
+}
+
 }  // namespace
 }  // namespace cuscope::analysis

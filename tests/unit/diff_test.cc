@@ -286,6 +286,35 @@ TEST(WriteComparisonTextTest, TwoSignaturesOfOneKernelAreToldApart) {
   EXPECT_EQ(doc["finding_changes"][2]["grid_blocks"].GetUint64(), 0u);
 }
 
+// Profiles that measured other counter metrics say so (text and JSON); the same metrics
+// say nothing.
+TEST(WriteComparisonTextTest, DifferentCounterMetricsAreSaid) {
+  analysis::Comparison c;
+  std::ostringstream same;
+  WriteComparisonText(c, "a", "b", ReportOptions{}, same);
+  EXPECT_THAT(same.str(), Not(HasSubstr("Counters")));
+  c.metrics.only_base = {"dram__bytes.sum", "l1tex__t_bytes.sum"};
+  c.metrics.only_next = {"sm__pipe_tensor_cycles_active.avg"};
+  ReportOptions options;
+  options.width = 0;
+  std::ostringstream text;
+  WriteComparisonText(c, "a", "b", options, text);
+  EXPECT_THAT(text.str(),
+              HasSubstr("  Counters    different counter metrics measured (2 only in base, e.g. "
+                        "dram__bytes.sum; 1 only in new, e.g. sm__pipe_tensor_cycles_active.avg): "
+                        "verdict and finding changes may come from what was measured, not from a "
+                        "change in the program\n"));
+  std::ostringstream json;
+  WriteComparisonJson(c, "a", "b", options, json);
+  rapidjson::Document doc;
+  doc.Parse(json.str().c_str());
+  ASSERT_FALSE(doc.HasParseError()) << json.str();
+  EXPECT_TRUE(doc["counter_metrics"]["differ"].GetBool());
+  EXPECT_EQ(doc["counter_metrics"]["only_base"].Size(), 2u);
+  EXPECT_STREQ(doc["counter_metrics"]["only_new"][0].GetString(),
+               "sm__pipe_tensor_cycles_active.avg");
+}
+
 TEST(ChangePercentTextTest, NewGoneAndInfinite) {
   EXPECT_EQ(ChangePercentText(12.5, 2, 3), "+12.5%");
   EXPECT_EQ(ChangePercentText(-100, 2, 0), "gone");
