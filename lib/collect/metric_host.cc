@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lib/collect/cupti_result.h"
+#include "lib/collect/metric_describe.h"
 
 namespace cuscope::collect {
 namespace {
@@ -92,7 +93,8 @@ std::string MetricHost::Describe(const std::string& metric) {
   if (cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS || p.pDescription == nullptr) {
     return "";
   }
-  return p.pDescription;
+  // CUPTI describes the base metric; the rollup and submetric are cuscope's words.
+  return DescribeMetric(metric, p.pDescription);
 }
 
 absl::Status MetricHost::Validate(const std::string& metric) {

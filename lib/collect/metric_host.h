@@ -33,7 +33,8 @@ class MetricHost {
   absl::Status Validate(const std::string& metric);
   // The nearest base metrics to `name` (by edit distance), best first.
   std::vector<std::string> Nearest(const std::string& name, size_t count);
-  // CUPTI's one-line description of a metric (base name, rollup optional); "" if none.
+  // A metric's one-line description: CUPTI's of its base metric, with what the rollup
+  // and submetric make of it (DescribeMetric, lib/collect/metric_describe.h); "" if none.
   std::string Describe(const std::string& metric);
 
   struct Config {

@@ -91,6 +91,27 @@ TEST(MetricsCommand, ASetOnAnotherChipShowsSubstitutesAndWhatItCannotMeasure) {
   EXPECT_TRUE(Has(r.out, "\nmetrics: ")) << r.out;
 }
 
+// A submetric is described as what it is (a peak per cycle, a percentage, a rate), not
+// with its base counter's words alone; text and JSON.
+TEST(MetricsCommand, SubmetricsAreDescribedAsWhatTheyAre) {
+  const std::string set =
+      "dram__bytes.sum.peak_sustained,l1tex__t_bytes.sum.pct_of_peak_sustained_elapsed,"
+      "sm__cycles_elapsed.avg.per_second";
+  Result r = RunCmd({kBin, "metrics", "--chip=GH100", "--set", set});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out,
+                  "  dram__bytes.sum.peak_sustained\n"
+                  "      peak sustained rate per cycle of: # of bytes accessed in DRAM\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "      % of peak sustained rate over the elapsed cycles of: # of bytes"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "      per second (rate) of: # of cycles elapsed on SM")) << r.out;
+  r = RunCmd({kBin, "metrics", "--chip=GH100", "--format=json", "--set", set});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "\"peak sustained rate per cycle of: # of bytes accessed in DRAM\""))
+      << r.out;
+}
+
 TEST(MetricsCommand, Json) {
   Result r = RunCmd({kBin, "metrics", "--chip=GB100", "--format=json"});
   ASSERT_EQ(r.code, 0) << r.err;
