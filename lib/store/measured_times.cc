@@ -44,15 +44,17 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
     const int64_t api_end = sqlite3_column_int64(s, 3);
     if (api_start <= 0 || api_end < api_start) continue;
     int64_t duration = api_end - api_start;
+    bool measured = false;
     if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
       const double d = sqlite3_column_double(s, 4);
       if (std::isfinite(d) && d > 0 && d < static_cast<double>(duration)) {
         duration = static_cast<int64_t>(std::llround(d));
+        measured = true;
       }
     }
     placements.push_back({sqlite3_column_int64(s, 0),
                           static_cast<uint32_t>(sqlite3_column_int64(s, 1)), api_end - duration,
-                          api_end});
+                          api_end, measured});
   }
   if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read measured kernels of");
   return placements;
@@ -98,6 +100,7 @@ void PlaceMeasuredOnRead(sqlite3* db, const std::string& path,
   // kernels[r - 1]; else the unplaced kernel of that launch.
   absl::flat_hash_map<uint32_t, size_t> by_launch;
   for (const MeasuredPlacement& p : *found) {
+    if (!p.measured_duration) continue;
     size_t i = static_cast<size_t>(p.rowid - 1);
     if (p.rowid < 1 || i >= kernels.size() || kernels[i].correlation_id != p.correlation_id ||
         !unplaced(kernels[i])) {

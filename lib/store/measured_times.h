@@ -24,6 +24,7 @@ struct MeasuredPlacement {
   int64_t rowid = 0;
   uint32_t correlation_id = 0;
   int64_t start = 0, end = 0;
+  bool measured_duration = false;  // as long as gpu__time_duration.sum, not the whole call
 };
 
 // The placements of every kernel of the profile open in `db` that has
@@ -36,7 +37,9 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
 absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path);
 
 // The same placements made in memory on `kernels` (all of the file's, in row order),
-// for the reader; best effort: a file it cannot place is read as it is.
+// for the reader, of the kernels whose duration was measured (a whole launch call of
+// kernel replay holds every pass: GPU busy would count seconds that were not the
+// kernel's); best effort: a file it cannot place is read as it is.
 void PlaceMeasuredOnRead(sqlite3* db, const std::string& path,
                          std::vector<model::KernelRecord>& kernels);
 

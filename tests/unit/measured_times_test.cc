@@ -76,6 +76,24 @@ TEST(MeasuredTimes, TheReaderPlacesThemInMemoryAndLeavesTheFile) {
   EXPECT_EQ(UntimedRows(kRecorded), 20);  // read-only
 }
 
+// A file whose sets have no gpu__time_duration.sum (an earlier version's custom list):
+// the launch call holds every replayed pass, so the reader leaves those kernels
+// untimed rather than count the whole call as GPU time (6.25 s against 67 ms).
+TEST(MeasuredTimes, TheReaderPlacesNoneWithoutAMeasuredDuration) {
+  const std::string path =
+      std::string(CUSCOPE_TEST_DATA_DIR) + "/real/h200-gemm-tensor-metrics.sqlite";
+  const int64_t untimed = UntimedRows(path);
+  ASSERT_GT(untimed, 0);
+  auto loaded = LoadProfile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  int64_t still = 0;
+  for (const model::KernelRecord& k : loaded->kernels) {
+    EXPECT_FALSE(k.flags & model::kKernelTimePlaced);
+    still += k.start_ns == 0;
+  }
+  EXPECT_EQ(still, untimed);
+}
+
 TEST(MeasuredTimes, TheWriterPlacesThemInTheFile) {
   auto loaded = LoadProfile(kRecorded);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
