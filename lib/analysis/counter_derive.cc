@@ -213,24 +213,19 @@ void DeriveSpeedOfLight(KernelCounters& k) {
   }
   if (!measured) return;
   SpeedOfLight& s = k.sol.emplace();
-  s.has_sm = k.has(m::kSmThroughputPct);
-  s.has_memory = k.has(m::kMemThroughputPct);
-  s.has_dram = k.has(dram);
-  s.has_l2 = k.has(m::kL2ThroughputPct);
-  s.has_l1 = k.has(l1);
-  s.has_tensor_pipe = k.has(m::kTensorPipePct);
-  s.has_fma_pipe = k.has(fma);
-  s.has_fp64_pipe = k.has(m::kFp64PipePct);
-  s.has_issue = k.has(m::kIssuePct);
-  s.sm_pct = k.value(m::kSmThroughputPct);
-  s.memory_pct = k.value(m::kMemThroughputPct);
-  s.dram_pct = k.value(dram);
-  s.l2_pct = k.value(m::kL2ThroughputPct);
-  s.l1_pct = k.value(l1);
-  s.tensor_pipe_pct = k.value(m::kTensorPipePct);
-  s.fma_pipe_pct = k.value(fma);
-  s.fp64_pipe_pct = k.value(m::kFp64PipePct);
-  s.issue_pct = k.value(m::kIssuePct);
+  auto take = [&](const char* metric, bool* has, double* value) {
+    *has = k.has(metric);
+    *value = k.value(metric);
+  };
+  take(m::kSmThroughputPct, &s.has_sm, &s.sm_pct);
+  take(m::kMemThroughputPct, &s.has_memory, &s.memory_pct);
+  take(dram, &s.has_dram, &s.dram_pct);
+  take(m::kL2ThroughputPct, &s.has_l2, &s.l2_pct);
+  take(l1, &s.has_l1, &s.l1_pct);
+  take(m::kTensorPipePct, &s.has_tensor_pipe, &s.tensor_pipe_pct);
+  take(fma, &s.has_fma_pipe, &s.fma_pipe_pct);
+  take(m::kFp64PipePct, &s.has_fp64_pipe, &s.fp64_pipe_pct);
+  take(m::kIssuePct, &s.has_issue, &s.issue_pct);
   s.highest_unit = std::move(highest_unit);
 }
 
