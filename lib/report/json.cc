@@ -175,9 +175,13 @@ void WriteCeilings(Writer& w, const std::vector<analysis::Ceilings>& ceilings) {
     Key(w, "device_id"), w.Uint(c.device_id);
     Key(w, "valid"), w.Bool(c.valid);
     Key(w, "sm_clock_hz"), Num(w, c.sm_clock_hz);
+    // FLOP/s need the SM clock; the per-cycle peaks (what the text prints without it)
+    // do not.
     for (analysis::Precision p : analysis::kAllPrecisions) {
       Key(w, absl::StrCat("peak_", analysis::PrecisionKey(p), "_flops"));
       Num(w, analysis::PeakFlops(c, p));
+      Key(w, absl::StrCat("peak_", analysis::PrecisionKey(p), "_flops_per_cycle"));
+      Num(w, analysis::PeakFlopsPerCycle(c, p));
     }
     Key(w, "peak_dram_bytes_per_s"), Num(w, c.peak_dram_bytes_per_s);
     Key(w, "peak_l2_bytes_per_s"), Num(w, c.peak_l2_bytes_per_s);

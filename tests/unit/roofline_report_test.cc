@@ -167,6 +167,10 @@ TEST(RooflineReportTest, SolShowsOnlyTheUnitsMeasured) {
   EXPECT_TRUE(sol["tensor_pipe_pct"].IsNumber());
   EXPECT_TRUE(sol["dram_pct"].IsNull());
   EXPECT_TRUE(sol["issue_pct"].IsNull());
+  // No SM clock in this profile: no FLOP/s roof, but the per-cycle peaks the text shows.
+  const rapidjson::Value& c = doc["ceilings"][0];
+  EXPECT_EQ(c["peak_tensor_fp64_flops"].GetDouble(), 0);
+  EXPECT_EQ(c["peak_tensor_fp64_flops_per_cycle"].GetDouble(), 33792);
 }
 
 TEST(RooflineReportTest, RegionRowsSayInstancesAndRegion) {
