@@ -153,8 +153,13 @@ bool CounterSampler::SetUpMetrics(uint32_t device_id) {
 // chip lacks is refused with the nearest valid names.
 std::optional<Resolution> CounterSampler::ResolveForChip() {
   const std::vector<std::string>& requested = options_.counters.metrics;
-  Resolution resolved =
-      ResolveMetrics(chip_, metrics::ExpandMetrics(requested), host_->BaseMetrics());
+  // Every measurement holds the range's duration, a raw list too: rates need it, and a
+  // kernel replay launch (which CUPTI leaves without times) is placed with it.
+  std::vector<std::string> collected = metrics::ExpandMetrics(requested);
+  if (std::find(collected.begin(), collected.end(), metrics::kDuration) == collected.end()) {
+    collected.insert(collected.begin(), metrics::kDuration);
+  }
+  Resolution resolved = ResolveMetrics(chip_, collected, host_->BaseMetrics());
   for (const DroppedMetric& d : resolved.dropped) {
     if (std::find(requested.begin(), requested.end(), d.name) == requested.end()) continue;
     absl::Status st = host_->Validate(d.name);

@@ -63,7 +63,10 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
 absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path) {
   absl::StatusOr<std::vector<MeasuredPlacement>> found = FindMeasuredPlacements(db, path);
   if (!found.ok()) return found.status();
-  const std::vector<MeasuredPlacement>& placements = *found;
+  std::vector<MeasuredPlacement> placements;
+  for (const MeasuredPlacement& p : *found) {
+    if (p.measured_duration) placements.push_back(p);
+  }
   if (placements.empty()) return 0;
   int rc;
   absl::StatusOr<Stmt> update = Prepare(db, kPlace);

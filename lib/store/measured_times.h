@@ -2,8 +2,8 @@
 // (measured on the H200, CUDA 13.0): without times they would vanish from the
 // timeline, the regions and the trace. The replay runs inside the launch's own API
 // call, so the kernel is placed at the end of that call, as long as the profiler's
-// gpu__time_duration.sum (or, without it, the whole call), and flagged
-// kKernelTimePlaced: by the writer when the run ends, and by the reader in memory for
+// gpu__time_duration.sum (which every measurement holds; without it, not placed), and
+// flagged kKernelTimePlaced: by the writer when the run ends, and by the reader in memory for
 // a file whose run ended before (killed) or that an earlier version wrote.
 #ifndef CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 #define CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
@@ -33,13 +33,13 @@ struct MeasuredPlacement {
 absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* db,
                                                                       const std::string& path);
 
-// Writes them (flagged kKernelTimePlaced). Returns how many were placed.
+// Writes those whose duration was measured (a whole launch call of kernel replay holds
+// every pass: GPU busy would count seconds that were not the kernel's), flagged
+// kKernelTimePlaced. Returns how many were placed.
 absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path);
 
 // The same placements made in memory on `kernels` (all of the file's, in row order),
-// for the reader, of the kernels whose duration was measured (a whole launch call of
-// kernel replay holds every pass: GPU busy would count seconds that were not the
-// kernel's); best effort: a file it cannot place is read as it is.
+// for the reader; best effort: a file it cannot place is read as it is.
 void PlaceMeasuredOnRead(sqlite3* db, const std::string& path,
                          std::vector<model::KernelRecord>& kernels);
 

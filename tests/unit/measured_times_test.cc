@@ -92,6 +92,10 @@ TEST(MeasuredTimes, TheReaderPlacesNoneWithoutAMeasuredDuration) {
     still += k.start_ns == 0;
   }
   EXPECT_EQ(still, untimed);
+  // The writer likewise.
+  const std::string saved = testing_util::TempPath("measured_times_no_duration.sqlite");
+  ASSERT_TRUE(SaveProfile(*loaded, saved).ok());
+  EXPECT_EQ(UntimedRows(saved), untimed);
 }
 
 TEST(MeasuredTimes, TheWriterPlacesThemInTheFile) {
