@@ -148,7 +148,7 @@ bool LowOccupancy(const Context& c, const KernelCounters& k, std::vector<Finding
   if (k.verdict.bound != Bound::kLatency && k.verdict.bound != Bound::kUnknown) return false;
   // Unknown for want of its tensor precision's counters: most likely a tensor-core
   // GEMM, whose low occupancy is by design.
-  if (!k.verdict.unmeasured_tensor.empty()) return false;
+  if (k.verdict.bound == Bound::kUnknown && !k.verdict.unmeasured_tensor.empty()) return false;
   const double occ = k.achieved_occupancy ? k.achieved_occupancy->percent : k.theoretical.percent;
   if (occ >= c.t.low_occupancy_pct || c.t.low_occupancy_pct <= 0) return false;
   const double share = (1.0 - occ / c.t.low_occupancy_pct) * LatencyShare(k);
