@@ -79,13 +79,48 @@ std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& ba
     c.summary = after != nullptr ? after->summary : before->summary;
     out.push_back(std::move(c));
   };
+  // Same rule, kernel and signature: stayed. Then the rest of one rule on one kernel
+  // pair up by gain, largest first: a kernel whose grid changed (a tail-wave fix, another
+  // batch size) and still fires the rule has the finding still, on its new signature.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<Key, const model::Finding*>>>
+      left_base, left_next;
   for (const auto& [key, f] : n) {
     auto it = b.find(key);
-    add(it == b.end() ? FindingChangeKind::kAppeared : FindingChangeKind::kStayed, key,
-        it == b.end() ? nullptr : it->second, f);
+    if (it != b.end()) {
+      add(FindingChangeKind::kStayed, key, it->second, f);
+    } else if (!f->kernel.empty()) {
+      left_next[{f->rule, f->kernel}].push_back({key, f});
+    } else {
+      add(FindingChangeKind::kAppeared, key, nullptr, f);
+    }
   }
   for (const auto& [key, f] : b) {
-    if (n.count(key) == 0) add(FindingChangeKind::kResolved, key, f, nullptr);
+    if (n.count(key) != 0) continue;
+    if (!f->kernel.empty()) {
+      left_base[{f->rule, f->kernel}].push_back({key, f});
+    } else {
+      add(FindingChangeKind::kResolved, key, f, nullptr);
+    }
+  }
+  auto by_gain = [](const std::pair<Key, const model::Finding*>& x,
+                    const std::pair<Key, const model::Finding*>& y) {
+    return x.second->gain_ns > y.second->gain_ns;
+  };
+  for (auto& [place, news] : left_next) {
+    std::vector<std::pair<Key, const model::Finding*>>& olds = left_base[place];
+    std::stable_sort(news.begin(), news.end(), by_gain);
+    std::stable_sort(olds.begin(), olds.end(), by_gain);
+    for (size_t i = 0; i < news.size(); ++i) {
+      if (i < olds.size()) {
+        add(FindingChangeKind::kStayed, news[i].first, olds[i].second, news[i].second);
+      } else {
+        add(FindingChangeKind::kAppeared, news[i].first, nullptr, news[i].second);
+      }
+    }
+    olds.erase(olds.begin(), olds.begin() + std::min(olds.size(), news.size()));
+  }
+  for (const auto& [place, olds] : left_base) {
+    for (const auto& [key, f] : olds) add(FindingChangeKind::kResolved, key, f, nullptr);
   }
   std::stable_sort(out.begin(), out.end(), [](const FindingChange& x, const FindingChange& y) {
     const bool xs = x.kind == FindingChangeKind::kStayed, ys = y.kind == FindingChangeKind::kStayed;

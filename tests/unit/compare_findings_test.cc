@@ -76,15 +76,32 @@ TEST(CompareFindings, TwoSignaturesOfOneKernelStayTwo) {
       OnSignature("fp32_without_tensor_cores", 40e6, "sgemm", 2048, 256),
       OnSignature("fp32_without_tensor_cores", 1e6, "sgemm", 1024, 256)};
   c = CompareFindings(base, next);
+  ASSERT_EQ(c.size(), 2u);
+  // The 512-block launch became a 1024-block one and still fires: stayed, on its new
+  // signature (not "resolved" and "appeared"), ranked by the change of its gain.
+  EXPECT_EQ(c[0].kind, FindingChangeKind::kStayed);
+  EXPECT_EQ(c[0].grid_blocks, 1024u);
+  EXPECT_EQ(c[0].base_gain_ns, 5e6);
+  EXPECT_EQ(c[0].next_gain_ns, 1e6);
+  EXPECT_EQ(c[1].kind, FindingChangeKind::kStayed);
+  EXPECT_EQ(c[1].grid_blocks, 2048u);
+  EXPECT_EQ(c[1].base_gain_ns, 43e6);
+  EXPECT_EQ(c[1].next_gain_ns, 40e6);
+
+  // A third signature in the new run has no old one left to pair with: appeared.
+  std::vector<model::Finding> more = next;
+  more.push_back(OnSignature("fp32_without_tensor_cores", 2e6, "sgemm", 4096, 256));
+  c = CompareFindings(base, more);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].kind, FindingChangeKind::kAppeared);
+  EXPECT_EQ(c[0].grid_blocks, 1024u);  // the smallest gain is left unpaired
+  // Another rule on the kernel pairs with nothing of this one.
+  c = CompareFindings(base, {OnSignature("tail_wave", 1e6, "sgemm", 512, 256)});
   ASSERT_EQ(c.size(), 3u);
   EXPECT_EQ(c[0].kind, FindingChangeKind::kResolved);
-  EXPECT_EQ(c[0].grid_blocks, 512u);
-  EXPECT_EQ(c[1].kind, FindingChangeKind::kAppeared);
-  EXPECT_EQ(c[1].grid_blocks, 1024u);
-  EXPECT_EQ(c[2].kind, FindingChangeKind::kStayed);
-  EXPECT_EQ(c[2].grid_blocks, 2048u);
-  EXPECT_EQ(c[2].base_gain_ns, 43e6);
-  EXPECT_EQ(c[2].next_gain_ns, 40e6);
+  EXPECT_EQ(c[1].kind, FindingChangeKind::kResolved);
+  EXPECT_EQ(c[2].kind, FindingChangeKind::kAppeared);
+  EXPECT_EQ(c[2].rule, "tail_wave");
 }
 
 KernelCounters K(const std::string& name, uint32_t grid, Bound bound) {
