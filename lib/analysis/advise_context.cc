@@ -184,15 +184,19 @@ void Context::AttributeGaps(uint64_t first_start, uint64_t first_end) {
       Gap inside = g;
       inside.start_ns = std::max(g.start_ns, first_start);
       inside.end_ns = std::min(g.end_ns, first_end);
+      // What the GPU did at the gap's start (a small read) stays with the piece that
+      // starts there, what it did at its end (a tiny kernel) with the piece that ends there.
       if (g.start_ns < first_start) {
         Gap before = g;
         before.end_ns = first_start;
+        before.cause = GapCause::kShort;
         cut.push_back(before);
       }
       cut.push_back(inside);
       if (g.end_ns > first_end) {
         Gap after = g;
         after.start_ns = first_end;
+        after.small_read = false;
         cut.push_back(after);
       }
     }
