@@ -279,13 +279,21 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   start_ns_ = MonotonicNs();
   // A profiler whose Disable failed at the last Stop: tried again; if it fails still,
   // its context (and the counter image CUPTI may still write) stays alive, apart.
+  size_t kept = 0;
   for (auto& [ctx, c] : contexts_) {
     if (c->profiler.enabled() && c->profiler.Disable() != CUPTI_SUCCESS) {
       still_enabled_.push_back(std::move(c));
+      ++kept;
     }
   }
   contexts_.clear();
   notes_.clear();
+  if (kept > 0) {
+    Note("counters.disable",
+         absl::StrFormat("the Range Profiler of %d context(s) could not be disabled after the last "
+                         "session: counters there may fail to start",
+                         kept));
+  }
   if (rotate_hold_kernels_) {
     Note("counters.kernel_trace",
          "kernel, copy, memset, sync and event records are held off while rotate's sets run "
