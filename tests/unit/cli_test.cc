@@ -567,8 +567,6 @@ TEST(Cli, OutputThatIsTheProfileIsRefused) {
   unlink(copy.c_str());
 }
 
-// Issue 14: an empty flag value counted as not given while an empty variable was an
-// error. Now both are the default, and an empty flag overrides the environment.
 // The help says the extension chooses the format: a flag that contradicts it was
 // obeyed silently (protobuf in x.json). Now one line naming both, exit 2, no file.
 TEST(Cli, ExportRefusesAFormatFlagThatTheExtensionContradicts) {
@@ -626,6 +624,8 @@ TEST(Cli, ExportWarnsWhenItsFiltersLeaveNothing) {
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
+// Issue 14: an empty flag value counted as not given while an empty variable was an
+// error. Now both are the default, and an empty flag overrides the environment.
 TEST(Cli, EmptyFlagAndEmptyVariableAreTheDefault) {
   Result r = RunCmd({kBin, "run", "--trace=", "--", "sh", "-c", "echo \"[$CUSCOPE_TRACE]\""});
   EXPECT_EQ(r.code, 0) << r.err;
