@@ -95,6 +95,20 @@ bool CounterSampler::Reenable(Context& c) {
   return true;
 }
 
+// A profiler whose Disable failed at the last Stop is tried again; if it fails still,
+// its context (and the counter image CUPTI may still write) stays alive, apart.
+size_t CounterSampler::ClearContexts() {
+  size_t kept = 0;
+  for (auto& [ctx, c] : contexts_) {
+    if (c->profiler.enabled() && c->profiler.Disable() != CUPTI_SUCCESS) {
+      still_enabled_.push_back(std::move(c));
+      ++kept;
+    }
+  }
+  contexts_.clear();
+  return kept;
+}
+
 CounterSampler::Context* CounterSampler::GetContext(CUcontext ctx) {
   auto it = contexts_.find(ctx);
   if (it != contexts_.end()) return it->second->failed ? nullptr : it->second.get();
@@ -277,16 +291,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   region_reserved_ = false;
   region_paused_tracing_ = false;
   start_ns_ = MonotonicNs();
-  // A profiler whose Disable failed at the last Stop: tried again; if it fails still,
-  // its context (and the counter image CUPTI may still write) stays alive, apart.
-  size_t kept = 0;
-  for (auto& [ctx, c] : contexts_) {
-    if (c->profiler.enabled() && c->profiler.Disable() != CUPTI_SUCCESS) {
-      still_enabled_.push_back(std::move(c));
-      ++kept;
-    }
-  }
-  contexts_.clear();
+  const size_t kept = ClearContexts();
   notes_.clear();
   if (kept > 0) {
     Note("counters.disable",

@@ -149,6 +149,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   void Progress() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Prepares the Range Profiler on a context at its first measured launch.
   Context* GetContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Empties contexts_; returns how many kept a profiler no Disable could end.
+  size_t ClearContexts() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Context* SetUpContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool SetUpMetrics(uint32_t device_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<Resolution> ResolveForChip() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
