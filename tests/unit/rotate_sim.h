@@ -34,6 +34,7 @@ class SimCalls : public RangeCalls {
       : image(planner.window_limit()), planner_(planner), c_(c) {}
   bool Start() override {
     EXPECT_FALSE(started_) << "Start inside a pass";
+    EXPECT_TRUE(cupti_configured_) << "Start without SetConfig after the image or object was made";
     started_ = true;
     ++starts;
     return true;
@@ -60,13 +61,14 @@ class SimCalls : public RangeCalls {
     EXPECT_FALSE(spoiled_) << "a set measured after one that ended in an empty pass, into "
                               "the same image without re-initializing it";
     spoiled_ = last == 0;
-    EXPECT_LE(cupti_next_ + first, image.capacity()) << "a set outgrew the image's room";
+    EXPECT_EQ(image.capacity(), cupti_capacity_) << "the image's bookkeeping lost its size";
+    EXPECT_LE(cupti_next_ + first, cupti_capacity_) << "a set outgrew the image's room";
     // The object holds ranges up to twice its first image's size, silently (no drop).
     EXPECT_LE(cupti_next_ + first, 2 * cupti_room_)
         << "a set outgrew the Range Profiler object's first image (not re-enabled)";
-    cupti_total_ = std::max(cupti_total_, std::min(cupti_next_ + first, image.capacity()));
+    cupti_total_ = std::max(cupti_total_, std::min(cupti_next_ + first, cupti_capacity_));
     const size_t at = cupti_next_;
-    cupti_next_ = std::min(cupti_next_ + last, image.capacity());
+    cupti_next_ = std::min(cupti_next_ + last, cupti_capacity_);
     if (last == 0) ++ended_empty;
     std::optional<size_t> ranges = image.Decoded(cupti_total_, first, last);
     EXPECT_TRUE(ranges.has_value()) << "the image's placement differs from CUPTI's";
@@ -117,18 +119,24 @@ class SimCalls : public RangeCalls {
     explicit CuptiCalls(SimCalls& s) : s_(s) {}
     bool Reenable() override {
       s_.cupti_room_ = 0;
+      s_.cupti_configured_ = false;
       ++s_.reenables;
       return true;
     }
     bool Initialize(size_t capacity) override {
       if (s_.cupti_room_ == 0) s_.cupti_room_ = capacity;
+      s_.cupti_capacity_ = capacity;
+      s_.cupti_configured_ = false;
       s_.cupti_total_ = s_.cupti_next_ = 0;
       s_.spoiled_ = false;
       ++s_.resets;
       s_.ranges_initialized += capacity;
       return true;
     }
-    bool Configure() override { return true; }
+    bool Configure() override {
+      s_.cupti_configured_ = true;
+      return true;
+    }
 
    private:
     SimCalls& s_;
@@ -140,6 +148,8 @@ class SimCalls : public RangeCalls {
   size_t pass_ = 0;
   size_t cupti_total_ = 0, cupti_next_ = 0;  // the simulated image
   size_t cupti_room_ = 0;                    // the capacity of the object's first image
+  size_t cupti_capacity_ = 0;                // of the image last initialized
+  bool cupti_configured_ = false;            // SetConfig since that image or object
   bool spoiled_ = false;  // the last set ended in an empty pass: the next reads garbage
 };
 
