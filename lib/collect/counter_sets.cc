@@ -65,7 +65,11 @@ std::optional<size_t> CounterSampler::SharedImageRanges(
   const size_t launched = windows.empty() ? 0 : windows.front().size();
   const size_t last_pass = windows.empty() ? 0 : windows.back().size();
   const size_t held = c.image.total(), at = c.image.next();
-  if (dropped > 0 && size_images_ && !c.sizing_off) {
+  // More ranges than the image was prepared for: a launch from another thread came
+  // between a launch's enter and exit and joined the full window. That explains the
+  // drop; sizing stays.
+  const bool overflowed = at + launched > c.image.capacity();
+  if (dropped > 0 && size_images_ && !c.sizing_off && !overflowed) {
     // The image sized to the set did not hold it (growing an image through SetConfig
     // failed this way in session 5): the window limit's size from now on.
     c.sizing_off = true;
