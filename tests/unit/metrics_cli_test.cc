@@ -229,10 +229,16 @@ double LibraryLoadCpuSeconds() {
 TEST(MetricsCommand, TheListAndTheOfflineCheckTakeUnderHalfASecond) {
   double load = 1e9;
   for (int i = 0; i < 3; ++i) load = std::min(load, LibraryLoadCpuSeconds());
-  double list = ChildCpuSeconds({kBin, "metrics"});
-  double check =
-      ChildCpuSeconds({kBin, "run", "--metrics=roofline,stalls,dram__bytes.sum", "--", "true"});
-  double typo = ChildCpuSeconds({kBin, "run", "--metrics=rooflin", "--", "true"});
+  // The smallest of three runs each, as for the load: beside other tests (ctest -j)
+  // one run's CPU time grows with the contention for memory, not with cuscope's work.
+  auto least = [](const std::vector<std::string>& argv) {
+    double best = 1e9;
+    for (int i = 0; i < 3; ++i) best = std::min(best, ChildCpuSeconds(argv));
+    return best;
+  };
+  double list = least({kBin, "metrics"});
+  double check = least({kBin, "run", "--metrics=roofline,stalls,dram__bytes.sum", "--", "true"});
+  double typo = least({kBin, "run", "--metrics=rooflin", "--", "true"});
   std::printf(
       "cpu seconds: loading libnvperf_host %.3f; metrics %.3f, offline check %.3f, refused "
       "typo %.3f\n",
