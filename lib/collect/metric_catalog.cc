@@ -76,7 +76,11 @@ absl::Status CheckRequest(const std::vector<std::string>& request, const std::st
   for (const std::string& name : request) {
     if (IsSet(name)) continue;
     bool valid = false;
-    for (const std::string& c : chips) {
+    // Every metric of every chip is a unit and a counter joined by "__" (a test checks
+    // it): a name without one, most often a set name mistyped, is refused without
+    // building each chip's host (0.2 to 0.4 s of CPU time).
+    const bool looks_like_metric = name.find("__") != std::string::npos;
+    for (const std::string& c : looks_like_metric ? chips : std::vector<std::string>{}) {
       absl::StatusOr<MetricHost*> host = HostFor(c);
       if (!host.ok()) {
         if (!chip.empty()) return host.status();

@@ -84,6 +84,18 @@ TEST_F(Chips, EveryNamedSetResolvesAndConfiguresOnEverySupportedChip) {
   }
 }
 
+// CheckRequest refuses a name without "__" unseen by any chip: no chip has one.
+TEST_F(Chips, EveryMetricOfEveryChipJoinsAUnitAndACounterWithTwoUnderscores) {
+  for (const Chip& chip : SupportedChips()) {
+    absl::StatusOr<MetricHost*> host = HostFor(chip.name);
+    ASSERT_TRUE(host.ok()) << chip.name << ": " << host.status();
+    ASSERT_FALSE((*host)->BaseMetrics().empty()) << chip.name;
+    for (const std::string& m : (*host)->BaseMetrics()) {
+      EXPECT_NE(m.find("__"), std::string::npos) << chip.name << ": " << m;
+    }
+  }
+}
+
 TEST_F(Chips, HopperCollectsEveryNameAsItself) {
   absl::StatusOr<Resolution> r = ResolveFor("GH100", {"full"});
   ASSERT_TRUE(r.ok());
