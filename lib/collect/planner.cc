@@ -191,6 +191,10 @@ std::string Planner::Describe() const {
       absl::StrAppend(&out, ", ", s.not_kept, " ranges not kept (filters or budget)");
     }
     absl::StrAppend(&out, "; ", s.sets_started, " sets begun");
+    if (s.sets_held_off > 0) {
+      absl::StrAppend(&out, " (", s.sets_held_off,
+                      " times held off: a loop too short for the passes before)");
+    }
     if (s.period > 0) absl::StrAppend(&out, ", period ", s.period, " launches");
   }
   return out;

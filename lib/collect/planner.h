@@ -75,11 +75,12 @@ struct CounterStats {
   uint64_t sets_complete = 0;      // samples
   uint64_t sets_dropped = 0;       // ranges that gave no sample, every reason
   uint64_t dropped_by[static_cast<int>(DropReason::kCount)] = {};
-  uint64_t not_kept = 0;      // rotate: complete ranges of launches the filters or budget exclude
-  uint64_t sets_started = 0;  // rotate: sets (P passes each) begun
-  uint64_t period = 0;        // rotate: the last period found (launches)
-  uint64_t setup_ns = 0;      // profiler initialization, metric configuration, enable
-  uint64_t measure_ns = 0;    // inside measured launches (kernel replay: and decoding)
+  uint64_t not_kept = 0;       // rotate: complete ranges of launches the filters or budget exclude
+  uint64_t sets_started = 0;   // rotate: sets (P passes each) begun
+  uint64_t sets_held_off = 0;  // rotate: times a set waited for a longer run of its period
+  uint64_t period = 0;         // rotate: the last period found (launches)
+  uint64_t setup_ns = 0;       // profiler initialization, metric configuration, enable
+  uint64_t measure_ns = 0;     // inside measured launches (kernel replay: and decoding)
   // Where a set's host work goes (each also inside measure_ns for kernel replay):
   // cuptiRangeProfilerDecodeData, evaluating ranges, (re)initializing the counter image.
   uint64_t decode_ns = 0, evaluate_ns = 0, reinit_ns = 0;
@@ -111,6 +112,12 @@ struct ContextPlan {
   uint64_t sets_judged = 0, sets_productive = 0;
   uint64_t start_after = 0;
   size_t backoff = 0;
+  // Period length (> 1) -> the longest run of it, in launches, that ended before a set
+  // on it could complete its passes (a loop over a model's layers: 6 layers hold 6
+  // windows, fewer than 7 or 9 passes). A set on that period waits for a run longer
+  // than that one (RotateDriver::RunTooShort).
+  absl::flat_hash_map<size_t, size_t> short_runs;
+  uint64_t run_began = 0;  // launches seen when the run of the set's period began
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.

@@ -14,6 +14,7 @@ void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
     if (predicted) {
       c.off_period = false;
     } else if (c.period == 1 || c.off_period) {
+      RememberShortRun(c);
       CutSet(c, DropReason::kInterrupted);  // ends the window before this launch
     } else {
       c.off_period = true;  // a substitution costs its own range
@@ -91,6 +92,11 @@ void RotateDriver::StartSet(ContextPlan& c) {
   }
   size_t window = std::min(c.multiple * period, std::max<size_t>(1, planner_.window_limit()));
   const CounterOptions& o = planner_.options();
+  if (RunTooShort(c, period, window)) {
+    ++planner_.stats().sets_held_off;
+    c.start_after = c.history.total() + kSkipPause;
+    return;
+  }
   if (o.per_signature > 0 && period == 1 && c.history.size() > 0) {
     // Runs of one signature: no more launches than samples still wanted.
     const uint64_t have = planner_.Samples(planner_.signature(c.history.Back(0)));
@@ -99,12 +105,39 @@ void RotateDriver::StartSet(ContextPlan& c) {
   }
   if (!calls_.Prepare(window)) return;
   c.window_cap = window;
+  c.run_began = c.history.total() - std::min<uint64_t>(c.history.total(), CurrentRun(c, period));
   c.windows.clear();
   c.off_period = false;
   SetInSet(c, true);
   ++planner_.stats().sets_started;
   planner_.stats().period = period;
   OpenPass(c);
+}
+
+size_t RotateDriver::CurrentRun(const ContextPlan& c, size_t period) {
+  // The first period of the run is what the ones explained repeat.
+  return c.history.Explained(period) + period;
+}
+
+void RotateDriver::RememberShortRun(ContextPlan& c) {
+  if (!c.in_set || c.period <= 1) return;
+  // The set ends with the run: could a run this long hold the set's passes? (One
+  // window more: a set begins after the run's first period at the earliest.) The run
+  // is counted from where it began, found when the set began: the launches just before
+  // this one, one of them off the period, no longer explain it.
+  const size_t run = c.history.total() - c.run_began;
+  if (run >= (planner_.passes() + 1) * c.window_cap) return;
+  size_t& longest = c.short_runs[c.period];
+  longest = std::max(longest, run);
+}
+
+bool RotateDriver::RunTooShort(const ContextPlan& c, size_t period, size_t window) const {
+  if (period <= 1) return false;
+  auto it = c.short_runs.find(period);
+  if (it == c.short_runs.end()) return false;
+  const size_t run = CurrentRun(c, period);
+  // A run already longer than the short one is another loop: it may hold the set.
+  return run <= it->second && run + planner_.passes() * window > it->second;
 }
 
 bool RotateDriver::OpenPass(ContextPlan& c) {

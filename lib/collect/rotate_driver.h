@@ -82,11 +82,21 @@ class RotateDriver {
   static constexpr size_t kFailuresBeforeBackoff = 3;
   static constexpr size_t kFirstBackoff = 32;
   static constexpr size_t kMaxBackoff = 512;
+  // After a set skipped for a run too short (RunTooShort), launches before the next try.
+  static constexpr size_t kSkipPause = 16;
 
  private:
   void StartSet(ContextPlan& c);
   size_t ChoosePeriod(ContextPlan& c);
   bool NeedsSamples(const ContextPlan& c, size_t period) const;
+  // Launches of the current run of `period`, back from the last.
+  static size_t CurrentRun(const ContextPlan& c, size_t period);
+  // The set in progress is cut because the sequence left its period: if the run was
+  // too short for the set's passes, remember it (ContextPlan::short_runs).
+  void RememberShortRun(ContextPlan& c);
+  // A set on `period` with windows of `window` launches would outlast the current run,
+  // judged by the longest run of that period that ended too short before.
+  bool RunTooShort(const ContextPlan& c, size_t period, size_t window) const;
   bool OpenPass(ContextPlan& c);
   // Stops the open window; decodes when every pass was submitted. False: failed.
   bool ClosePass(ContextPlan& c, DropReason missing);

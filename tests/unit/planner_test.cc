@@ -151,6 +151,47 @@ TEST(Planner, InterleavedSignaturesUseThePeriod) {
   }
 }
 
+// A loop too short for the passes (4 layers of 5 kernels: 20 launches of period 5, a set
+// of 9 passes of 5 needs 45) is tried once: a set on that period waits for a longer run
+// (RotateDriver::RunTooShort). The steps differ after the loop (no step period), so
+// only the loop's period is ever found. A loop of 40 layers later is measured.
+TEST(Planner, ALoopTooShortForThePassesIsNotTriedAgain) {
+  for (bool remember : {true, false}) {
+    RotateSim sim(RotateOptions(/*window=*/2048), /*passes=*/9);
+    int step = 0;
+    size_t loop_sets = 0;  // sets begun on the loop's period
+    auto run = [&](const Signature& sig) {
+      const uint64_t before = sim.planner.stats().sets_started;
+      sim.Run(sig);
+      if (sim.planner.stats().sets_started > before && sim.c.period == 5) ++loop_sets;
+      if (!remember) sim.c.short_runs.clear();
+    };
+    auto one_step = [&](int layers) {
+      for (int k = 0; k < 3; ++k) run(Sig("pre" + std::to_string(k)));
+      for (int l = 0; l < layers; ++l) {
+        for (int k = 0; k < 5; ++k) run(Sig("layer" + std::to_string(k)));
+      }
+      for (int k = 0; k < 10; ++k)
+        run(Sig("post" + std::to_string(step) + "_" + std::to_string(k)));
+      ++step;
+    };
+    for (int i = 0; i < 60; ++i) one_step(4);
+    if (remember) {
+      EXPECT_LE(loop_sets, 1u);
+      EXPECT_GE(sim.planner.stats().sets_held_off, 10u);
+      ASSERT_EQ(sim.c.short_runs.count(5), 1u);
+      EXPECT_GE(sim.c.short_runs[5], 15u);
+      EXPECT_LE(sim.c.short_runs[5], 23u);
+      EXPECT_EQ(sim.planner.Samples(Sig("layer0")), 0u);
+      // A longer run of the same period is another loop: measured once it outgrows the short one.
+      one_step(40);
+      EXPECT_GT(sim.planner.Samples(Sig("layer0")), 0u);
+    } else {
+      EXPECT_GE(loop_sets, 4u) << "without the memory the loop is tried again and again";
+    }
+  }
+}
+
 TEST(Planner, AGraphLaunchCutsTheSet) {
   RotateSim sim(RotateOptions(), /*passes=*/2);
   for (int i = 0; i < 40; ++i) sim.Run(Sig(i % 2 ? "B" : "A"));

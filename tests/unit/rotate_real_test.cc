@@ -193,6 +193,46 @@ TEST(RotateReal, FewSetsBeforeTheStepsPeriod) {
   EXPECT_LE(complete_at, 14u);  // 13 with or without the wait
 }
 
+// GPT-2 has 6 layers: a loop of layers (34 launches forward, 53 backward) holds 6
+// windows, fewer than 7 or 9 passes, so every set on a layer's period is cut. Without
+// the memory of those short runs (ContextPlan::short_runs) the sets were tried again
+// in steps 1 and 2, 272 launches measured for nothing at 9 passes, ~0.4 s on the H200
+// (1.2 ms a measured launch), and their failures grew the wait that delayed the set on
+// the step's period deep into step 3.
+TEST(RotateReal, LayerLoopsTooShortForThePassesAreNotTriedAgain) {
+  std::vector<std::vector<Recorded>> steps = LoadSteps("h200-gpt2-step-trace.sqlite");
+  ASSERT_EQ(steps.size(), 4u);
+  for (size_t passes : {7, 9}) {
+    CounterOptions o = RotateOptions(2048);
+    o.per_signature = 1;
+    RotateSim sim(o, passes);
+    size_t layer_sets_after_warmup = 0;  // sets on a period other than 1 and the step's
+    std::vector<size_t> measured;        // launches measured in each step
+    for (size_t s = 0; s < 14; ++s) {
+      const size_t before = sim.calls.measured.size();
+      for (const Recorded& r : StepAt(steps, s)) {
+        const uint64_t sets = sim.planner.stats().sets_started;
+        sim.Run(r.sig);
+        const size_t period = sim.c.period;
+        if (s > 0 && sim.planner.stats().sets_started > sets && period > 1 && period != 581) {
+          ++layer_sets_after_warmup;
+        }
+      }
+      measured.push_back(sim.calls.measured.size() - before);
+    }
+    std::cerr << "P=" << passes << ": launches measured in steps 0-3: " << measured[0] << ", "
+              << measured[1] << ", " << measured[2] << ", " << measured[3] << "; "
+              << sim.planner.stats().sets_held_off << " sets skipped\n";
+    EXPECT_EQ(layer_sets_after_warmup, 0u) << "P=" << passes;
+    EXPECT_GE(sim.c.short_runs.size(), 2u);
+    EXPECT_LE(measured[1] + measured[2], 20u) << "P=" << passes;
+    // The set on the step's period begins early in step 3 (9 passes: at its first
+    // launches; 7: after a wait from run-of-one guesses). It began 481 launches in.
+    EXPECT_GE(measured[3], 400u) << "P=" << passes;
+    EXPECT_GE(CoverageOf(sim, steps[1]).signatures, 0.95) << "P=" << passes;
+  }
+}
+
 // Images sized to each set (the default since session 11): the
 // warm-up's short sets, most of them cut (and so followed by a re-initialization),
 // initialize 64-range images instead of 2,048-range ones. CUPTI's initialization costs
