@@ -114,10 +114,14 @@ struct ContextPlan {
   size_t backoff = 0;
   // Period length (> 1) -> the longest run of it, in launches, that ended before a set
   // on it could complete its passes (a loop over a model's layers: 6 layers hold 6
-  // windows, fewer than 7 or 9 passes). A set on that period waits for a run longer
-  // than that one (RotateDriver::RunTooShort).
+  // windows, fewer than 7 or 9 passes). While a set begun now would outlast such a
+  // run, a set on that period waits (RotateDriver::RunTooShort), until the current run
+  // outgrows the short one; a set on it that gives a sample forgets it. Keyed by
+  // length only: another loop of the same length waits as long. At most one entry per
+  // length up to the window limit.
   absl::flat_hash_map<size_t, size_t> short_runs;
-  uint64_t run_began = 0;  // launches seen when the run of the set's period began
+  uint64_t run_began = 0;        // launches seen when the run of the set's period began
+  bool run_began_known = false;  // that run began inside the history
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.

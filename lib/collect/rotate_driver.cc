@@ -86,17 +86,18 @@ void RotateDriver::StartSet(ContextPlan& c) {
   if (c.history.total() < c.start_after) return;
   const size_t period = ChoosePeriod(c);
   if (period == 0 || !NeedsSamples(c, period)) return;
-  if (period != c.period) {
-    c.period = period;
-    c.multiple = 1;
-  }
-  size_t window = std::min(c.multiple * period, std::max<size_t>(1, planner_.window_limit()));
-  const CounterOptions& o = planner_.options();
+  const size_t multiple = period == c.period ? c.multiple : 1;
+  size_t window = std::min(multiple * period, std::max<size_t>(1, planner_.window_limit()));
   if (RunTooShort(c, period, window)) {
+    // (Before the period and multiple change: the set on the period in use keeps its
+    // grown windows.)
     ++planner_.stats().sets_held_off;
     c.start_after = c.history.total() + kSkipPause;
     return;
   }
+  c.period = period;
+  c.multiple = multiple;
+  const CounterOptions& o = planner_.options();
   if (o.per_signature > 0 && period == 1 && c.history.size() > 0) {
     // Runs of one signature: no more launches than samples still wanted.
     const uint64_t have = planner_.Samples(planner_.signature(c.history.Back(0)));
@@ -105,7 +106,11 @@ void RotateDriver::StartSet(ContextPlan& c) {
   }
   if (!calls_.Prepare(window)) return;
   c.window_cap = window;
-  c.run_began = c.history.total() - std::min<uint64_t>(c.history.total(), CurrentRun(c, period));
+  // Where the run began, when the history holds it (a run as long as a history that
+  // dropped launches may have begun before it: not judged short).
+  const size_t run = CurrentRun(c, period);
+  c.run_began_known = run < c.history.size() || c.history.total() == c.history.size();
+  c.run_began = c.history.total() - std::min<uint64_t>(c.history.total(), run);
   c.windows.clear();
   c.off_period = false;
   SetInSet(c, true);
@@ -120,13 +125,14 @@ size_t RotateDriver::CurrentRun(const ContextPlan& c, size_t period) {
 }
 
 void RotateDriver::RememberShortRun(ContextPlan& c) {
-  if (!c.in_set || c.period <= 1) return;
-  // The set ends with the run: could a run this long hold the set's passes? (One
-  // window more: a set begins after the run's first period at the earliest.) The run
-  // is counted from where it began, found when the set began: the launches just before
-  // this one, one of them off the period, no longer explain it.
+  if (!c.in_set || c.period <= 1 || !c.run_began_known) return;
+  // The set ends with the run: could a run this long hold the set's passes? A set
+  // begins after two periods of the run at the earliest (the period is found when the
+  // last one repeats the one before). The run is counted from where it began, found
+  // when the set began: the launches just before this one, one of them off the
+  // period, no longer explain it.
   const size_t run = c.history.total() - c.run_began;
-  if (run >= (planner_.passes() + 1) * c.window_cap) return;
+  if (run >= 2 * c.period + planner_.passes() * c.window_cap) return;
   size_t& longest = c.short_runs[c.period];
   longest = std::max(longest, run);
 }
@@ -205,6 +211,9 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
     }
   }
   calls_.Finished(/*decoded=*/true);
+  // A period whose set gave a sample is not too short (an entry judged on a run cut by
+  // something else is forgotten).
+  if (any_complete) c.short_runs.erase(c.period);
   const size_t grow = std::max<size_t>(1, kGrowTo / std::max<size_t>(1, c.period));
   c.multiple = clean ? std::min(c.multiple * 2, grow) : 1;
   // A set cut before its first launch (a run-of-one guess the next launch ended) is

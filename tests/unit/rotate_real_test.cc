@@ -196,7 +196,7 @@ TEST(RotateReal, FewSetsBeforeTheStepsPeriod) {
 // GPT-2 has 6 layers: a loop of layers (34 launches forward, 53 backward) holds 6
 // windows, fewer than 7 or 9 passes, so every set on a layer's period is cut. Without
 // the memory of those short runs (ContextPlan::short_runs) the sets were tried again
-// in steps 1 and 2, 272 launches measured for nothing at 9 passes, ~0.4 s on the H200
+// in steps 1 and 2, 272 launches measured for nothing at 9 passes, ~0.3 s on the H200
 // (1.2 ms a measured launch), and their failures grew the wait that delayed the set on
 // the step's period deep into step 3.
 TEST(RotateReal, LayerLoopsTooShortForThePassesAreNotTriedAgain) {
@@ -222,7 +222,7 @@ TEST(RotateReal, LayerLoopsTooShortForThePassesAreNotTriedAgain) {
     }
     std::cerr << "P=" << passes << ": launches measured in steps 0-3: " << measured[0] << ", "
               << measured[1] << ", " << measured[2] << ", " << measured[3] << "; "
-              << sim.planner.stats().sets_held_off << " sets skipped\n";
+              << sim.planner.stats().sets_held_off << " sets held off\n";
     EXPECT_EQ(layer_sets_after_warmup, 0u) << "P=" << passes;
     EXPECT_GE(sim.c.short_runs.size(), 2u);
     EXPECT_LE(measured[1] + measured[2], 20u) << "P=" << passes;
