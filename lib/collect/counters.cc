@@ -302,8 +302,9 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   if (rotate_hold_kernels_) {
     Note("counters.kernel_trace",
          "kernel, copy, memset, sync and event records are held off while rotate's sets run "
-         "(instruction counters read 0 while kernels are traced); launches outside the sets "
-         "keep theirs; --replay=kernel keeps every record");
+         "(instruction counters read 0 while kernels are traced): the kernels measured in "
+         "the sets get records made from their launches, placed from the launch call with "
+         "their samples' durations; --replay=kernel keeps every record");
   }
   host_.reset();
   metrics_.clear();
@@ -445,6 +446,7 @@ void CounterSampler::Drain(model::Profile* batch) {
     batch->counters.push_back(std::move(set));
   }
   pending_.clear();
+  DrainHeldLaunches(batch);
   for (const HeldSpan& held : pending_held_) {
     model::OverheadRecord o;
     o.start_ns = held.start_ns;

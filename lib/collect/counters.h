@@ -90,6 +90,13 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     uint64_t replay_start_ns = 0;
     bool kernels_held = false;  // rotate: a set in progress holds kernel records off
   };
+  // A kernel record made from a launch callback (CUPTI's was held off).
+  struct PendingKernel {
+    uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+    std::string name, mangled_name;
+    model::Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+  };
   struct PendingSet {
     uint32_t device_id;
     Signature sig;
@@ -192,8 +199,15 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
                         const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The end of collection on a rotate context: a set whose passes did not all run is dropped.
   void EndRotate(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void OnLaunchEnter(const CUpti_CallbackData* cb, const model::Dim3& grid,
+  void OnLaunchEnter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                     const CUpti_CallbackData* cb, const model::Dim3& grid,
                      const model::Dim3& block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A launch that went into a window of a set holding kernel records off: its record,
+  // made from the launch (held_launches.cc), for Drain.
+  void RecordHeldLaunch(const Context& c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                        const CUpti_CallbackData* cb, const Signature& sig)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DrainHeldLaunches(model::Profile* batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(out_mu_);
   void OnLaunchExit(const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `name`: the launch's kernel, demangled (Classify tells CUPTI's own kernels apart).
   void MarkMeasured(uint32_t correlation_id, const std::string& name);
@@ -263,6 +277,7 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   absl::Mutex out_mu_;
   std::vector<std::string> out_metrics_ ABSL_GUARDED_BY(out_mu_);  // names of the values
   std::vector<PendingSet> pending_ ABSL_GUARDED_BY(out_mu_);
+  std::vector<PendingKernel> pending_kernels_ ABSL_GUARDED_BY(out_mu_);
   std::vector<std::pair<uint32_t, std::vector<double>>> pending_device_values_
       ABSL_GUARDED_BY(out_mu_);
   // Spans (CUPTI's clock) in which the sampler held the program's thread in a launch

@@ -88,7 +88,7 @@ void CounterSampler::OnLaunchCallback(CUpti_CallbackDomain domain, CUpti_Callbac
   if (cb->callbackSite == CUPTI_API_EXIT) {
     OnLaunchExit(cb);
   } else {
-    OnLaunchEnter(cb, grid, block);
+    OnLaunchEnter(domain, cbid, cb, grid, block);
   }
 }
 
@@ -116,7 +116,8 @@ void CounterSampler::OnLaunchExit(const CUpti_CallbackData* cb) {
   DecodeSet(c);
 }
 
-void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const model::Dim3& grid,
+void CounterSampler::OnLaunchEnter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                   const CUpti_CallbackData* cb, const model::Dim3& grid,
                                    const model::Dim3& block) {
   ++planner_->stats().launches_seen;
   const char* symbol = cb->symbolName ? cb->symbolName : "";
@@ -136,6 +137,12 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const model::Di
     // Every launch on the context goes into its history; one inside a window is a range.
     RotateCalls calls(*this, *c);
     RotateDriver(*planner_, calls).Enter(c->plan, launch);
+    const ContextPlan& plan = c->plan;
+    if (c->kernels_held && plan.window_open && !plan.windows.empty() &&
+        !plan.windows.back().empty() &&
+        plan.windows.back().back().correlation_id == cb->correlationId) {
+      RecordHeldLaunch(*c, domain, cbid, cb, sig);
+    }
     return;
   }
   c->plan.last_wanted = want;

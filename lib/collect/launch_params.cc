@@ -70,6 +70,51 @@ bool DescribeLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   }
 }
 
+bool LaunchTargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                    const CUpti_CallbackData* cb, LaunchTarget* target) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    switch (cbid) {
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
+        auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(cb->functionParams);
+        *target = {p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+                   static_cast<uint32_t>(p->sharedMem)};
+        return true;
+      }
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+        auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(cb->functionParams);
+        if (p->config == nullptr) return false;
+        *target = {p->config->stream,
+                   cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+                   static_cast<uint32_t>(p->config->dynamicSmemBytes)};
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      auto* p = static_cast<const cuLaunchKernel_params*>(cb->functionParams);
+      *target = {p->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+                 p->sharedMemBytes};
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      auto* p = static_cast<const cuLaunchKernelEx_params*>(cb->functionParams);
+      if (p->config == nullptr) return false;
+      *target = {p->config->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+                 p->config->sharedMemBytes};
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 bool IsGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||

@@ -19,6 +19,18 @@ const std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>& LaunchCall
 bool DescribeLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                     const CUpti_CallbackData* cb, model::Dim3* grid, model::Dim3* block);
 
+// Where a kernel launch callback sends the kernel: its stream (as the call names it:
+// nullptr is the default stream, per thread for the _ptsz calls) and its dynamic
+// shared memory.
+struct LaunchTarget {
+  CUstream stream = nullptr;
+  bool per_thread_default = false;
+  uint32_t dynamic_shared_bytes = 0;
+};
+// False for anything but a kernel launch (or a launch without its config).
+bool LaunchTargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                    const CUpti_CallbackData* cb, LaunchTarget* target);
+
 // cudaGraphLaunch / cuGraphLaunch: the graph's kernels are not seen one by one.
 bool IsGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 

@@ -96,6 +96,11 @@ enum KernelFlags : uint32_t {
   // Start and end placed from the launch's API call and the profiler's duration
   // (kernel replay, where CUPTI records none): lib/store/measured_times.h.
   kKernelTimePlaced = 1u << 1,
+  // No CUPTI record: made from the launch's callback (rotate with instruction counters
+  // holds kernel records off while its sets run). Placed from the end of the launch's
+  // API call, as long as its set's duration or, failing that, a sample of its
+  // signature's: lib/store/measured_times.h.
+  kKernelFromLaunch = 1u << 2,
 };
 
 struct KernelRecord {

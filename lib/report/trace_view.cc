@@ -185,6 +185,7 @@ void TraceView::KernelEvents(TraceSink& sink, TraceEvent& e) const {
     if (k.graph_id != 0) Uint(e, "graph id", k.graph_id);
     if (k.graph_node_id != 0) Uint(e, "graph node", k.graph_node_id);
     if (k.flags & model::kKernelCountersMeasured) Bool(e, "counters measured", true);
+    if (k.flags & model::kKernelFromLaunch) Bool(e, "record made from the launch", true);
     KernelCounterArgs(k, e);
     sink.Event(e);
     if (HasLaunch(k.correlation_id)) {
@@ -201,6 +202,8 @@ int64_t TraceView::EstimatedOccupancy(const model::KernelRecord& k) const {
                                    ? &p_.devices[static_cast<size_t>(device_index_[k.device_id])]
                                    : nullptr;
   if (d == nullptr || d->sm_count <= 0) return -1;
+  // A record made from its launch does not know the kernel's registers.
+  if (k.flags & model::kKernelFromLaunch) return -1;
   const uint64_t threads = k.block.volume();
   const analysis::Occupancy o = analysis::TheoreticalOccupancy(
       *d, static_cast<uint32_t>(std::min<uint64_t>(threads, UINT32_MAX)), k.registers_per_thread,

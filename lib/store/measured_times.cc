@@ -1,7 +1,9 @@
 #include "lib/store/measured_times.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -13,17 +15,62 @@ namespace cuscope::store {
 namespace {
 
 // Measured kernels without times, their API call's span (over every call of the
-// correlation id: the runtime call and the driver call inside it) and the
-// profiler's duration of the kernel, when its set has one.
+// correlation id: the runtime call and the driver call inside it), the profiler's
+// duration of the kernel when its set has one, and what the kernel is (its flags and
+// signature).
 constexpr char kCandidates[] = R"sql(
 SELECT k.rowid, k.correlation_id, MIN(a.start_ns), MAX(a.end_ns),
   (SELECT v.value FROM counter_launches AS l
      JOIN counter_values AS v ON v.set_id = l.set_id
      JOIN strings AS s ON s.id = v.metric_id
-   WHERE l.correlation_id = k.correlation_id AND s.text = ?1 LIMIT 1)
+   WHERE l.correlation_id = k.correlation_id AND s.text = ?1 LIMIT 1),
+  k.flags, k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z
 FROM kernels AS k JOIN api_calls AS a ON a.correlation_id = k.correlation_id
 WHERE k.start_ns = 0 AND k.end_ns = 0 AND (k.flags & ?2) != 0
 GROUP BY k.rowid)sql";
+
+// The profiler's durations of every set, with its signature.
+constexpr char kSetDurations[] = R"sql(
+SELECT c.name_id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, v.value
+FROM counter_sets AS c JOIN counter_values AS v ON v.set_id = c.id
+  JOIN strings AS s ON s.id = v.metric_id
+WHERE s.text = ?1)sql";
+
+// A kernel's name id, grid and block, from `first` on in a row.
+using SignatureKey = std::array<int64_t, 7>;
+SignatureKey KeyAt(sqlite3_stmt* s, int first) {
+  SignatureKey key;
+  for (int i = 0; i < 7; ++i) key[i] = sqlite3_column_int64(s, first + i);
+  return key;
+}
+
+bool UsableDuration(sqlite3_stmt* s, int column, double* d) {
+  if (sqlite3_column_type(s, column) == SQLITE_NULL) return false;
+  *d = sqlite3_column_double(s, column);
+  return std::isfinite(*d) && *d > 0;
+}
+
+// Signature -> the median of its sets' durations: for kernels made from a launch whose
+// own range gave no sample (rotate keeps a bounded number per signature).
+absl::StatusOr<absl::flat_hash_map<SignatureKey, double>> SignatureDurations(
+    sqlite3* db, const std::string& path) {
+  absl::StatusOr<Stmt> select = Prepare(db, kSetDurations);
+  if (!select.ok()) return select.status();
+  sqlite3_bind_text(select->get(), 1, metrics::kDuration, -1, SQLITE_STATIC);
+  absl::flat_hash_map<SignatureKey, std::vector<double>> all;
+  int rc;
+  while ((rc = sqlite3_step(select->get())) == SQLITE_ROW) {
+    double d = 0;
+    if (UsableDuration(select->get(), 7, &d)) all[KeyAt(select->get(), 0)].push_back(d);
+  }
+  if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read counter sets of");
+  absl::flat_hash_map<SignatureKey, double> median;
+  for (auto& [key, values] : all) {
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    median[key] = values[values.size() / 2];
+  }
+  return median;
+}
 
 constexpr char kPlace[] =
     "UPDATE kernels SET start_ns = ?1, end_ns = ?2, flags = flags | ?3 WHERE rowid = ?4";
@@ -37,26 +84,51 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
   sqlite3_bind_text(select->get(), 1, metrics::kDuration, -1, SQLITE_STATIC);
   sqlite3_bind_int64(select->get(), 2, model::kKernelCountersMeasured);
   std::vector<MeasuredPlacement> placements;
+  std::vector<std::pair<size_t, SignatureKey>> by_signature;  // launch-made, no duration
   int rc;
   while ((rc = sqlite3_step(select->get())) == SQLITE_ROW) {
     sqlite3_stmt* s = select->get();
     const int64_t api_start = sqlite3_column_int64(s, 2);
     const int64_t api_end = sqlite3_column_int64(s, 3);
     if (api_start <= 0 || api_end < api_start) continue;
-    int64_t duration = api_end - api_start;
-    bool measured = false;
-    if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
-      const double d = sqlite3_column_double(s, 4);
-      if (std::isfinite(d) && d > 0 && d < static_cast<double>(duration)) {
-        duration = static_cast<int64_t>(std::llround(d));
-        measured = true;
+    MeasuredPlacement p;
+    p.rowid = sqlite3_column_int64(s, 0);
+    p.correlation_id = static_cast<uint32_t>(sqlite3_column_int64(s, 1));
+    p.from_launch = (sqlite3_column_int64(s, 5) & model::kKernelFromLaunch) != 0;
+    double d = 0;
+    const bool has = UsableDuration(s, 4, &d);
+    if (p.from_launch) {
+      // An asynchronous launch: the kernel runs after its call returns.
+      p.start = p.end = api_end;
+      if (has) {
+        p.end = api_end + static_cast<int64_t>(std::llround(d));
+        p.measured_duration = true;
+      } else {
+        by_signature.emplace_back(placements.size(), KeyAt(s, 6));
       }
+    } else {
+      // Kernel replay runs every pass inside the call: the kernel ends with it.
+      int64_t duration = api_end - api_start;
+      if (has && d < static_cast<double>(duration)) {
+        duration = static_cast<int64_t>(std::llround(d));
+        p.measured_duration = true;
+      }
+      p.start = api_end - duration;
+      p.end = api_end;
     }
-    placements.push_back({sqlite3_column_int64(s, 0),
-                          static_cast<uint32_t>(sqlite3_column_int64(s, 1)), api_end - duration,
-                          api_end, measured});
+    placements.push_back(p);
   }
   if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read measured kernels of");
+  if (by_signature.empty()) return placements;
+  auto durations = SignatureDurations(db, path);
+  if (!durations.ok()) return durations.status();
+  for (const auto& [i, key] : by_signature) {
+    auto it = durations->find(key);
+    if (it == durations->end()) continue;
+    placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
+    placements[i].measured_duration = true;
+    placements[i].signature_duration = true;
+  }
   return placements;
 }
 

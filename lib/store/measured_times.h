@@ -1,10 +1,16 @@
-// Times for kernels measured by kernel replay. CUPTI writes 0 as their start and end
-// (measured on the H200, CUDA 13.0): without times they would vanish from the
-// timeline, the regions and the trace. The replay runs inside the launch's own API
-// call, so the kernel is placed at the end of that call, as long as the profiler's
-// gpu__time_duration.sum (which every measurement holds; without it, not placed), and
-// flagged kKernelTimePlaced: by the writer when the run ends, and by the reader in memory for
-// a file whose run ended before (killed) or that an earlier version wrote.
+// Times for measured kernels without them, flagged kKernelTimePlaced: by the writer
+// when the run ends, and by the reader in memory for a file whose run ended before
+// (killed) or that an earlier version wrote. Without times they would vanish from the
+// timeline, the regions and the trace.
+// - Kernel replay: CUPTI writes 0 as the start and end (H200, CUDA 13.0). The replay
+//   runs inside the launch's own API call, so the kernel is placed at the end of that
+//   call, as long as the profiler's gpu__time_duration.sum (which every measurement
+//   holds; without it, not placed).
+// - Made from the launch (kKernelFromLaunch: rotate held CUPTI's records off while its
+//   set ran): from the end of the API call (the launch is asynchronous), as long as
+//   the duration of its own sample or, when its range gave none (the signature's
+//   budget was spent, the range was dropped), the median of its signature's samples;
+//   without either, not placed.
 #ifndef CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 #define CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 
@@ -24,7 +30,9 @@ struct MeasuredPlacement {
   int64_t rowid = 0;
   uint32_t correlation_id = 0;
   int64_t start = 0, end = 0;
-  bool measured_duration = false;  // as long as gpu__time_duration.sum, not the whole call
+  bool measured_duration = false;   // as long as gpu__time_duration.sum, not the whole call
+  bool from_launch = false;         // kKernelFromLaunch
+  bool signature_duration = false;  // its signature's median, not its own sample's
 };
 
 // The placements of every kernel of the profile open in `db` that has

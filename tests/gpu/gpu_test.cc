@@ -369,6 +369,18 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   uint64_t complete = 0;
   EXPECT_TRUE(absl::SimpleAtoi(profile->run.extra["counters.samples_complete"], &complete));
   EXPECT_GE(complete * 2, 900u) << "launches in complete sets, of 1,008";
+  // FFMA is an instruction counter: CUPTI's kernel records were held off while the sets
+  // ran, and the launches measured in them got records made from their launches,
+  // placed from their API calls with their samples' durations. One record a launch.
+  size_t made = 0, placed = 0;
+  for (const model::KernelRecord& k : profile->kernels) {
+    if (!(k.flags & model::kKernelFromLaunch)) continue;
+    ++made;
+    placed += (k.flags & model::kKernelTimePlaced) != 0 && k.end_ns > k.start_ns ? 1 : 0;
+  }
+  EXPECT_EQ(profile->kernels.size(), 1008u);
+  EXPECT_GE(made, 900u);
+  EXPECT_EQ(placed, made);
   // The sampler's held time, named by what it did: passes' Start and Stop and the
   // counter images at least (lib/collect/held_phases.h).
   std::map<std::string, double> held_ms;

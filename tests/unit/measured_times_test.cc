@@ -12,6 +12,7 @@
 #include "lib/store/reader.h"
 #include "lib/store/writer.h"
 #include "tests/test_util.h"
+#include "tests/unit/builders.h"
 
 namespace cuscope::store {
 namespace {
@@ -118,6 +119,55 @@ TEST(MeasuredTimes, TheWriterPlacesThemInTheFile) {
     EXPECT_EQ(after->kernels[i].start_ns, loaded->kernels[i].start_ns);
     EXPECT_EQ(after->kernels[i].flags, loaded->kernels[i].flags);
   }
+}
+
+// Kernels made from their launches (rotate held CUPTI's records off while its set ran):
+// placed from the end of the API call (an asynchronous launch), as long as the duration
+// of their own sample, else the median of their signature's samples; a signature never
+// sampled leaves them untimed.
+TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
+  testing::ProfileBuilder b;
+  auto made = [&](const std::string& name, uint32_t id, uint64_t api_start, uint64_t api_end) {
+    model::KernelRecord& k = b.Kernel(name, 0, 0, 7, id);
+    k.flags = model::kKernelCountersMeasured | model::kKernelFromLaunch;
+    b.Api("cudaLaunchKernel", api_start, api_end, id);
+  };
+  made("gemm", 11, 1000, 1010);    // its own sample: 5,000 ns
+  made("gemm", 12, 9000, 9020);    // no sample of its own: the median of gemm's
+  made("gemm", 13, 20000, 20005);  // the other gemm sample: 7,000 ns
+  made("gemm", 14, 30000, 30010);  // another gemm sample: 6,000 ns
+  made("relu", 15, 40000, 40004);  // relu was never sampled: untimed
+  model::Profile& p = b.profile();
+  auto set = [&](uint32_t id, double duration) {
+    model::CounterSet s;
+    s.name = p.strings.Intern("gemm");
+    s.grid = {128, 1, 1};
+    s.block = {256, 1, 1};
+    s.passes = 1;
+    s.correlation_ids = {id};
+    s.values = {{p.strings.Intern(metrics::kDuration), duration}};
+    p.counters.push_back(s);
+  };
+  set(11, 5000);
+  set(13, 7000);
+  set(14, 6000);
+  const std::string path = testing_util::TempPath("measured_times_from_launch.sqlite");
+  ASSERT_TRUE(SaveProfile(b.profile(), path).ok());
+  EXPECT_EQ(UntimedRows(path), 1);  // relu
+  auto after = LoadProfile(path);
+  ASSERT_TRUE(after.ok()) << after.status();
+  std::map<uint32_t, model::KernelRecord> by_id;
+  for (const model::KernelRecord& k : after->kernels) by_id[k.correlation_id] = k;
+  const std::map<uint32_t, std::pair<uint64_t, uint64_t>> want = {
+      {11, {1010, 6010}}, {12, {9020, 15020}}, {13, {20005, 27005}}, {14, {30010, 36010}}};
+  for (const auto& [id, span] : want) {
+    EXPECT_EQ(by_id[id].start_ns, span.first) << id;
+    EXPECT_EQ(by_id[id].end_ns, span.second) << id;
+    EXPECT_TRUE(by_id[id].flags & model::kKernelTimePlaced) << id;
+    EXPECT_TRUE(by_id[id].flags & model::kKernelFromLaunch) << id;
+  }
+  EXPECT_EQ(by_id[15].start_ns, 0u);
+  EXPECT_FALSE(by_id[15].flags & model::kKernelTimePlaced);
 }
 
 }  // namespace

@@ -236,6 +236,24 @@ TEST(TraceViewTest, MeasuredKernelCarriesItsSetAndTheGivenVerdict) {
   EXPECT_EQ(k.keys.back(), "verdict reason");
 }
 
+// Rotate with instruction counters held CUPTI's record off: the record made from the
+// launch says so, and its occupancy is unknown (no registers in a launch callback).
+TEST(TraceViewTest, AKernelMadeFromItsLaunchSaysSoAndHasNoOccupancy) {
+  ProfileBuilder b;
+  model::KernelRecord& made = b.Kernel("k", 100, 200, 7, 9);
+  made.flags |=
+      model::kKernelCountersMeasured | model::kKernelFromLaunch | model::kKernelTimePlaced;
+  made.registers_per_thread = 0;
+  b.Kernel("k", 300, 400, 7, 10);
+  const std::vector<Event> all = Events(b.profile());
+  const auto kernels = OfCategory(all, "kernel");
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0]->args.at("record made from the launch"), "true");
+  EXPECT_EQ(kernels[0]->args.at("est. achieved occupancy %"), "-1");
+  EXPECT_EQ(kernels[1]->args.count("record made from the launch"), 0u);
+  EXPECT_NE(kernels[1]->args.at("est. achieved occupancy %"), "-1");
+}
+
 TEST(TraceViewTest, HeaderOriginRankAndWorldSize) {
   ProfileBuilder b;
   model::Profile& p = b.profile();
