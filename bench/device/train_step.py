@@ -39,6 +39,11 @@ MODES = {
     "cuscope trace": lambda p: [cuscope, "run", f"--output={p}", "--report=none", "--"] + step_cmd,
     "cuscope signature (roofline)": lambda p: [cuscope, "run", f"--output={p}", "--report=none",
                                                "--metrics=roofline", "--"] + step_cmd,
+    # Kernel replay of launches after the first two steps (809 + 581 launches of the
+    # recorded step): steady-state launches, as rotate measures, for the duration check.
+    "cuscope signature (roofline, steady)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
+        "--launch-skip=1390", "--"] + step_cmd,
     "cuscope rotate (roofline, every launch)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
         "--per-signature=all", "--replay=rotate", "--"] + step_cmd,
@@ -284,7 +289,6 @@ def main():
                 print(f"- step {i}: {step_ms:.0f} ms, counters held {sum(kinds.values()):.0f} ms"
                       f"{' (' + parts + ')' if parts else ''}")
     rot = first_profile("cuscope rotate (roofline, every launch)")
-    rep = first_profile("cuscope signature (roofline)")
     if rot:
         cov = last_step_coverage(rot)
         if cov:
@@ -295,13 +299,20 @@ def main():
         notes = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'extra.counters.%'"))
         for k in sorted(notes):
             print(f"- `{k}`: {notes[k]}")
-    if rot and rep:
-        n, flops_ok, dur_ok, worst = compare_values(rot, rep)
-        print(f"\nRotate against kernel replay on {n} signatures both sampled: FLOP and "
+    pairs = [("cuscope rotate (roofline, every launch)", "cuscope signature (roofline)"),
+             ("cuscope rotate (roofline, 1 per signature)", "cuscope signature (roofline)"),
+             ("cuscope rotate (roofline, 1 per signature)", "cuscope signature (roofline, steady)"),
+             ("cuscope signature (roofline, steady)", "cuscope signature (roofline)")]
+    for a_mode, b_mode in pairs:
+        a_path, b_path = first_profile(a_mode), first_profile(b_mode)
+        if not (a_path and b_path):
+            continue
+        n, flops_ok, dur_ok, worst = compare_values(a_path, b_path)
+        print(f"\n{a_mode} against {b_mode} on {n} signatures both sampled: FLOP and "
               f"instruction counts within 2% on {flops_ok}, gpu__time_duration within 5% on "
               f"{dur_ok}.")
         for w in worst:
-            print(f"- {w[0]} {w[1]}: rotate {w[2]:.4g}, kernel replay {w[3]:.4g}")
+            print(f"- {w[0]} {w[1]}: {w[2]:.4g} against {w[3]:.4g}")
     for mode in ("cuscope gpu metrics (sampled, every kernel)", "cuscope gpu metrics (every 2 us)"):
         if mode in results:
             report_sampled(mode, first_profile(mode))
