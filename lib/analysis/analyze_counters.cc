@@ -113,6 +113,7 @@ struct KernelGroup {
   uint64_t unmeasured = 0;
   uint32_t registers = 0;
   uint32_t shared = 0;
+  bool config_known = false;  // from a CUPTI record (one made from a launch has no registers)
   // The ranking time: unmeasured mean x launches when some were not measured.
   uint64_t RankTime() const {
     if (unmeasured > 0 && unmeasured < timed) {
@@ -128,7 +129,9 @@ absl::flat_hash_map<KernelKey, KernelGroup> GroupKernels(const model::Profile& p
   for (const model::KernelRecord& r : p.kernels) {
     KernelGroup& g = kernels[KernelKey{r.device_id, r.name, r.mangled_name, r.grid.x, r.grid.y,
                                        r.grid.z, r.block.x, r.block.y, r.block.z}];
-    if (g.launches++ == 0) {
+    ++g.launches;
+    if (!g.config_known && !(r.flags & model::kKernelFromLaunch)) {
+      g.config_known = true;
       g.registers = r.registers_per_thread;
       g.shared = r.static_shared_bytes + r.dynamic_shared_bytes;
     }
@@ -160,7 +163,7 @@ uint64_t AddKernelRecords(const model::Profile& p, SetGroups& groups) {
     }
     if (it == groups.end()) continue;
     KernelCounters& k = it->second.k;
-    if (!k.launch_config) k.launch_config = LaunchConfig{g.registers, g.shared};
+    if (!k.launch_config && g.config_known) k.launch_config = LaunchConfig{g.registers, g.shared};
     k.launches += g.launches;
     k.total_time_ns += g.RankTime();
   }

@@ -283,6 +283,11 @@ void ActivityTracer::ResumeGpuKinds() {
   ApplyGpuKinds();
 }
 
+bool ActivityTracer::CapturePaused() {
+  absl::MutexLock lock(&kinds_mu_);
+  return capture_paused_;
+}
+
 void ActivityTracer::HoldGpuKinds(bool hold) {
   if (!running_.load()) return;
   absl::MutexLock lock(&kinds_mu_);

@@ -81,6 +81,7 @@ class ActivityTracer final : public GpuKindControl {
   // forced CUPTI flush inside the range shows in its span).
   void PauseGpuKinds() override;
   void ResumeGpuKinds() override;
+  bool CapturePaused() override;
   void HoldGpuKinds(bool hold) override;
   void HoldPeriodicFlush(bool hold) override;
 

@@ -20,6 +20,8 @@ class GpuKindControl {
   // Capture control: off outside capture windows, on inside.
   virtual void PauseGpuKinds() = 0;
   virtual void ResumeGpuKinds() = 0;
+  // Outside a capture window now (a kernel launched now gets no record).
+  virtual bool CapturePaused() = 0;
   // Counters: keep them off (true) while a region is measured with instruction
   // counters, whatever capture control says; false gives them back to it.
   virtual void HoldGpuKinds(bool hold) = 0;

@@ -138,9 +138,11 @@ void CounterSampler::OnLaunchEnter(CUpti_CallbackDomain domain, CUpti_CallbackId
     RotateCalls calls(*this, *c);
     RotateDriver(*planner_, calls).Enter(c->plan, launch);
     const ContextPlan& plan = c->plan;
+    // (Outside a capture window CUPTI would have recorded nothing either.)
     if (c->kernels_held && plan.window_open && !plan.windows.empty() &&
         !plan.windows.back().empty() &&
-        plan.windows.back().back().correlation_id == cb->correlationId) {
+        plan.windows.back().back().correlation_id == cb->correlationId &&
+        !kinds_->CapturePaused()) {
       RecordHeldLaunch(*c, domain, cbid, cb, sig);
     }
     return;

@@ -94,12 +94,13 @@ enum KernelFlags : uint32_t {
   kKernelNone = 0,
   kKernelCountersMeasured = 1u << 0,  // serialized and slowed by counter collection
   // Start and end placed from the launch's API call and the profiler's duration
-  // (kernel replay, where CUPTI records none): lib/store/measured_times.h.
+  // (kernel replay, where CUPTI writes none, and records made from launches):
+  // lib/store/measured_times.h.
   kKernelTimePlaced = 1u << 1,
   // No CUPTI record: made from the launch's callback (rotate with instruction counters
-  // holds kernel records off while its sets run). Placed from the end of the launch's
-  // API call, as long as its set's duration or, failing that, a sample of its
-  // signature's: lib/store/measured_times.h.
+  // holds kernel records off while its sets run); no registers or static shared memory
+  // (0). Placed from the end of the launch's API call, as long as its sample's duration
+  // or, failing that, the median of its signature's: lib/store/measured_times.h.
   kKernelFromLaunch = 1u << 2,
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -19,15 +20,22 @@ namespace {
 // duration of the kernel when its set has one, and what the kernel is (its flags and
 // signature).
 constexpr char kCandidates[] = R"sql(
-SELECT k.rowid, k.correlation_id, MIN(a.start_ns), MAX(a.end_ns),
-  (SELECT v.value FROM counter_launches AS l
-     JOIN counter_values AS v ON v.set_id = l.set_id
-     JOIN strings AS s ON s.id = v.metric_id
-   WHERE l.correlation_id = k.correlation_id AND s.text = ?1 LIMIT 1),
-  k.flags, k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z
+WITH own AS (
+  SELECT l.correlation_id AS cid, MIN(v.value) AS value FROM counter_launches AS l
+    JOIN counter_values AS v ON v.set_id = l.set_id
+    JOIN strings AS s ON s.id = v.metric_id
+  WHERE s.text = ?1 GROUP BY l.correlation_id)
+SELECT k.rowid, k.correlation_id, MIN(a.start_ns), MAX(a.end_ns), own.value,
+  k.flags, k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,
+  k.device_id, k.context_id, k.stream_id
 FROM kernels AS k JOIN api_calls AS a ON a.correlation_id = k.correlation_id
+  LEFT JOIN own ON own.cid = k.correlation_id
 WHERE k.start_ns = 0 AND k.end_ns = 0 AND (k.flags & ?2) != 0
 GROUP BY k.rowid)sql";
+
+// The kernels CUPTI timed: what a placed kernel of their stream must not overlap.
+constexpr char kTimed[] =
+    "SELECT device_id, context_id, stream_id, start_ns, end_ns FROM kernels WHERE start_ns > 0";
 
 // The profiler's durations of every set, with its signature.
 constexpr char kSetDurations[] = R"sql(
@@ -75,6 +83,54 @@ absl::StatusOr<absl::flat_hash_map<SignatureKey, double>> SignatureDurations(
 constexpr char kPlace[] =
     "UPDATE kernels SET start_ns = ?1, end_ns = ?2, flags = flags | ?3 WHERE rowid = ?4";
 
+// Kernels made from launches run in their stream's order, one after another: each
+// starts when its call returned or when the kernel before it on the stream (placed, or
+// timed by CUPTI) ended, whichever is later.
+absl::Status SerializeOnStreams(sqlite3* db, const std::string& path,
+                                std::vector<MeasuredPlacement>& placements) {
+  absl::flat_hash_map<StreamKey, std::vector<MeasuredPlacement*>> by_stream;
+  for (MeasuredPlacement& p : placements) {
+    if (p.from_launch && p.measured_duration) by_stream[p.stream].push_back(&p);
+  }
+  if (by_stream.empty()) return absl::OkStatus();
+  absl::StatusOr<Stmt> select = Prepare(db, kTimed);
+  if (!select.ok()) return select.status();
+  absl::flat_hash_map<StreamKey, std::vector<std::pair<int64_t, int64_t>>> timed;
+  int rc;
+  while ((rc = sqlite3_step(select->get())) == SQLITE_ROW) {
+    sqlite3_stmt* s = select->get();
+    const StreamKey key = {sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                           sqlite3_column_int64(s, 2)};
+    if (by_stream.contains(key)) {
+      timed[key].emplace_back(sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4));
+    }
+  }
+  if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read kernels of");
+  for (auto& [key, list] : by_stream) {
+    std::sort(list.begin(), list.end(), [](const MeasuredPlacement* a, const MeasuredPlacement* b) {
+      return a->start < b->start;
+    });
+    std::vector<std::pair<int64_t, int64_t>>& spans = timed[key];
+    std::sort(spans.begin(), spans.end());
+    // The latest end of the timed kernels begun by each start (in order of start).
+    std::vector<int64_t> ended(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i) {
+      ended[i] = std::max(spans[i].second, i > 0 ? ended[i - 1] : spans[i].second);
+    }
+    int64_t free_at = 0;
+    for (MeasuredPlacement* p : list) {
+      const auto begun =
+          std::upper_bound(spans.begin(), spans.end(), std::make_pair(p->start, INT64_MAX));
+      if (begun != spans.begin()) free_at = std::max(free_at, ended[begun - spans.begin() - 1]);
+      const int64_t duration = p->end - p->start;
+      p->start = std::max(p->start, free_at);
+      p->end = p->start + duration;
+      free_at = p->end;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* db,
@@ -92,6 +148,8 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
     const int64_t api_end = sqlite3_column_int64(s, 3);
     if (api_start <= 0 || api_end < api_start) continue;
     MeasuredPlacement p;
+    p.stream = {sqlite3_column_int64(s, 13), sqlite3_column_int64(s, 14),
+                sqlite3_column_int64(s, 15)};
     p.rowid = sqlite3_column_int64(s, 0);
     p.correlation_id = static_cast<uint32_t>(sqlite3_column_int64(s, 1));
     p.from_launch = (sqlite3_column_int64(s, 5) & model::kKernelFromLaunch) != 0;
@@ -119,16 +177,18 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
     placements.push_back(p);
   }
   if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read measured kernels of");
-  if (by_signature.empty()) return placements;
-  auto durations = SignatureDurations(db, path);
-  if (!durations.ok()) return durations.status();
-  for (const auto& [i, key] : by_signature) {
-    auto it = durations->find(key);
-    if (it == durations->end()) continue;
-    placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
-    placements[i].measured_duration = true;
-    placements[i].signature_duration = true;
+  if (!by_signature.empty()) {
+    auto durations = SignatureDurations(db, path);
+    if (!durations.ok()) return durations.status();
+    for (const auto& [i, key] : by_signature) {
+      auto it = durations->find(key);
+      if (it == durations->end()) continue;
+      placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
+      placements[i].measured_duration = true;
+      placements[i].signature_duration = true;
+    }
   }
+  if (absl::Status st = SerializeOnStreams(db, path, placements); !st.ok()) return st;
   return placements;
 }
 

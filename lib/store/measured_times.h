@@ -7,15 +7,17 @@
 //   call, as long as the profiler's gpu__time_duration.sum (which every measurement
 //   holds; without it, not placed).
 // - Made from the launch (kKernelFromLaunch: rotate held CUPTI's records off while its
-//   set ran): from the end of the API call (the launch is asynchronous), as long as
-//   the duration of its own sample or, when its range gave none (the signature's
-//   budget was spent, the range was dropped), the median of its signature's samples;
-//   without either, not placed.
+//   set ran): from the end of the API call (the launch is asynchronous), or from the
+//   end of the kernel before it on its stream when that is later (placed or timed by
+//   CUPTI: a stream runs its kernels one at a time), as long as the duration of its own
+//   sample or, when its range gave none (the signature's budget was spent, the range
+//   was dropped), the median of its signature's samples; without either, not placed.
 #ifndef CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 #define CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 
 #include <sqlite3.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,8 +27,12 @@
 
 namespace cuscope::store {
 
+// A kernel's device, context and stream ids.
+using StreamKey = std::array<int64_t, 3>;
+
 // Where a measured kernel without times goes: its row, its launch and its times.
 struct MeasuredPlacement {
+  StreamKey stream = {0, 0, 0};
   int64_t rowid = 0;
   uint32_t correlation_id = 0;
   int64_t start = 0, end = 0;

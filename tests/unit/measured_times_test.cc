@@ -127,8 +127,9 @@ TEST(MeasuredTimes, TheWriterPlacesThemInTheFile) {
 // sampled leaves them untimed.
 TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
   testing::ProfileBuilder b;
-  auto made = [&](const std::string& name, uint32_t id, uint64_t api_start, uint64_t api_end) {
-    model::KernelRecord& k = b.Kernel(name, 0, 0, 7, id);
+  auto made = [&](const std::string& name, uint32_t id, uint64_t api_start, uint64_t api_end,
+                  uint32_t stream = 7) {
+    model::KernelRecord& k = b.Kernel(name, 0, 0, stream, id);
     k.flags = model::kKernelCountersMeasured | model::kKernelFromLaunch;
     b.Api("cudaLaunchKernel", api_start, api_end, id);
   };
@@ -137,6 +138,12 @@ TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
   made("gemm", 13, 20000, 20005);  // the other gemm sample: 7,000 ns
   made("gemm", 14, 30000, 30010);  // another gemm sample: 6,000 ns
   made("relu", 15, 40000, 40004);  // relu was never sampled: untimed
+  // A stream runs one kernel at a time: after the kernel before it on the stream.
+  made("gemm", 16, 31000, 31005);  // gemm 14 runs until 36,010
+  b.Kernel("other", 50000, 60000, 7, 17);
+  b.Api("cudaLaunchKernel", 49000, 49010, 17);
+  made("gemm", 18, 52000, 52010);                // after CUPTI's "other", until 60,000
+  made("gemm", 19, 52000, 52010, /*stream=*/8);  // another stream: when its call returns
   model::Profile& p = b.profile();
   auto set = [&](uint32_t id, double duration) {
     model::CounterSet s;
@@ -159,7 +166,8 @@ TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
   std::map<uint32_t, model::KernelRecord> by_id;
   for (const model::KernelRecord& k : after->kernels) by_id[k.correlation_id] = k;
   const std::map<uint32_t, std::pair<uint64_t, uint64_t>> want = {
-      {11, {1010, 6010}}, {12, {9020, 15020}}, {13, {20005, 27005}}, {14, {30010, 36010}}};
+      {11, {1010, 6010}},   {12, {9020, 15020}},  {13, {20005, 27005}}, {14, {30010, 36010}},
+      {16, {36010, 42010}}, {18, {60000, 66000}}, {19, {52010, 58010}}};
   for (const auto& [id, span] : want) {
     EXPECT_EQ(by_id[id].start_ns, span.first) << id;
     EXPECT_EQ(by_id[id].end_ns, span.second) << id;

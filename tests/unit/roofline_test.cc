@@ -609,6 +609,33 @@ TEST(MissingMetricsTest, NoCrashAndUnknownVerdict) {
 // A region measured as a whole over 3 instances (3 passes, kernel records paused in
 // them) and traced in 2 more: its kernels' time per traced instance and the FLOP/s
 // while they run join the reason.
+// A record made from its launch (rotate held CUPTI's off) knows no registers: the
+// launch configuration comes from a CUPTI record of the signature, or stays unknown.
+TEST(AnalyzeCountersTest, LaunchConfigIgnoresRecordsMadeFromLaunches) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  AddDeviceMetrics(p, H200Peaks());
+  auto made = [&](const std::string& name, uint64_t t) {
+    model::KernelRecord& k = b.Kernel(name, t, t + 1000);
+    k.flags = model::kKernelCountersMeasured | model::kKernelFromLaunch | model::kKernelTimePlaced;
+    k.registers_per_thread = 0;
+  };
+  made("gemm", 1000);  // drained before CUPTI's records: the group's first row
+  b.Kernel("gemm", 5000, 6000).registers_per_thread = 96;
+  made("relu", 9000);  // only made records
+  AddSet(p, "gemm", {128, 1, 1}, {256, 1, 1}, {{m::kDuration, 1000}});
+  AddSet(p, "relu", {128, 1, 1}, {256, 1, 1}, {{m::kDuration, 1000}});
+  const std::vector<KernelCounters> all = AnalyzeCounters(p);
+  const KernelCounters* gemm = Find(all, "gemm");
+  ASSERT_NE(gemm, nullptr);
+  ASSERT_TRUE(gemm->launch_config.has_value());
+  EXPECT_EQ(gemm->launch_config->registers_per_thread, 96u);
+  EXPECT_EQ(gemm->launches, 2u);
+  const KernelCounters* relu = Find(all, "relu");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_FALSE(relu->launch_config.has_value());
+}
+
 TEST(AnalyzeCountersTest, RegionKernelTimeFromTracedInstances) {
   ProfileBuilder b;
   model::Profile& p = b.profile();
