@@ -19,8 +19,7 @@ void CounterSampler::RecordHeldLaunch(const Context& c, CUpti_CallbackDomain dom
   k.mangled_name = cb->symbolName != nullptr ? cb->symbolName : "";
   k.grid = sig.grid;
   k.block = sig.block;
-  uint32_t id = 0;
-  if (cuptiGetContextId(cb->context, &id) == CUPTI_SUCCESS) k.context_id = id;
+  k.context_id = cb->contextUid;
   LaunchTarget target;
   if (LaunchTargetOf(domain, cbid, cb, &target)) {
     k.dynamic_shared_bytes = target.dynamic_shared_bytes;

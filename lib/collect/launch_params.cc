@@ -70,8 +70,23 @@ bool DescribeLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   }
 }
 
-bool LaunchTargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                    const CUpti_CallbackData* cb, LaunchTarget* target) {
+namespace {
+
+// The special handles name the default streams: CU_STREAM_LEGACY (0x1) and
+// CU_STREAM_PER_THREAD (0x2), as cudaStreamLegacy and cudaStreamPerThread.
+bool Named(CUstream stream, LaunchTarget* target) {
+  if (stream == CU_STREAM_PER_THREAD) {
+    target->stream = nullptr;
+    target->per_thread_default = true;
+  } else if (stream == CU_STREAM_LEGACY) {
+    target->stream = nullptr;
+    target->per_thread_default = false;
+  }
+  return true;
+}
+
+bool TargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb,
+              LaunchTarget* target) {
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     switch (cbid) {
       case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
@@ -113,6 +128,13 @@ bool LaunchTargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     default:
       return false;
   }
+}
+
+}  // namespace
+
+bool LaunchTargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                    const CUpti_CallbackData* cb, LaunchTarget* target) {
+  return TargetOf(domain, cbid, cb, target) && Named(target->stream, target);
 }
 
 bool IsGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {

@@ -62,7 +62,6 @@ CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* pPa
 }
 
 // Kernel records made from launches (lib/collect/held_launches.cc).
-CUptiResult CUPTIAPI cuptiGetContextId(CUcontext context, uint32_t* contextId) { return kNotHere; }
 CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream,
                                         uint32_t* streamId) {
   return kNotHere;

@@ -381,6 +381,10 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   EXPECT_EQ(profile->kernels.size(), 1008u);
   EXPECT_GE(made, 900u);
   EXPECT_EQ(placed, made);
+  // One context and one stream in the demo: made records name them as CUPTI's do.
+  std::set<std::pair<uint32_t, uint32_t>> tracks;
+  for (const model::KernelRecord& k : profile->kernels) tracks.insert({k.context_id, k.stream_id});
+  EXPECT_EQ(tracks.size(), 1u);
   // The sampler's held time, named by what it did: passes' Start and Stop and the
   // counter images at least (lib/collect/held_phases.h).
   std::map<std::string, double> held_ms;
