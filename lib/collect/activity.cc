@@ -202,6 +202,8 @@ absl::Status ActivityTracer::EnableKinds(const CollectOptions& options) {
     capture_paused_ = false;
     counters_hold_ = false;
     gpu_kinds_on_ = true;
+    kernels_disabled_ = false;
+    kernels_held_off_.store(false);
     enabled_.clear();
     for (CUpti_ActivityKind k : kinds) {
       CUptiResult r = cuptiActivityEnable(k);
@@ -258,15 +260,20 @@ bool Pausable(CUpti_ActivityKind k) {
 
 void ActivityTracer::ApplyGpuKinds() {
   const bool on = !capture_paused_ && !counters_hold_;
-  if (on == gpu_kinds_on_) return;
-  gpu_kinds_on_ = on;
-  for (CUpti_ActivityKind k : enabled_) {
-    if (!Pausable(k)) continue;
-    if (on)
-      cuptiActivityEnable(k);
-    else
-      cuptiActivityDisable(k);
+  if (on != gpu_kinds_on_) {
+    gpu_kinds_on_ = on;
+    kernels_disabled_ = false;
+    for (CUpti_ActivityKind k : enabled_) {
+      if (!Pausable(k)) continue;
+      if (on) {
+        cuptiActivityEnable(k);
+      } else if (cuptiActivityDisable(k) == CUPTI_SUCCESS &&
+                 k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+        kernels_disabled_ = true;
+      }
+    }
   }
+  kernels_held_off_.store(kernels_disabled_ && counters_hold_ && !capture_paused_);
 }
 
 void ActivityTracer::PauseGpuKinds() {
@@ -281,11 +288,6 @@ void ActivityTracer::ResumeGpuKinds() {
   absl::MutexLock lock(&kinds_mu_);
   capture_paused_ = false;
   ApplyGpuKinds();
-}
-
-bool ActivityTracer::CapturePaused() {
-  absl::MutexLock lock(&kinds_mu_);
-  return capture_paused_;
 }
 
 void ActivityTracer::HoldGpuKinds(bool hold) {
@@ -412,6 +414,8 @@ void ActivityTracer::Stop(uint64_t end_ns) {
     absl::MutexLock kinds_lock(&kinds_mu_);
     for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
     enabled_.clear();
+    kernels_disabled_ = false;
+    kernels_held_off_.store(false);  // no records to make: none would be drained
   }
   // The calls Start enabled one by one (the probe switches its own off).
   for (uint32_t cbid : runtime_cbids_) cuptiActivityEnableRuntimeApi(cbid, 0);

@@ -81,7 +81,7 @@ class ActivityTracer final : public GpuKindControl {
   // forced CUPTI flush inside the range shows in its span).
   void PauseGpuKinds() override;
   void ResumeGpuKinds() override;
-  bool CapturePaused() override;
+  bool KernelRecordsHeldOff() const override { return kernels_held_off_.load(); }
   void HoldGpuKinds(bool hold) override;
   void HoldPeriodicFlush(bool hold) override;
 
@@ -147,6 +147,8 @@ class ActivityTracer final : public GpuKindControl {
   // the switch and the flags must agree).
   absl::Mutex kinds_mu_;
   bool capture_paused_ ABSL_GUARDED_BY(kinds_mu_) = false;
+  bool kernels_disabled_ ABSL_GUARDED_BY(kinds_mu_) = false;  // CUPTI took the switch off
+  std::atomic<bool> kernels_held_off_{false};                 // KernelRecordsHeldOff
   bool counters_hold_ ABSL_GUARDED_BY(kinds_mu_) = false;
   bool gpu_kinds_on_ ABSL_GUARDED_BY(kinds_mu_) = true;
   // Kinds enabled by Start; Stop disables and clears them under the lock, as a

@@ -316,6 +316,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   device_metrics_done_.clear();
   windows_logged_ = 0;
   null_context_launches_ = 0;
+  made_dropped_ = 0;
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   setconfig_each_pass_ = internal != nullptr && internal[0] == '1';
   const char* sizing = std::getenv("CUSCOPE_INTERNAL_IMAGE_SIZING");

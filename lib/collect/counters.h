@@ -75,6 +75,13 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::map<std::string, std::string> Notes();
 
  private:
+  // A kernel record made from a launch callback (CUPTI's was held off).
+  struct PendingKernel {
+    uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+    std::string name, mangled_name;
+    model::Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+  };
   // One CUDA context's Range Profiler and the windows measured on it.
   struct Context {
     uint32_t device_id = 0;
@@ -89,13 +96,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     std::optional<Launch> replaying;  // kernel replay: the launch being measured
     uint64_t replay_start_ns = 0;
     bool kernels_held = false;  // rotate: a set in progress holds kernel records off
-  };
-  // A kernel record made from a launch callback (CUPTI's was held off).
-  struct PendingKernel {
-    uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
-    std::string name, mangled_name;
-    model::Dim3 grid, block;
-    uint32_t dynamic_shared_bytes = 0;
+    // Records made at launches' API_ENTER, kept until their API_EXIT says the launch
+    // succeeded (held_launches.cc); by correlation id.
+    absl::flat_hash_map<uint32_t, PendingKernel> made;
   };
   struct PendingSet {
     uint32_t device_id;
@@ -203,10 +206,12 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
                      const CUpti_CallbackData* cb, const model::Dim3& grid,
                      const model::Dim3& block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A launch that went into a window of a set holding kernel records off: its record,
-  // made from the launch (held_launches.cc), for Drain.
-  void RecordHeldLaunch(const Context& c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+  // made from the launch (held_launches.cc), kept in `c` until its API_EXIT...
+  void RecordHeldLaunch(Context& c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                         const CUpti_CallbackData* cb, const Signature& sig)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ...where it goes to Drain if the launch succeeded.
+  void QueueHeldLaunch(Context& c, const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DrainHeldLaunches(model::Profile* batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(out_mu_);
   void OnLaunchExit(const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `name`: the launch's kernel, demangled (Classify tells CUPTI's own kernels apart).
@@ -278,6 +283,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::vector<std::string> out_metrics_ ABSL_GUARDED_BY(out_mu_);  // names of the values
   std::vector<PendingSet> pending_ ABSL_GUARDED_BY(out_mu_);
   std::vector<PendingKernel> pending_kernels_ ABSL_GUARDED_BY(out_mu_);
+  // Records made from launches and not queued: the queue was full (no drain came).
+  uint64_t made_dropped_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::pair<uint32_t, std::vector<double>>> pending_device_values_
       ABSL_GUARDED_BY(out_mu_);
   // Spans (CUPTI's clock) in which the sampler held the program's thread in a launch

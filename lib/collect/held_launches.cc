@@ -3,13 +3,21 @@
 // counters.cc): a launch measured in a window would leave no record, and the profile
 // fewer kernels than launches. Its record is made here from the callback, without
 // times (placed when the profile is written: lib/store/measured_times.h) and without
-// what only CUPTI's record says (registers, static shared memory: 0).
+// what only CUPTI's record says (registers, static shared memory: 0); only while
+// CUPTI's kernel records are really off (the tracer took the switch, capture would
+// record), and kept only for a launch that succeeded.
 #include "lib/collect/counters.h"
 #include "lib/collect/launch_params.h"
 
 namespace cuscope::collect {
 
-void CounterSampler::RecordHeldLaunch(const Context& c, CUpti_CallbackDomain domain,
+namespace {
+// Records waiting for a drain at most (a drain comes with each activity buffer; if the
+// buffers stop coming, the queue stops growing).
+constexpr size_t kMaxPendingKernels = size_t{1} << 18;
+}  // namespace
+
+void CounterSampler::RecordHeldLaunch(Context& c, CUpti_CallbackDomain domain,
                                       CUpti_CallbackId cbid, const CUpti_CallbackData* cb,
                                       const Signature& sig) {
   PendingKernel k;
@@ -29,8 +37,29 @@ void CounterSampler::RecordHeldLaunch(const Context& c, CUpti_CallbackDomain dom
       k.stream_id = stream;
     }
   }
-  absl::MutexLock lock(&out_mu_);
-  pending_kernels_.push_back(std::move(k));
+  c.made.insert_or_assign(k.correlation_id, std::move(k));
+}
+
+void CounterSampler::QueueHeldLaunch(Context& c, const CUpti_CallbackData* cb) {
+  auto it = c.made.find(cb->correlationId);
+  if (it == c.made.end()) return;
+  PendingKernel k = std::move(it->second);
+  c.made.erase(it);
+  // A launch that failed ran nothing (cudaSuccess and CUDA_SUCCESS are both 0).
+  const auto* returned = static_cast<const int*>(cb->functionReturnValue);
+  if (returned != nullptr && *returned != 0) return;
+  {
+    absl::MutexLock lock(&out_mu_);
+    if (pending_kernels_.size() < kMaxPendingKernels) {
+      pending_kernels_.push_back(std::move(k));
+      return;
+    }
+  }
+  if (made_dropped_++ == 0) {
+    Note("counters.made_records",
+         "kernel records made from launches were left out: none was drained (the activity "
+         "buffers stopped coming back)");
+  }
 }
 
 void CounterSampler::DrainHeldLaunches(model::Profile* batch) {

@@ -20,8 +20,10 @@ class GpuKindControl {
   // Capture control: off outside capture windows, on inside.
   virtual void PauseGpuKinds() = 0;
   virtual void ResumeGpuKinds() = 0;
-  // Outside a capture window now (a kernel launched now gets no record).
-  virtual bool CapturePaused() = 0;
+  // Kernel records are off now because counters hold them (HoldGpuKinds), CUPTI took
+  // the switch, and capture would have recorded them: a launch now gets no record
+  // unless one is made for it. Lock-free.
+  virtual bool KernelRecordsHeldOff() const = 0;
   // Counters: keep them off (true) while a region is measured with instruction
   // counters, whatever capture control says; false gives them back to it.
   virtual void HoldGpuKinds(bool hold) = 0;

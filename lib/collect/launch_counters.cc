@@ -94,6 +94,7 @@ void CounterSampler::OnLaunchCallback(CUpti_CallbackDomain domain, CUpti_Callbac
 
 void CounterSampler::OnLaunchExit(const CUpti_CallbackData* cb) {
   auto it = contexts_.find(cb->context);
+  if (it != contexts_.end() && !it->second->made.empty()) QueueHeldLaunch(*it->second, cb);
   if (planner_->rotate()) {
     // The driver ends a full window and opens the next one here, between launches: a
     // window started inside the launch's own API_ENTER callback misses instrumented
@@ -138,11 +139,10 @@ void CounterSampler::OnLaunchEnter(CUpti_CallbackDomain domain, CUpti_CallbackId
     RotateCalls calls(*this, *c);
     RotateDriver(*planner_, calls).Enter(c->plan, launch);
     const ContextPlan& plan = c->plan;
-    // (Outside a capture window CUPTI would have recorded nothing either.)
     if (c->kernels_held && plan.window_open && !plan.windows.empty() &&
         !plan.windows.back().empty() &&
         plan.windows.back().back().correlation_id == cb->correlationId &&
-        !kinds_->CapturePaused()) {
+        kinds_->KernelRecordsHeldOff()) {
       RecordHeldLaunch(*c, domain, cbid, cb, sig);
     }
     return;

@@ -370,6 +370,34 @@ absl::Status StartFromEnvironment() {
   return Start([](const char* name) -> const char* { return std::getenv(name); });
 }
 
+// The end of the profile file: run info, measured kernels' times, findings (read back
+// into `ended`), close. True if the write failed (said in its one line).
+static bool FinishProfile(SessionState& s, bool on_signal, bool nothing_recorded,
+                          std::optional<model::Profile>* ended) {
+  absl::MutexLock wlock(&s.writer_mu);
+  bool failed = s.write_failed;
+  if (s.writer == nullptr) return failed;
+  absl::Status st = s.writer->WriteRunInfo(s.run);
+  // Measured launches get their times before the profile is read back (only counters
+  // leave launches without times: a traced run skips the query). A failure there is
+  // said and the profile finished: the reader places them again.
+  if (st.ok() && s.options.counters_enabled()) {
+    if (absl::Status placed = s.writer->PlaceMeasuredKernels(); !placed.ok()) {
+      Warn(absl::StrCat("measured kernels left without times: ", placed.message()));
+    }
+  }
+  if (st.ok() && !failed && !on_signal && !nothing_recorded) {
+    *ended = inject::EndProfile(s.path, *s.writer, s.config, Warn);
+  }
+  if (st.ok()) st = s.writer->Close();
+  if (!st.ok() && !failed) {
+    Warn(absl::StrCat("finishing the profile failed: ", st.message()));
+    failed = true;
+  }
+  s.writer.reset();
+  return failed;
+}
+
 absl::Status Stop(const std::string& reason) {
   // A forked child shares the parent's profile file: it never writes or closes it.
   if (g_owner_pid.load() != 0 && !InOwnerProcess()) {
@@ -414,27 +442,9 @@ absl::Status Stop(const std::string& reason) {
   if (s.config.verbose) Warn("flushed");
   collect::ActivityStats stats = s.collector.tracer().stats();
   RecordCollectStats(s, stats);
-  bool failed;
   const bool nothing_recorded = reason == "exit" && s.records_written == 0;
   std::optional<model::Profile> ended;  // read back, with its findings
-  {
-    absl::MutexLock wlock(&s.writer_mu);
-    failed = s.write_failed;
-    if (s.writer != nullptr) {
-      absl::Status st = s.writer->WriteRunInfo(s.run);
-      // Kernel-replay launches get their times before the profile is read back (only
-      // counters leave launches without times: a traced run skips the query).
-      if (st.ok() && s.options.counters_enabled()) st = s.writer->PlaceMeasuredKernels();
-      if (st.ok() && !failed && !on_signal && !nothing_recorded)
-        ended = inject::EndProfile(s.path, *s.writer, s.config, Warn);
-      if (st.ok()) st = s.writer->Close();
-      if (!st.ok() && !failed) {
-        Warn(absl::StrCat("finishing the profile failed: ", st.message()));
-        failed = true;
-      }
-      s.writer.reset();
-    }
-  }
+  const bool failed = FinishProfile(s, on_signal, nothing_recorded, &ended);
   if (stats.dropped_records > 0 || stats.buffers_refused > 0) {
     Warn(absl::StrFormat(
         "%d records were dropped (%d buffer requests refused at CUSCOPE_MAX_BUFFERS=%d); "

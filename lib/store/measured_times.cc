@@ -52,10 +52,13 @@ SignatureKey KeyAt(sqlite3_stmt* s, int first) {
   return key;
 }
 
+// A kernel's duration as the profiler gave it: positive, and under an hour (a value
+// beyond is not a kernel's, and would overflow the placement's arithmetic).
+constexpr double kLongestKernelNs = 3.6e12;
 bool UsableDuration(sqlite3_stmt* s, int column, double* d) {
   if (sqlite3_column_type(s, column) == SQLITE_NULL) return false;
   *d = sqlite3_column_double(s, column);
-  return std::isfinite(*d) && *d > 0;
+  return std::isfinite(*d) && *d > 0 && *d < kLongestKernelNs;
 }
 
 // Signature -> the median of its sets' durations: for kernels made from a launch whose
