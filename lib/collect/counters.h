@@ -40,6 +40,7 @@
 #include "lib/collect/held_phases.h"
 #include "lib/collect/image_ranges.h"
 #include "lib/collect/interfaces.h"
+#include "lib/collect/launch_params.h"
 #include "lib/collect/metric_host.h"
 #include "lib/collect/metric_resolve.h"
 #include "lib/collect/options.h"
@@ -202,14 +203,12 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
                         const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The end of collection on a rotate context: a set whose passes did not all run is dropped.
   void EndRotate(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void OnLaunchEnter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                     const CUpti_CallbackData* cb, const model::Dim3& grid,
-                     const model::Dim3& block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchShape& shape)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A launch that went into a window of a set holding kernel records off: its record,
   // made from the launch (held_launches.cc), kept in `c` until its API_EXIT...
-  void RecordHeldLaunch(Context& c, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                        const CUpti_CallbackData* cb, const Signature& sig)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordHeldLaunch(Context& c, const CUpti_CallbackData* cb, const Signature& sig,
+                        const LaunchShape& shape) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // ...where it goes to Drain if the launch succeeded.
   void QueueHeldLaunch(Context& c, const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DrainHeldLaunches(model::Profile* batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(out_mu_);

@@ -7,7 +7,6 @@
 // CUPTI's kernel records are really off (the tracer took the switch, capture would
 // record), and kept only for a launch that succeeded.
 #include "lib/collect/counters.h"
-#include "lib/collect/launch_params.h"
 
 namespace cuscope::collect {
 
@@ -17,9 +16,8 @@ namespace {
 constexpr size_t kMaxPendingKernels = size_t{1} << 18;
 }  // namespace
 
-void CounterSampler::RecordHeldLaunch(Context& c, CUpti_CallbackDomain domain,
-                                      CUpti_CallbackId cbid, const CUpti_CallbackData* cb,
-                                      const Signature& sig) {
+void CounterSampler::RecordHeldLaunch(Context& c, const CUpti_CallbackData* cb,
+                                      const Signature& sig, const LaunchShape& shape) {
   PendingKernel k;
   k.device_id = c.device_id;
   k.correlation_id = cb->correlationId;
@@ -28,14 +26,11 @@ void CounterSampler::RecordHeldLaunch(Context& c, CUpti_CallbackDomain domain,
   k.grid = sig.grid;
   k.block = sig.block;
   k.context_id = cb->contextUid;
-  LaunchTarget target;
-  if (LaunchTargetOf(domain, cbid, cb, &target)) {
-    k.dynamic_shared_bytes = target.dynamic_shared_bytes;
-    uint32_t stream = 0;
-    if (cuptiGetStreamIdEx(cb->context, target.stream, target.per_thread_default ? 1 : 0,
-                           &stream) == CUPTI_SUCCESS) {
-      k.stream_id = stream;
-    }
+  k.dynamic_shared_bytes = shape.dynamic_shared_bytes;
+  uint32_t stream = 0;
+  if (cuptiGetStreamIdEx(cb->context, shape.stream, shape.per_thread_default ? 1 : 0, &stream) ==
+      CUPTI_SUCCESS) {
+    k.stream_id = stream;
   }
   c.made.insert_or_assign(k.correlation_id, std::move(k));
 }

@@ -68,8 +68,8 @@ void CounterSampler::OnLaunchCallback(CUpti_CallbackDomain domain, CUpti_Callbac
     }
     return;
   }
-  model::Dim3 grid, block;
-  if (!DescribeLaunch(domain, cbid, cb, &grid, &block)) return;
+  LaunchShape shape;
+  if (!DescribeLaunch(domain, cbid, cb, &shape)) return;
   // A runtime launch on a thread whose context the runtime has not made current yet
   // (PyTorch's autograd threads) reaches API_ENTER with no context: enabling the
   // profiler on it fails with CUPTI_ERROR_INVALID_CONTEXT. The driver launch inside
@@ -88,7 +88,7 @@ void CounterSampler::OnLaunchCallback(CUpti_CallbackDomain domain, CUpti_Callbac
   if (cb->callbackSite == CUPTI_API_EXIT) {
     OnLaunchExit(cb);
   } else {
-    OnLaunchEnter(domain, cbid, cb, grid, block);
+    OnLaunchEnter(cb, shape);
   }
 }
 
@@ -117,13 +117,11 @@ void CounterSampler::OnLaunchExit(const CUpti_CallbackData* cb) {
   DecodeSet(c);
 }
 
-void CounterSampler::OnLaunchEnter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                   const CUpti_CallbackData* cb, const model::Dim3& grid,
-                                   const model::Dim3& block) {
+void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchShape& shape) {
   ++planner_->stats().launches_seen;
   const char* symbol = cb->symbolName ? cb->symbolName : "";
   const std::pair<std::string, bool>& name = planner_->KernelName(symbol);
-  Signature sig{name.first, grid, block};
+  Signature sig{name.first, shape.grid, shape.block};
   bool want = planner_->WantSample(sig, name.second, *regions_);
 
   auto ctx_it = contexts_.find(cb->context);
@@ -143,7 +141,7 @@ void CounterSampler::OnLaunchEnter(CUpti_CallbackDomain domain, CUpti_CallbackId
         !plan.windows.back().empty() &&
         plan.windows.back().back().correlation_id == cb->correlationId &&
         kinds_->KernelRecordsHeldOff()) {
-      RecordHeldLaunch(*c, domain, cbid, cb, sig);
+      RecordHeldLaunch(*c, cb, sig, shape);
     }
     return;
   }

@@ -21,22 +21,34 @@ const std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>& LaunchCall
 
 namespace {
 
-bool DescribeRuntime(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, model::Dim3* grid,
-                     model::Dim3* block) {
+// The special handles name the default streams: CU_STREAM_LEGACY (0x1) and
+// CU_STREAM_PER_THREAD (0x2), as cudaStreamLegacy and cudaStreamPerThread.
+void Target(CUstream stream, bool per_thread_call, size_t dynamic_shared, LaunchShape* shape) {
+  shape->stream = stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD ? nullptr : stream;
+  shape->per_thread_default =
+      stream == CU_STREAM_PER_THREAD || (per_thread_call && stream != CU_STREAM_LEGACY);
+  shape->dynamic_shared_bytes = static_cast<uint32_t>(dynamic_shared);
+}
+
+bool DescribeRuntime(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, LaunchShape* shape) {
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
       auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(cb->functionParams);
-      *grid = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
-      *block = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
+      shape->grid = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
+      shape->block = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
+      Target(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, p->sharedMem,
+             shape);
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
       auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(cb->functionParams);
       if (p->config == nullptr) return false;
-      *grid = {p->config->gridDim.x, p->config->gridDim.y, p->config->gridDim.z};
-      *block = {p->config->blockDim.x, p->config->blockDim.y, p->config->blockDim.z};
+      shape->grid = {p->config->gridDim.x, p->config->gridDim.y, p->config->gridDim.z};
+      shape->block = {p->config->blockDim.x, p->config->blockDim.y, p->config->blockDim.z};
+      Target(p->config->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+             p->config->dynamicSmemBytes, shape);
       return true;
     }
     default:
@@ -47,94 +59,31 @@ bool DescribeRuntime(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, model:
 }  // namespace
 
 bool DescribeLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                    const CUpti_CallbackData* cb, model::Dim3* grid, model::Dim3* block) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return DescribeRuntime(cbid, cb, grid, block);
+                    const CUpti_CallbackData* cb, LaunchShape* shape) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return DescribeRuntime(cbid, cb, shape);
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
       auto* p = static_cast<const cuLaunchKernel_params*>(cb->functionParams);
-      *grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
-      *block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      shape->grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+      shape->block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      Target(p->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, p->sharedMemBytes,
+             shape);
       return true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
       auto* p = static_cast<const cuLaunchKernelEx_params*>(cb->functionParams);
       if (p->config == nullptr) return false;
-      *grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
-      *block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
+      shape->grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
+      shape->block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
+      Target(p->config->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+             p->config->sharedMemBytes, shape);
       return true;
     }
     default:
       return false;
   }
-}
-
-namespace {
-
-// The special handles name the default streams: CU_STREAM_LEGACY (0x1) and
-// CU_STREAM_PER_THREAD (0x2), as cudaStreamLegacy and cudaStreamPerThread.
-bool Named(CUstream stream, LaunchTarget* target) {
-  if (stream == CU_STREAM_PER_THREAD) {
-    target->stream = nullptr;
-    target->per_thread_default = true;
-  } else if (stream == CU_STREAM_LEGACY) {
-    target->stream = nullptr;
-    target->per_thread_default = false;
-  }
-  return true;
-}
-
-bool TargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb,
-              LaunchTarget* target) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    switch (cbid) {
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
-        auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(cb->functionParams);
-        *target = {p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-                   static_cast<uint32_t>(p->sharedMem)};
-        return true;
-      }
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
-        auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(cb->functionParams);
-        if (p->config == nullptr) return false;
-        *target = {p->config->stream,
-                   cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-                   static_cast<uint32_t>(p->config->dynamicSmemBytes)};
-        return true;
-      }
-      default:
-        return false;
-    }
-  }
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-      auto* p = static_cast<const cuLaunchKernel_params*>(cb->functionParams);
-      *target = {p->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-                 p->sharedMemBytes};
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-      auto* p = static_cast<const cuLaunchKernelEx_params*>(cb->functionParams);
-      if (p->config == nullptr) return false;
-      *target = {p->config->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-                 p->config->sharedMemBytes};
-      return true;
-    }
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
-bool LaunchTargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                    const CUpti_CallbackData* cb, LaunchTarget* target) {
-  return TargetOf(domain, cbid, cb, target) && Named(target->stream, target);
 }
 
 bool IsGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {

@@ -15,21 +15,19 @@ namespace cuscope::collect {
 // The runtime and driver callbacks of kernel and graph launches (domain, id).
 const std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>& LaunchCallbacks();
 
-// Grid and block of a kernel launch callback; false for anything else.
-bool DescribeLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                    const CUpti_CallbackData* cb, model::Dim3* grid, model::Dim3* block);
-
-// Where a kernel launch callback sends the kernel: its stream (as the call names it:
-// nullptr is the default stream, per thread for the _ptsz calls) and its dynamic
+// What a kernel launch callback launches: grid, block, the stream as the call names it
+// (nullptr with per_thread_default for the per-thread default stream, the _ptsz calls'
+// or cudaStreamPerThread; nullptr without it for the legacy one) and its dynamic
 // shared memory.
-struct LaunchTarget {
+struct LaunchShape {
+  model::Dim3 grid, block;
   CUstream stream = nullptr;
   bool per_thread_default = false;
   uint32_t dynamic_shared_bytes = 0;
 };
 // False for anything but a kernel launch (or a launch without its config).
-bool LaunchTargetOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                    const CUpti_CallbackData* cb, LaunchTarget* target);
+bool DescribeLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                    const CUpti_CallbackData* cb, LaunchShape* shape);
 
 // cudaGraphLaunch / cuGraphLaunch: the graph's kernels are not seen one by one.
 bool IsGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
