@@ -15,6 +15,19 @@
 namespace cuscope::store {
 namespace {
 
+// A kernel's device, context and stream ids.
+using StreamKey = std::array<int64_t, 3>;
+
+// Where a measured kernel without times goes: its row, its launch and its times.
+struct MeasuredPlacement {
+  StreamKey stream = {0, 0, 0};
+  int64_t rowid = 0;
+  uint32_t correlation_id = 0;
+  int64_t start = 0, end = 0;
+  bool measured_duration = false;  // as long as gpu__time_duration.sum, not the whole call
+  bool from_launch = false;        // kKernelFromLaunch
+};
+
 // Measured kernels without times, their API call's span (over every call of the
 // correlation id: the runtime call and the driver call inside it), the profiler's
 // duration of the kernel when its set has one, and what the kernel is (its flags and
@@ -134,8 +147,9 @@ absl::Status SerializeOnStreams(sqlite3* db, const std::string& path,
   return absl::OkStatus();
 }
 
-}  // namespace
-
+// The placements of every kernel of the profile open in `db` that has
+// kKernelCountersMeasured, no times, an API call with its correlation id and a measured
+// duration (reads only).
 absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* db,
                                                                       const std::string& path) {
   absl::StatusOr<Stmt> select = Prepare(db, kCandidates);
@@ -188,20 +202,21 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
       if (it == durations->end()) continue;
       placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
       placements[i].measured_duration = true;
-      placements[i].signature_duration = true;
     }
   }
   if (absl::Status st = SerializeOnStreams(db, path, placements); !st.ok()) return st;
+  placements.erase(std::remove_if(placements.begin(), placements.end(),
+                                  [](const MeasuredPlacement& p) { return !p.measured_duration; }),
+                   placements.end());
   return placements;
 }
+
+}  // namespace
 
 absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path) {
   absl::StatusOr<std::vector<MeasuredPlacement>> found = FindMeasuredPlacements(db, path);
   if (!found.ok()) return found.status();
-  std::vector<MeasuredPlacement> placements;
-  for (const MeasuredPlacement& p : *found) {
-    if (p.measured_duration) placements.push_back(p);
-  }
+  const std::vector<MeasuredPlacement>& placements = *found;
   if (placements.empty()) return 0;
   int rc;
   absl::StatusOr<Stmt> update = Prepare(db, kPlace);
@@ -238,7 +253,6 @@ void PlaceMeasuredOnRead(sqlite3* db, const std::string& path,
   // kernels[r - 1]; else the unplaced kernel of that launch.
   absl::flat_hash_map<uint32_t, size_t> by_launch;
   for (const MeasuredPlacement& p : *found) {
-    if (!p.measured_duration) continue;
     size_t i = static_cast<size_t>(p.rowid - 1);
     if (p.rowid < 1 || i >= kernels.size() || kernels[i].correlation_id != p.correlation_id ||
         !unplaced(kernels[i])) {

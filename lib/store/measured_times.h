@@ -17,7 +17,6 @@
 
 #include <sqlite3.h>
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,29 +26,10 @@
 
 namespace cuscope::store {
 
-// A kernel's device, context and stream ids.
-using StreamKey = std::array<int64_t, 3>;
-
-// Where a measured kernel without times goes: its row, its launch and its times.
-struct MeasuredPlacement {
-  StreamKey stream = {0, 0, 0};
-  int64_t rowid = 0;
-  uint32_t correlation_id = 0;
-  int64_t start = 0, end = 0;
-  bool measured_duration = false;   // as long as gpu__time_duration.sum, not the whole call
-  bool from_launch = false;         // kKernelFromLaunch
-  bool signature_duration = false;  // its signature's median, not its own sample's
-};
-
-// The placements of every kernel of the profile open in `db` that has
-// kKernelCountersMeasured, no times and an API call with its correlation id (reads
-// only).
-absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* db,
-                                                                      const std::string& path);
-
-// Writes those whose duration was measured (a whole launch call of kernel replay holds
-// every pass: GPU busy would count seconds that were not the kernel's), flagged
-// kKernelTimePlaced. Returns how many were placed.
+// Places every kernel of the profile open in `db` that has kKernelCountersMeasured, no
+// times, an API call with its correlation id and a measured duration (a whole launch
+// call of kernel replay holds every pass: GPU busy would count seconds that were not
+// the kernel's), flagged kKernelTimePlaced. Returns how many were placed.
 absl::StatusOr<int64_t> PlaceMeasuredKernels(sqlite3* db, const std::string& path);
 
 // The same placements made in memory on `kernels` (all of the file's, in row order),
