@@ -157,6 +157,59 @@ void BM_SaveProfile(benchmark::State& state) {
 }
 BENCHMARK(BM_SaveProfile)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// SaveProfile of a rotate run's records made from launches (no times: placed when the
+// profile is finished, lib/store/measured_times.h), 2 API calls each, with 1,000 counter
+// sets of 41 values (a sample per 7 launches; the others take their signature's median).
+void BM_SaveMadeKernels(benchmark::State& state) {
+  Profile profile;
+  const uint32_t count = static_cast<uint32_t>(state.range(0));
+  const StringId launch = profile.strings.Intern("cudaLaunchKernel");
+  const StringId driver = profile.strings.Intern("cuLaunchKernel");
+  for (uint32_t i = 0; i < count; ++i) {
+    KernelRecord k;
+    k.name = profile.strings.Intern(absl::StrCat("k", i % 100));
+    k.correlation_id = 100 + i;
+    k.stream_id = 7;
+    k.context_id = 1;
+    k.grid = {128, 1, 1};
+    k.block = {256, 1, 1};
+    k.flags = kKernelCountersMeasured | kKernelFromLaunch;
+    profile.kernels.push_back(k);
+    for (const StringId name : {launch, driver}) {
+      ApiRecord a;
+      a.name = name;
+      a.start_ns = 1'700'000'000'000'000'000ull + i * 100ull;
+      a.end_ns = a.start_ns + 10;
+      a.correlation_id = k.correlation_id;
+      profile.api_calls.push_back(a);
+    }
+  }
+  const StringId duration = profile.strings.Intern("gpu__time_duration.sum");
+  for (uint32_t i = 0; i < 1000; ++i) {
+    CounterSet set;
+    set.name = profile.strings.Intern(absl::StrCat("k", i % 100));
+    set.grid = {128, 1, 1};
+    set.block = {256, 1, 1};
+    set.correlation_ids = {100 + i * 7};
+    set.values.emplace_back(duration, 50.0);
+    for (int m = 0; m < 40; ++m) {
+      set.values.emplace_back(profile.strings.Intern(absl::StrCat("metric", m)), 1.0);
+    }
+    profile.counters.push_back(set);
+  }
+  const std::string path = BenchPath("made");
+  for (auto _ : state) {
+    absl::Status status = SaveProfile(profile, path);
+    if (!status.ok()) {
+      state.SkipWithError(status.ToString().c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
+  unlink(path.c_str());
+}
+BENCHMARK(BM_SaveMadeKernels)->Arg(10000)->Unit(benchmark::kMillisecond);
+
 // LoadProfile of `profile` saved at BenchPath(name), each iteration; items are
 // state.range(0) rows.
 void LoadLoop(benchmark::State& state, const Profile& profile, const char* name) {
