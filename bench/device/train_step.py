@@ -145,6 +145,38 @@ def signature_values(path):
     return out_sets
 
 
+def traced_durations(path):
+    """(name, grid, block) -> median duration (ns) of its launches traced by CUPTI
+    (flags 0: neither measured nor made from a launch)."""
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    out = {}
+    for name, gx, gy, gz, bx, by, bz, d in db.execute(
+            "SELECT name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, end_ns - start_ns "
+            "FROM kernels WHERE flags = 0"):
+        out.setdefault((s[name], (gx, gy, gz), (bx, by, bz)), []).append(d)
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def compare_durations(a_path, b_path):
+    """gpu__time_duration of two counter runs against each other, weighted by the traced
+    GPU time of each signature, and each against the traced durations of its own run."""
+    d = "gpu__time_duration.sum"
+    a, b = signature_values(a_path), signature_values(b_path)
+    ta, tb = traced_durations(a_path), traced_durations(b_path)
+    keys = [k for k in a.keys() & b.keys() if d in a[k] and d in b[k] and k in tb]
+    weight = sum(tb[k] for k in keys) or 1.0
+    close = sum(tb[k] for k in keys if abs(a[k][d] - b[k][d]) <= 0.05 * b[k][d])
+    a_trace = sum(1 for k in keys if k in ta and abs(a[k][d] - ta[k]) <= 0.05 * ta[k])
+    b_trace = sum(1 for k in keys if abs(b[k][d] - tb[k]) <= 0.05 * tb[k])
+    # Microsecond kernels: what each counter run adds to the traced duration.
+    short = [k for k in keys if tb[k] < 5000 and k in ta]
+    add_a = statistics.median([a[k][d] - ta[k] for k in short]) if short else float("nan")
+    add_b = statistics.median([b[k][d] - tb[k] for k in short]) if short else float("nan")
+    return {"n": len(keys), "time_pct": 100.0 * close / weight, "a_trace": a_trace,
+            "b_trace": b_trace, "short": len(short), "add_a": add_a, "add_b": add_b}
+
+
 def last_step_coverage(path):
     """Signatures and GPU time of the last `step` range, and the part with a sample."""
     db = sqlite3.connect(path)
@@ -243,9 +275,14 @@ def main():
     # these (unprofiled always runs: it is the base); TRAIN_STEP_NCU=0 skips the ncu slice.
     wanted = [w.strip() for w in os.environ.get("TRAIN_STEP_MODES", "").split(",") if w.strip()]
     order = [m for m in MODES if m == "unprofiled" or not wanted or any(w in m for w in wanted)]
+    # TRAIN_STEP_ONCE="signature": modes whose name holds one of these run in the first
+    # round only (kernel replay's first step costs half a minute a run).
+    once = [w.strip() for w in os.environ.get("TRAIN_STEP_ONCE", "").split(",") if w.strip()]
     results = {m: [] for m in order}
     for r in range(rounds):
         for mode in order[r % len(order):] + order[:r % len(order)]:
+            if r > 0 and any(w in mode for w in once):
+                continue
             results[mode].append(run(mode, r))
             res = results[mode][-1]
             print(f"<!-- round {r} {mode}: rc={res['rc']}, {res['wall']:.1f} s -->", flush=True)
@@ -313,6 +350,12 @@ def main():
               f"{dur_ok}.")
         for w in worst:
             print(f"- {w[0]} {w[1]}: {w[2]:.4g} against {w[3]:.4g}")
+        dc = compare_durations(a_path, b_path)
+        print(f"- gpu__time_duration within 5% on {dc['time_pct']:.1f}% of the traced GPU time "
+              f"of {dc['n']} signatures; within 5% of the run's own traced duration: "
+              f"{dc['a_trace']} (first) and {dc['b_trace']} (second); on {dc['short']} kernels "
+              f"under 5 us, the counters read {dc['add_a']:.0f} and {dc['add_b']:.0f} ns above "
+              f"the traced duration (median)")
     for mode in ("cuscope gpu metrics (sampled, every kernel)", "cuscope gpu metrics (every 2 us)"):
         if mode in results:
             report_sampled(mode, first_profile(mode))

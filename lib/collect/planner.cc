@@ -191,10 +191,16 @@ std::string Planner::Describe() const {
       absl::StrAppend(&out, ", ", s.not_kept, " ranges not kept (filters or budget)");
     }
     absl::StrAppend(&out, "; ", s.sets_started, " sets begun");
+    std::string waits;
     if (s.sets_held_off > 0) {
-      absl::StrAppend(&out, " (", s.sets_held_off,
-                      " times held off: a loop too short for the passes before)");
+      absl::StrAppend(&waits, s.sets_held_off,
+                      " times held off: a loop too short for the passes before");
     }
+    if (s.sets_deferred > 0) {
+      absl::StrAppend(&waits, waits.empty() ? "" : "; ", s.sets_deferred,
+                      " times deferred: a loop not yet as long as a set");
+    }
+    if (!waits.empty()) absl::StrAppend(&out, " (", waits, ")");
     if (s.period > 0) absl::StrAppend(&out, ", period ", s.period, " launches");
   }
   return out;

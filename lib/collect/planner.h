@@ -78,6 +78,8 @@ struct CounterStats {
   uint64_t not_kept = 0;       // rotate: complete ranges of launches the filters or budget exclude
   uint64_t sets_started = 0;   // rotate: sets (P passes each) begun
   uint64_t sets_held_off = 0;  // rotate: times a set waited for a longer run of its period
+  uint64_t sets_deferred = 0;  // rotate, per signature: times a set waited for its run to
+                               // last as long as the set (RotateDriver::RunNotYetLongEnough)
   uint64_t period = 0;         // rotate: the last period found (launches)
   uint64_t setup_ns = 0;       // profiler initialization, metric configuration, enable
   uint64_t measure_ns = 0;     // inside measured launches (kernel replay: and decoding)

@@ -88,6 +88,7 @@ void RotateDriver::StartSet(ContextPlan& c) {
   if (period == 0 || !NeedsSamples(c, period)) return;
   const size_t multiple = period == c.period ? c.multiple : 1;
   size_t window = std::min(multiple * period, std::max<size_t>(1, planner_.window_limit()));
+  if (RunNotYetLongEnough(c, period, window)) return;
   if (RunTooShort(c, period, window)) {
     // (Before the period and multiple change: the set on the period in use keeps its
     // grown windows.)
@@ -135,6 +136,19 @@ void RotateDriver::RememberShortRun(ContextPlan& c) {
   if (run >= 2 * c.period + planner_.passes() * c.window_cap) return;
   size_t& longest = c.short_runs[c.period];
   longest = std::max(longest, run);
+}
+
+bool RotateDriver::RunNotYetLongEnough(ContextPlan& c, size_t period, size_t window) {
+  if (planner_.options().per_signature <= 0 || period <= 1) return false;
+  const size_t run = CurrentRun(c, period);
+  // (A run longer than the history is not seen whole: as long as the history will do.)
+  const size_t set = std::min(planner_.passes() * window, c.history.capacity());
+  if (run >= set) return false;
+  ++planner_.stats().sets_deferred;
+  // The run cannot reach the set's length sooner; a period that changes meanwhile is
+  // found again after at most one of its own.
+  c.start_after = c.history.total() + std::min(set - run, std::max<size_t>(period, kSkipPause));
+  return true;
 }
 
 bool RotateDriver::RunTooShort(const ContextPlan& c, size_t period, size_t window) const {

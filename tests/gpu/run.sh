@@ -65,6 +65,10 @@ if [ "$what" = rotate ]; then
       [ -x "$BUILD/tests/gpu/$probe" ] || continue
       "$BUILD/tests/gpu/$probe" 2>&1 | tee "$OUT/$probe.log" | tee -a "$OUT/summary.txt"
     done
+    # The switches on one object, last and apart (they crashed the process once).
+    [ -x "$BUILD/tests/gpu/replay_switch_probe" ] &&
+      { "$BUILD/tests/gpu/replay_switch_probe" one-object 2>&1; echo "one-object rc=$?"; } |
+      tee "$OUT/replay_switch_one_object.log" | tee -a "$OUT/summary.txt"
   fi
   TRAIN_STEP_MODES="1 per signature" TRAIN_STEP_NCU=0 python3 bench/device/train_step.py "$BUILD" \
     "$OUT/train_step" 1 16 >"$OUT/train_step.md" 2>"$OUT/train_step.err" || rc=1
