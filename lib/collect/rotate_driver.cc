@@ -88,6 +88,13 @@ void RotateDriver::StartSet(ContextPlan& c) {
   if (period == 0 || !NeedsSamples(c, period)) return;
   const size_t multiple = period == c.period ? c.multiple : 1;
   size_t window = std::min(multiple * period, std::max<size_t>(1, planner_.window_limit()));
+  const CounterOptions& o = planner_.options();
+  if (o.per_signature > 0 && period == 1 && c.history.size() > 0) {
+    // Runs of one signature: no more launches than samples still wanted.
+    const uint64_t have = planner_.Samples(planner_.signature(c.history.Back(0)));
+    const uint64_t limit = static_cast<uint64_t>(o.per_signature);
+    window = std::max<size_t>(1, std::min<uint64_t>(window, limit - std::min(have, limit)));
+  }
   if (RunNotYetLongEnough(c, period, window)) return;
   if (RunTooShort(c, period, window)) {
     // (Before the period and multiple change: the set on the period in use keeps its
@@ -98,13 +105,6 @@ void RotateDriver::StartSet(ContextPlan& c) {
   }
   c.period = period;
   c.multiple = multiple;
-  const CounterOptions& o = planner_.options();
-  if (o.per_signature > 0 && period == 1 && c.history.size() > 0) {
-    // Runs of one signature: no more launches than samples still wanted.
-    const uint64_t have = planner_.Samples(planner_.signature(c.history.Back(0)));
-    const uint64_t limit = static_cast<uint64_t>(o.per_signature);
-    window = std::max<size_t>(1, std::min<uint64_t>(window, limit - std::min(have, limit)));
-  }
   if (!calls_.Prepare(window)) return;
   c.window_cap = window;
   // Where the run began, when the history holds it (a run as long as a history that
@@ -139,7 +139,7 @@ void RotateDriver::RememberShortRun(ContextPlan& c) {
 }
 
 bool RotateDriver::RunNotYetLongEnough(ContextPlan& c, size_t period, size_t window) {
-  if (planner_.options().per_signature <= 0 || period <= 1) return false;
+  if (planner_.options().per_signature <= 0) return false;
   const size_t run = CurrentRun(c, period);
   // (A run longer than the history is not seen whole: as long as the history will do.)
   const size_t set = std::min(planner_.passes() * window, c.history.capacity());

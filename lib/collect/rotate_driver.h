@@ -92,13 +92,14 @@ class RotateDriver {
   // Launches of the current run of `period`, back from the last.
   static size_t CurrentRun(const ContextPlan& c, size_t period);
   // A bounded number of samples per signature (per_signature > 0): a set on a period
-  // longer than one launch begins only once the period's current run has lasted as
-  // long as the set would (passes x window launches), the run so far being the best
-  // guess of what remains. A loop of a model's layers in the first step (6 layers of
-  // GPT-2 hold fewer windows than 7 or 9 passes) is then not measured for nothing,
-  // and the first step runs at the traced speed; the set on the step's period begins
-  // after P steps instead of 2. Every launch measured (per_signature = 0): sets begin
-  // after two periods, as any launch they measure is wanted.
+  // begins only once the period's current run has lasted as long as the set would
+  // (passes x window launches), the run so far being the best guess of what remains.
+  // A loop of a model's layers in the first step (6 layers of GPT-2 hold fewer windows
+  // than 7 or 9 passes), or a run of one kernel shorter than 2P launches, is then not
+  // measured for nothing, and the first step runs near the traced speed; the set on
+  // the step's period begins after P steps instead of 2. Every launch measured
+  // (per_signature = 0): sets begin after two periods, as any launch they measure is
+  // wanted.
   bool RunNotYetLongEnough(ContextPlan& c, size_t period, size_t window);
   // The set in progress is cut because the sequence left its period: if the run was
   // too short for the set's passes, remember it (ContextPlan::short_runs).

@@ -324,8 +324,11 @@ TEST(Planner, PerSignatureBudgetBoundsRotateWindows) {
   EXPECT_EQ(sim.planner.Samples(Sig("A")), 3u);
   EXPECT_EQ(sim.planner.stats().launches_measured, 3u);
   EXPECT_FALSE(sim.c.in_set);
-  // A signature with fewer samples opens sets again.
+  // A signature with fewer samples opens sets again, once its run has lasted as long
+  // as the set (a window of 3, 1 pass): 3 launches, then 3 measured.
   for (int i = 0; i < 5; ++i) sim.Run(Sig("B"));
+  EXPECT_EQ(sim.planner.Samples(Sig("B")), 0u);
+  sim.Run(Sig("B"));
   EXPECT_EQ(sim.planner.Samples(Sig("B")), 3u);
   EXPECT_EQ(sim.planner.stats().not_kept, 0u);
 }
