@@ -96,11 +96,11 @@ void RotateDriver::StartSet(ContextPlan& c) {
     window = std::max<size_t>(1, std::min<uint64_t>(window, limit - std::min(have, limit)));
   }
   if (RunNotYetLongEnough(c, period, window)) return;
-  if (RunTooShort(c, period, window)) {
+  if (const size_t wait = RunTooShort(c, period, window); wait > 0) {
     // (Before the period and multiple change: the set on the period in use keeps its
     // grown windows.)
     ++planner_.stats().sets_held_off;
-    c.start_after = c.history.total() + kSkipPause;
+    c.start_after = c.history.total() + wait;
     return;
   }
   c.period = period;
@@ -112,6 +112,7 @@ void RotateDriver::StartSet(ContextPlan& c) {
   const size_t run = CurrentRun(c, period);
   c.run_began_known = run < c.history.size() || c.history.total() == c.history.size();
   c.run_began = c.history.total() - std::min<uint64_t>(c.history.total(), run);
+  c.run_id = c.history.size() > 0 ? c.history.Back(0) : 0;
   c.windows.clear();
   c.off_period = false;
   SetInSet(c, true);
@@ -126,15 +127,19 @@ size_t RotateDriver::CurrentRun(const ContextPlan& c, size_t period) {
 }
 
 void RotateDriver::RememberShortRun(ContextPlan& c) {
-  if (!c.in_set || c.period <= 1 || !c.run_began_known) return;
+  const bool budget = planner_.options().per_signature > 0;
+  if (!c.in_set || c.period == 0 || (c.period == 1 && !budget) || !c.run_began_known) return;
   // The set ends with the run: could a run this long hold the set's passes? A set
   // begins after two periods of the run at the earliest (the period is found when the
-  // last one repeats the one before). The run is counted from where it began, found
+  // last one repeats the one before), with a budget once the run has lasted as long
+  // as the set (RunNotYetLongEnough). The run is counted from where it began, found
   // when the set began: the launches just before this one, one of them off the
   // period, no longer explain it.
   const size_t run = c.history.total() - c.run_began;
-  if (run >= 2 * c.period + planner_.passes() * c.window_cap) return;
-  size_t& longest = c.short_runs[c.period];
+  const size_t set = planner_.passes() * c.window_cap;
+  const size_t begins = budget ? std::max(2 * c.period, set) : 2 * c.period;
+  if (run >= begins + set) return;
+  size_t& longest = c.period == 1 ? c.short_single_runs[c.run_id] : c.short_runs[c.period];
   longest = std::max(longest, run);
 }
 
@@ -151,13 +156,24 @@ bool RotateDriver::RunNotYetLongEnough(ContextPlan& c, size_t period, size_t win
   return true;
 }
 
-bool RotateDriver::RunTooShort(const ContextPlan& c, size_t period, size_t window) const {
-  if (period <= 1) return false;
-  auto it = c.short_runs.find(period);
-  if (it == c.short_runs.end()) return false;
+size_t RotateDriver::RunTooShort(const ContextPlan& c, size_t period, size_t window) const {
+  if (period == 0 || c.history.size() == 0) return 0;
+  size_t shorter_than = 0;
+  if (period == 1) {
+    auto it = c.short_single_runs.find(c.history.Back(0));
+    if (it == c.short_single_runs.end()) return 0;
+    shorter_than = it->second;
+  } else {
+    auto it = c.short_runs.find(period);
+    if (it == c.short_runs.end()) return 0;
+    shorter_than = it->second;
+  }
   const size_t run = CurrentRun(c, period);
   // A run already longer than the short one is another loop: it may hold the set.
-  return run <= it->second && run + planner_.passes() * window > it->second;
+  if (run > shorter_than || run + planner_.passes() * window <= shorter_than) return 0;
+  // A run of one kernel cannot outgrow the short one sooner (and may be a few
+  // launches from it); a loop is asked again after a pause.
+  return period == 1 ? std::min(shorter_than - run + 1, kSkipPause) : kSkipPause;
 }
 
 bool RotateDriver::OpenPass(ContextPlan& c) {
@@ -227,7 +243,8 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
   calls_.Finished(/*decoded=*/true);
   // A period whose set gave a sample is not too short (an entry judged on a run cut by
   // something else is forgotten).
-  if (any_complete) c.short_runs.erase(c.period);
+  if (any_complete && c.period == 1) c.short_single_runs.erase(c.run_id);
+  if (any_complete && c.period > 1) c.short_runs.erase(c.period);
   const size_t grow = std::max<size_t>(1, kGrowTo / std::max<size_t>(1, c.period));
   c.multiple = clean ? std::min(c.multiple * 2, grow) : 1;
   // A set cut before its first launch (a run-of-one guess the next launch ended) is

@@ -82,7 +82,8 @@ class RotateDriver {
   static constexpr size_t kFailuresBeforeBackoff = 3;
   static constexpr size_t kFirstBackoff = 32;
   static constexpr size_t kMaxBackoff = 512;
-  // After a set skipped for a run too short (RunTooShort), launches before the next try.
+  // After a set skipped for a run too short (RunTooShort), launches before the next
+  // try, at most.
   static constexpr size_t kSkipPause = 16;
 
  private:
@@ -105,8 +106,9 @@ class RotateDriver {
   // too short for the set's passes, remember it (ContextPlan::short_runs).
   void RememberShortRun(ContextPlan& c);
   // A set on `period` with windows of `window` launches would outlast the current run,
-  // judged by the longest run of that period that ended too short before.
-  bool RunTooShort(const ContextPlan& c, size_t period, size_t window) const;
+  // judged by the longest run of that period (or, period 1, of that signature) that
+  // ended too short before: the launches to wait before asking again (0: not short).
+  size_t RunTooShort(const ContextPlan& c, size_t period, size_t window) const;
   bool OpenPass(ContextPlan& c);
   // Stops the open window; decodes when every pass was submitted. False: failed.
   bool ClosePass(ContextPlan& c, DropReason missing);

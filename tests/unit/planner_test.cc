@@ -231,6 +231,56 @@ TEST(Planner, AStepLongerThanTheHistoryIsNeverHeldOff) {
   EXPECT_GE(sim.planner.stats().sets_complete, samples + 2 * 1200);
 }
 
+// With a budget, a run of one kernel begins a set once it has lasted as long as the set
+// (5 one-launch passes: 5 launches); a run of 8 then ends 2 launches short. PyTorch's
+// AdamW fills its state with such runs in the first step (H200, 2026-12-02: 0.6-0.9 s
+// of step 0 in sets on them, none completed). The run is remembered for that kernel
+// (ContextPlan::short_single_runs): later runs as short wait, a kernel of another
+// signature does not, and a longer run of it is measured.
+TEST(Planner, WithABudgetARunOfOneKernelTooShortIsNotTriedAgain) {
+  CounterOptions o = RotateOptions(/*window=*/2048);
+  o.per_signature = 1;
+  RotateSim sim(o, /*passes=*/5);
+  size_t sets_on_fill = 0;
+  auto run = [&](const Signature& sig) {
+    const uint64_t before = sim.planner.stats().sets_started;
+    sim.Run(sig);
+    if (sim.planner.stats().sets_started > before && sig == Sig("fill")) ++sets_on_fill;
+  };
+  // No step period: each step's other kernels are new.
+  auto step = [&](int s, const char* kernel, int length) {
+    for (int k = 0; k < 3; ++k) run(Sig("pre" + std::to_string(s) + "_" + std::to_string(k)));
+    for (int k = 0; k < length; ++k) run(Sig(kernel));
+  };
+  for (int s = 0; s < 20; ++s) step(s, "fill", 8);
+  EXPECT_EQ(sets_on_fill, 1u);
+  EXPECT_EQ(sim.planner.Samples(Sig("fill")), 0u);
+  ASSERT_EQ(sim.c.short_single_runs.size(), 1u);
+  EXPECT_EQ(sim.c.short_single_runs.begin()->second, 8u);
+  EXPECT_GT(sim.planner.stats().sets_held_off, 0u);
+  // Runs of 8 of another kernel are tried (once) on their own.
+  for (int s = 20; s < 22; ++s) step(s, "copy", 8);
+  EXPECT_EQ(sim.c.short_single_runs.size(), 2u);
+  // A run of 12 outgrows the short one: begun at its 9th launch, sampled by its 11th... 14th.
+  step(22, "fill", 16);
+  EXPECT_EQ(sim.planner.Samples(Sig("fill")), 1u);
+  EXPECT_EQ(sim.c.short_single_runs.count(sim.planner.Intern(Sig("fill"))), 0u);
+  EXPECT_EQ(sets_on_fill, 2u);
+}
+
+// The same step with a budget: a set waits until the run fills the history (a set of
+// 9 x 1,200 launches is longer), then holds every signature of the step.
+TEST(Planner, WithABudgetAStepLongerThanTheHistoryIsSampled) {
+  CounterOptions o = RotateOptions(/*window=*/2048);
+  o.per_signature = 1;
+  RotateSim sim(o, /*passes=*/9);
+  for (int s = 0; s < 20; ++s) {
+    for (int k = 0; k < 1200; ++k) sim.Run(Sig("k" + std::to_string(k)));
+  }
+  EXPECT_EQ(sim.planner.stats().sets_complete, 1200u);
+  EXPECT_GT(sim.planner.stats().sets_deferred, 0u);
+}
+
 TEST(Planner, AGraphLaunchCutsTheSet) {
   RotateSim sim(RotateOptions(), /*passes=*/2);
   for (int i = 0; i < 40; ++i) sim.Run(Sig(i % 2 ? "B" : "A"));

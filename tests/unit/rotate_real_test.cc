@@ -193,14 +193,18 @@ TEST(RotateReal, WithABudgetTheFirstStepsAreNotMeasuredForNothing) {
               << ", steps 0 to P-1: " << before_period << "; 95% of signatures after "
               << complete_at << " steps; " << sim.calls.resets << " counter data initializations; "
               << sim.planner.Describe() << "\n";
-    // A run of one kernel at least 2P launches long is measured: a few launches.
-    EXPECT_LE(measured[0], passes) << "P=" << passes;
-    EXPECT_LE(before_period, passes + 2) << "P=" << passes;
+    // A run of one kernel as long as the set is tried once (AdamW's state filled by runs
+    // of 7-10 launches: on the H200 at 1f69f16, before short runs of one kernel were
+    // remembered, 7 (P=7) and 3 (P=9) launches measured in step 0, as simulated here
+    // then, in 4 and 3 sets costing 0.6 and 0.85 s).
+    EXPECT_LE(measured[0], 2u) << "P=" << passes;
+    EXPECT_LE(before_period, 4u) << "P=" << passes;
+    EXPECT_LE(st.sets_started, 4u) << "P=" << passes;
     EXPECT_GT(complete_at, 0u) << "P=" << passes;
     EXPECT_LE(complete_at, 2 * passes + 2) << "P=" << passes;
     EXPECT_GE(CoverageOf(sim, steps[1]).time, 0.95) << "P=" << passes;
     // Hardly any set is cut.
-    EXPECT_LE(st.sets_dropped, 5u) << "P=" << passes;
+    EXPECT_LE(st.sets_dropped, 3u) << "P=" << passes;
     EXPECT_GT(st.sets_deferred, 0u);
     EXPECT_LE(sim.calls.resets, sim.calls.ended_empty + 2);
   }
