@@ -216,11 +216,13 @@ std::string Planner::ReplayAdvice() const {
   return absl::StrFormat(
       "kernel replay took %.1f s for %d launches (%.0f ms each) in a program of %d kernel "
       "launches: for a loop, --replay=rotate --per-signature=%d measures each signature on "
-      "its next launches without replay, then stops measuring%s (docs/counters.md)",
+      "later launches without replay, once the loop has run twice as many times as the "
+      "metrics take passes, then stops measuring%s (docs/counters.md)",
       s.measure_ns / 1e9, s.launches_measured, s.measure_ns / 1e6 / s.launches_measured,
       s.launches_seen, std::max(1, options_.per_signature),
       NeedsInstrumentedCounters(options_)
-          ? "; with instruction counters, GPU records are held off while it measures"
+          ? "; with instruction counters, the launches it measures get kernel records made "
+            "from their launch calls"
           : "");
 }
 

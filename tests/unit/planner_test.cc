@@ -43,9 +43,10 @@ TEST(Planner, ReplayAdviceForALoopThatPaidSecondsOfReplay) {
   EXPECT_EQ(replay.ReplayAdvice(),
             "kernel replay took 14.2 s for 101 launches (141 ms each) in a program of 17659 "
             "kernel launches: for a loop, --replay=rotate --per-signature=1 measures each "
-            "signature on its next launches without replay, then stops measuring; with "
-            "instruction counters, GPU records are held off while it measures "
-            "(docs/counters.md)");
+            "signature on later launches without replay, once the loop has run twice as many "
+            "times as the metrics take passes, then stops measuring; with instruction "
+            "counters, the launches it measures get kernel records made from their launch "
+            "calls (docs/counters.md)");
   s.launches_seen = 1000;  // a program that runs its kernels a few times: no loop to use
   EXPECT_EQ(replay.ReplayAdvice(), "");
   s.launches_seen = 17659;
