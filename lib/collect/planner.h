@@ -125,7 +125,8 @@ struct ContextPlan {
   // With a sample budget, the same for runs of one signature (period 1), keyed by the
   // signature (Planner::Intern): PyTorch's AdamW fills its state with runs of 7-10
   // launches of one kernel in the first step, each long enough to begin a set of 7 or
-  // 9 one-launch passes and too short to finish it (H200: 0.6-0.9 s of step 0).
+  // 9 one-launch passes and too short to finish it (H200: 0.6-0.9 s of step 0). At
+  // most RotateDriver::kMaxShortSingleRuns kernels.
   absl::flat_hash_map<uint32_t, size_t> short_single_runs;
   uint32_t run_id = 0;           // the signature of a set on period 1
   uint64_t run_began = 0;        // launches seen when the run of the set's period began

@@ -137,9 +137,21 @@ void RotateDriver::RememberShortRun(ContextPlan& c) {
   // period, no longer explain it.
   const size_t run = c.history.total() - c.run_began;
   const size_t set = planner_.passes() * c.window_cap;
-  const size_t begins = budget ? std::max(2 * c.period, set) : 2 * c.period;
-  if (run >= begins + set) return;
-  size_t& longest = c.period == 1 ? c.short_single_runs[c.run_id] : c.short_runs[c.period];
+  const size_t begins =
+      budget ? std::max(2 * c.period, std::min(set, c.history.capacity())) : 2 * c.period;
+  // A run the history cannot hold whole is never judged short: a later run of the
+  // period is seen at most that long (CurrentRun), so it could never outgrow it.
+  if (run >= begins + set || run >= c.history.capacity()) return;
+  if (c.period == 1) {
+    if (c.short_single_runs.size() >= kMaxShortSingleRuns &&
+        !c.short_single_runs.contains(c.run_id)) {
+      return;
+    }
+    size_t& longest = c.short_single_runs[c.run_id];
+    longest = std::max(longest, run);
+    return;
+  }
+  size_t& longest = c.short_runs[c.period];
   longest = std::max(longest, run);
 }
 

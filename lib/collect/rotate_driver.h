@@ -85,6 +85,8 @@ class RotateDriver {
   // After a set skipped for a run too short (RunTooShort), launches before the next
   // try, at most.
   static constexpr size_t kSkipPause = 16;
+  // Kernels whose short runs are remembered (ContextPlan::short_single_runs), at most.
+  static constexpr size_t kMaxShortSingleRuns = 1024;
 
  private:
   void StartSet(ContextPlan& c);
@@ -103,7 +105,8 @@ class RotateDriver {
   // wanted.
   bool RunNotYetLongEnough(ContextPlan& c, size_t period, size_t window);
   // The set in progress is cut because the sequence left its period: if the run was
-  // too short for the set's passes, remember it (ContextPlan::short_runs).
+  // too short for the set's passes, remember it (ContextPlan::short_runs, or for a
+  // run of one kernel with a budget ContextPlan::short_single_runs).
   void RememberShortRun(ContextPlan& c);
   // A set on `period` with windows of `window` launches would outlast the current run,
   // judged by the longest run of that period (or, period 1, of that signature) that
