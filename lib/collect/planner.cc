@@ -226,6 +226,13 @@ std::string Planner::ReplayAdvice() const {
           : "");
 }
 
+std::string Planner::ReplayAdviceOnce() {
+  if (replay_advice_given_) return "";
+  std::string advice = ReplayAdvice();
+  replay_advice_given_ = !advice.empty();
+  return advice;
+}
+
 bool Planner::WantRegion(const std::string& name) {
   if (!regions_ || !regions_->Search(name)) return false;
   // The passes of a set all measure the same region, by name: its path may differ

@@ -190,6 +190,9 @@ class Planner {
   // Kernel replay that cost seconds in a program that repeats its kernels: the advice
   // to measure them on later launches with rotate instead. "" when it does not apply.
   std::string ReplayAdvice() const;
+  // The same advice the first time it applies, for the progress line (a training run
+  // that replays for minutes hears it then, not at its end); "" otherwise.
+  std::string ReplayAdviceOnce();
 
   // Region counters: whether the instance of `name` that begins now is measured
   // (counts matching instances for launch_skip when no set is in progress).
@@ -222,6 +225,7 @@ class Planner {
   absl::flat_hash_map<Signature, uint64_t> samples_;  // complete samples per signature
   absl::flat_hash_map<Signature, uint32_t> ids_;      // rotate: Intern
   std::vector<Signature> signatures_;
+  bool replay_advice_given_ = false;
   std::string region_set_name_;  // the region whose set is in progress
   std::string region_set_path_;  // its first instance's path: the set's name
   absl::flat_hash_map<std::string, uint64_t> region_samples_;  // complete sets per name

@@ -37,6 +37,7 @@ TEST(Planner, ReplayAdviceForALoopThatPaidSecondsOfReplay) {
   o.per_signature = 1;
   Planner replay(o, /*rotate=*/false, /*region_mode=*/false);
   CounterStats& s = replay.stats();
+  EXPECT_EQ(replay.ReplayAdviceOnce(), "");  // nothing replayed yet: not given, kept for later
   s.launches_measured = 101;
   s.launches_seen = 17659;
   s.measure_ns = 14200000000ull;
@@ -47,6 +48,10 @@ TEST(Planner, ReplayAdviceForALoopThatPaidSecondsOfReplay) {
             "times as the metrics take passes, then stops measuring; with instruction "
             "counters, the launches it measures get kernel records made from their launch "
             "calls (docs/counters.md)");
+  // The progress line gives it once.
+  EXPECT_EQ(replay.ReplayAdviceOnce(), replay.ReplayAdvice());
+  EXPECT_EQ(replay.ReplayAdviceOnce(), "");
+  EXPECT_NE(replay.ReplayAdvice(), "");
   s.launches_seen = 1000;  // a program that runs its kernels a few times: no loop to use
   EXPECT_EQ(replay.ReplayAdvice(), "");
   s.launches_seen = 17659;
