@@ -57,6 +57,11 @@ FROM counter_sets AS c JOIN counter_values AS v ON v.set_id = c.id
   JOIN strings AS s ON s.id = v.metric_id
 WHERE s.text = ?1)sql";
 
+// The durations CUPTI timed of every kernel not measured, with its signature.
+constexpr char kTracedDurations[] = R"sql(
+SELECT name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, end_ns - start_ns
+FROM kernels WHERE start_ns > 0 AND end_ns > start_ns AND (flags & ?1) = 0)sql";
+
 // A kernel's name id, grid and block, from `first` on in a row.
 using SignatureKey = std::array<int64_t, 7>;
 SignatureKey KeyAt(sqlite3_stmt* s, int first) {
@@ -74,26 +79,44 @@ bool UsableDuration(sqlite3_stmt* s, int column, double* d) {
   return std::isfinite(*d) && *d > 0 && *d < kLongestKernelNs;
 }
 
-// Signature -> the median of its sets' durations: for kernels made from a launch whose
-// own range gave no sample (rotate keeps a bounded number per signature).
-absl::StatusOr<absl::flat_hash_map<SignatureKey, double>> SignatureDurations(
-    sqlite3* db, const std::string& path) {
-  absl::StatusOr<Stmt> select = Prepare(db, kSetDurations);
-  if (!select.ok()) return select.status();
-  sqlite3_bind_text(select->get(), 1, metrics::kDuration, -1, SQLITE_STATIC);
+using DurationsBySignature = absl::flat_hash_map<SignatureKey, double>;
+
+// Signature -> the median of the durations a query gives (columns 0-6 the signature,
+// 7 the duration): for kernels made from a launch whose own range gave no sample
+// (rotate keeps a bounded number per signature).
+absl::StatusOr<DurationsBySignature> MedianDurations(sqlite3* db, const std::string& path,
+                                                     sqlite3_stmt* select) {
   absl::flat_hash_map<SignatureKey, std::vector<double>> all;
   int rc;
-  while ((rc = sqlite3_step(select->get())) == SQLITE_ROW) {
+  while ((rc = sqlite3_step(select)) == SQLITE_ROW) {
     double d = 0;
-    if (UsableDuration(select->get(), 7, &d)) all[KeyAt(select->get(), 0)].push_back(d);
+    if (UsableDuration(select, 7, &d)) all[KeyAt(select, 0)].push_back(d);
   }
-  if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read counter sets of");
-  absl::flat_hash_map<SignatureKey, double> median;
+  if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read kernel durations of");
+  DurationsBySignature median;
   for (auto& [key, values] : all) {
     std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
     median[key] = values[values.size() / 2];
   }
   return median;
+}
+
+// The profiler's durations of each signature's sets, then (for a signature never
+// sampled: a set cut, or a kernel seen only outside sets' periods) the durations CUPTI
+// timed of its launches outside sets: the median of the first found.
+absl::StatusOr<std::array<DurationsBySignature, 2>> SignatureDurations(sqlite3* db,
+                                                                       const std::string& path) {
+  absl::StatusOr<Stmt> sets = Prepare(db, kSetDurations);
+  if (!sets.ok()) return sets.status();
+  sqlite3_bind_text(sets->get(), 1, metrics::kDuration, -1, SQLITE_STATIC);
+  absl::StatusOr<DurationsBySignature> sampled = MedianDurations(db, path, sets->get());
+  if (!sampled.ok()) return sampled.status();
+  absl::StatusOr<Stmt> traced = Prepare(db, kTracedDurations);
+  if (!traced.ok()) return traced.status();
+  sqlite3_bind_int64(traced->get(), 1, model::kKernelCountersMeasured);
+  absl::StatusOr<DurationsBySignature> timed = MedianDurations(db, path, traced->get());
+  if (!timed.ok()) return timed.status();
+  return std::array<DurationsBySignature, 2>{std::move(*sampled), std::move(*timed)};
 }
 
 constexpr char kPlace[] =
@@ -198,10 +221,13 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
     auto durations = SignatureDurations(db, path);
     if (!durations.ok()) return durations.status();
     for (const auto& [i, key] : by_signature) {
-      auto it = durations->find(key);
-      if (it == durations->end()) continue;
-      placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
-      placements[i].measured_duration = true;
+      for (const DurationsBySignature& found : *durations) {
+        auto it = found.find(key);
+        if (it == found.end()) continue;
+        placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
+        placements[i].measured_duration = true;
+        break;
+      }
     }
   }
   if (absl::Status st = SerializeOnStreams(db, path, placements); !st.ok()) return st;

@@ -123,8 +123,8 @@ TEST(MeasuredTimes, TheWriterPlacesThemInTheFile) {
 
 // Kernels made from their launches (rotate held CUPTI's records off while its set ran):
 // placed from the end of the API call (an asynchronous launch), as long as the duration
-// of their own sample, else the median of their signature's samples; a signature never
-// sampled leaves them untimed.
+// of their own sample, else the median of their signature's samples, else the median of
+// its launches CUPTI timed outside sets; a signature with neither leaves them untimed.
 TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
   testing::ProfileBuilder b;
   auto made = [&](const std::string& name, uint32_t id, uint64_t api_start, uint64_t api_end,
@@ -137,7 +137,13 @@ TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
   made("gemm", 12, 9000, 9020);    // no sample of its own: the median of gemm's
   made("gemm", 13, 20000, 20005);  // the other gemm sample: 7,000 ns
   made("gemm", 14, 30000, 30010);  // another gemm sample: 6,000 ns
-  made("relu", 15, 40000, 40004);  // relu was never sampled: untimed
+  made("relu", 15, 40000, 40004);  // relu was never sampled, nor timed: untimed
+  made("fill", 20, 70000, 70002);  // fill was never sampled: its launches CUPTI timed
+  b.Kernel("fill", 80000, 80900, 7, 21);
+  b.Kernel("fill", 81000, 82100, 7, 22);
+  b.Kernel("fill", 83000, 84000, 7, 23);
+  // (a measured kernel CUPTI timed is not a fill's natural duration)
+  b.Kernel("fill", 85000, 95000, 7, 24).flags = model::kKernelCountersMeasured;
   // A stream runs one kernel at a time: after the kernel before it on the stream.
   made("gemm", 16, 31000, 31005);  // gemm 14 runs until 36,010
   b.Kernel("other", 50000, 60000, 7, 17);
@@ -167,7 +173,7 @@ TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
   for (const model::KernelRecord& k : after->kernels) by_id[k.correlation_id] = k;
   const std::map<uint32_t, std::pair<uint64_t, uint64_t>> want = {
       {11, {1010, 6010}},   {12, {9020, 15020}},  {13, {20005, 27005}}, {14, {30010, 36010}},
-      {16, {36010, 42010}}, {18, {60000, 66000}}, {19, {52010, 58010}}};
+      {16, {36010, 42010}}, {18, {60000, 66000}}, {19, {52010, 58010}}, {20, {70002, 71002}}};
   for (const auto& [id, span] : want) {
     EXPECT_EQ(by_id[id].start_ns, span.first) << id;
     EXPECT_EQ(by_id[id].end_ns, span.second) << id;
