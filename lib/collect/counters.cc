@@ -232,6 +232,10 @@ void CounterSampler::Progress() {
       options_.counters.launch_count > 0
           ? absl::StrFormat(", planned at most %d", options_.counters.launch_count)
           : ""));
+  AdviseOnce();
+}
+
+void CounterSampler::AdviseOnce() {
   if (std::string advice = planner_->ReplayAdviceOnce(); !advice.empty()) {
     WriteStderr(absl::StrCat("cuscope: counters: ", advice, "\n"));
   }

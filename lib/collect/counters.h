@@ -158,6 +158,10 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   void StopLocked() ABSL_LOCKS_EXCLUDED(mu_);
   void Note(const std::string& key, const std::string& text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Progress() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Kernel replay's advice for loops (Planner::ReplayAdviceOnce), on stderr the first
+  // time it applies: asked at each launch not measured, as the loop that makes it apply
+  // runs after the last replay.
+  void AdviseOnce() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Prepares the Range Profiler on a context at its first measured launch.
   Context* GetContext(CUcontext ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Empties contexts_; returns how many kept a profiler no Disable could end.

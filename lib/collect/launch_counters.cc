@@ -146,7 +146,10 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
     return;
   }
   c->plan.last_wanted = want;
-  if (!want) return;
+  if (!want) {
+    AdviseOnce();
+    return;
+  }
   uint64_t start_ns = MonotonicNs();
   CUptiResult r;
   {

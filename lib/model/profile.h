@@ -99,8 +99,9 @@ enum KernelFlags : uint32_t {
   kKernelTimePlaced = 1u << 1,
   // No CUPTI record: made from the launch's callback (rotate with instruction counters
   // holds kernel records off while its sets run); no registers or static shared memory
-  // (0). Placed from the end of the launch's API call, as long as its sample's duration
-  // or, failing that, the median of its signature's: lib/store/measured_times.h.
+  // (0). Placed from the end of the launch's API call, as long as its sample's duration,
+  // or the median of its signature's samples, or of its signature's launches CUPTI
+  // timed: lib/store/measured_times.h.
   kKernelFromLaunch = 1u << 2,
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "lib/model/metrics.h"
 #include "lib/model/profile.h"
 #include "lib/store/sqlite.h"
@@ -24,8 +25,10 @@ struct MeasuredPlacement {
   int64_t rowid = 0;
   uint32_t correlation_id = 0;
   int64_t start = 0, end = 0;
-  bool measured_duration = false;  // as long as gpu__time_duration.sum, not the whole call
-  bool from_launch = false;        // kKernelFromLaunch
+  // Its duration is known (gpu__time_duration.sum, or CUPTI's of the signature's other
+  // launches), not the whole call's.
+  bool measured_duration = false;
+  bool from_launch = false;  // kKernelFromLaunch
 };
 
 // Measured kernels without times, their API call's span (over every call of the
@@ -84,15 +87,19 @@ using DurationsBySignature = absl::flat_hash_map<SignatureKey, double>;
 // Signature -> the median of the durations a query gives (columns 0-6 the signature,
 // 7 the duration): for kernels made from a launch whose own range gave no sample
 // (rotate keeps a bounded number per signature).
-absl::StatusOr<DurationsBySignature> MedianDurations(sqlite3* db, const std::string& path,
-                                                     sqlite3_stmt* select) {
+// Only the signatures in `wanted`, when given.
+absl::StatusOr<DurationsBySignature> MedianDurations(
+    sqlite3* db, const std::string& path, sqlite3_stmt* select, const char* what,
+    const absl::flat_hash_set<SignatureKey>* wanted = nullptr) {
   absl::flat_hash_map<SignatureKey, std::vector<double>> all;
   int rc;
   while ((rc = sqlite3_step(select)) == SQLITE_ROW) {
     double d = 0;
-    if (UsableDuration(select, 7, &d)) all[KeyAt(select, 0)].push_back(d);
+    if (!UsableDuration(select, 7, &d)) continue;
+    const SignatureKey key = KeyAt(select, 0);
+    if (wanted == nullptr || wanted->contains(key)) all[key].push_back(d);
   }
-  if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read kernel durations of");
+  if (rc != SQLITE_DONE) return WriteError(db, rc, path, what);
   DurationsBySignature median;
   for (auto& [key, values] : all) {
     std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
@@ -101,22 +108,32 @@ absl::StatusOr<DurationsBySignature> MedianDurations(sqlite3* db, const std::str
   return median;
 }
 
-// The profiler's durations of each signature's sets, then (for a signature never
-// sampled: a set cut, or a kernel seen only outside sets' periods) the durations CUPTI
-// timed of its launches outside sets: the median of the first found.
-absl::StatusOr<std::array<DurationsBySignature, 2>> SignatureDurations(sqlite3* db,
-                                                                       const std::string& path) {
+// For the signatures of `keys`: the median of the profiler's durations of each one's
+// sets, or, for a signature never sampled (its sets cut, or seen only outside sets'
+// periods), the median of the durations CUPTI timed for its launches not measured (the
+// hold is process-wide: those ran outside sets). A signature with neither is absent.
+// The CUPTI durations are read only when some signature lacks a sample, and a failure
+// to read them leaves those unplaced, not the others.
+absl::StatusOr<DurationsBySignature> SignatureDurations(sqlite3* db, const std::string& path,
+                                                        const std::vector<SignatureKey>& keys) {
   absl::StatusOr<Stmt> sets = Prepare(db, kSetDurations);
   if (!sets.ok()) return sets.status();
   sqlite3_bind_text(sets->get(), 1, metrics::kDuration, -1, SQLITE_STATIC);
-  absl::StatusOr<DurationsBySignature> sampled = MedianDurations(db, path, sets->get());
-  if (!sampled.ok()) return sampled.status();
+  absl::StatusOr<DurationsBySignature> found =
+      MedianDurations(db, path, sets->get(), "cannot read counter sets of");
+  if (!found.ok()) return found.status();
+  absl::flat_hash_set<SignatureKey> missing;
+  for (const SignatureKey& key : keys) {
+    if (!found->contains(key)) missing.insert(key);
+  }
+  if (missing.empty()) return found;
   absl::StatusOr<Stmt> traced = Prepare(db, kTracedDurations);
-  if (!traced.ok()) return traced.status();
+  if (!traced.ok()) return found;
   sqlite3_bind_int64(traced->get(), 1, model::kKernelCountersMeasured);
-  absl::StatusOr<DurationsBySignature> timed = MedianDurations(db, path, traced->get());
-  if (!timed.ok()) return timed.status();
-  return std::array<DurationsBySignature, 2>{std::move(*sampled), std::move(*timed)};
+  absl::StatusOr<DurationsBySignature> timed =
+      MedianDurations(db, path, traced->get(), "cannot read kernels of", &missing);
+  if (timed.ok()) found->insert(timed->begin(), timed->end());
+  return found;
 }
 
 constexpr char kPlace[] =
@@ -218,16 +235,15 @@ absl::StatusOr<std::vector<MeasuredPlacement>> FindMeasuredPlacements(sqlite3* d
   }
   if (rc != SQLITE_DONE) return WriteError(db, rc, path, "cannot read measured kernels of");
   if (!by_signature.empty()) {
-    auto durations = SignatureDurations(db, path);
+    std::vector<SignatureKey> keys;
+    for (const auto& entry : by_signature) keys.push_back(entry.second);
+    auto durations = SignatureDurations(db, path, keys);
     if (!durations.ok()) return durations.status();
     for (const auto& [i, key] : by_signature) {
-      for (const DurationsBySignature& found : *durations) {
-        auto it = found.find(key);
-        if (it == found.end()) continue;
-        placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
-        placements[i].measured_duration = true;
-        break;
-      }
+      auto it = durations->find(key);
+      if (it == durations->end()) continue;
+      placements[i].end = placements[i].start + static_cast<int64_t>(std::llround(it->second));
+      placements[i].measured_duration = true;
     }
   }
   if (absl::Status st = SerializeOnStreams(db, path, placements); !st.ok()) return st;

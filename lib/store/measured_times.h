@@ -11,7 +11,9 @@
 //   end of the kernel before it on its stream when that is later (placed or timed by
 //   CUPTI: a stream runs its kernels one at a time), as long as the duration of its own
 //   sample or, when its range gave none (the signature's budget was spent, the range
-//   was dropped), the median of its signature's samples; without either, not placed.
+//   was dropped), the median of its signature's samples, or, for a signature never
+//   sampled, the median of the durations CUPTI timed for its launches that were not
+//   measured (the hold is process-wide: those ran outside sets); without any, not placed.
 #ifndef CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 #define CUSCOPE_LIB_STORE_MEASURED_TIMES_H_
 

@@ -144,6 +144,8 @@ TEST(MeasuredTimes, KernelsMadeFromTheirLaunchesStartWhenTheCallReturns) {
   b.Kernel("fill", 83000, 84000, 7, 23);
   // (a measured kernel CUPTI timed is not a fill's natural duration)
   b.Kernel("fill", 85000, 95000, 7, 24).flags = model::kKernelCountersMeasured;
+  // A gemm CUPTI timed, on another stream: gemm's samples come first.
+  b.Kernel("gemm", 100000, 100100, 9, 25);
   // A stream runs one kernel at a time: after the kernel before it on the stream.
   made("gemm", 16, 31000, 31005);  // gemm 14 runs until 36,010
   b.Kernel("other", 50000, 60000, 7, 17);
