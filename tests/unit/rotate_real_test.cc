@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "lib/model/profile.h"
 #include "lib/store/reader.h"
+#include "tests/unit/recorded_steps.h"
 #include "tests/unit/rotate_sim.h"
 
 namespace cuscope::collect {
@@ -29,27 +30,12 @@ std::vector<std::vector<Recorded>> LoadSteps(const std::string& file) {
   EXPECT_TRUE(profile.ok()) << profile.status();
   if (!profile.ok()) return {};
   const model::Profile& p = *profile;
-  std::map<uint32_t, uint64_t> launched_at;  // correlation id -> API call start
-  for (const model::ApiRecord& a : p.api_calls) launched_at[a.correlation_id] = a.start_ns;
-  std::vector<std::pair<uint64_t, uint64_t>> steps;
-  for (const model::RangeRecord& r : p.ranges) {
-    if (p.str(r.name) == "step") steps.emplace_back(r.start_ns, r.end_ns);
-  }
-  std::sort(steps.begin(), steps.end());
-  std::vector<model::KernelRecord> kernels = p.kernels;
-  std::sort(kernels.begin(), kernels.end(),
-            [](const auto& a, const auto& b) { return a.correlation_id < b.correlation_id; });
-  std::vector<std::vector<Recorded>> out(std::max<size_t>(1, steps.size()));
-  for (const model::KernelRecord& k : kernels) {
-    size_t step = 0;
-    if (!steps.empty()) {
-      const uint64_t t = launched_at[k.correlation_id];
-      auto it = std::find_if(steps.begin(), steps.end(),
-                             [t](const auto& s) { return s.first <= t && t <= s.second; });
-      if (it == steps.end()) continue;
-      step = it - steps.begin();
+  std::vector<std::vector<Recorded>> out;
+  for (const auto& kernels : KernelsByRange(p, "step")) {
+    out.emplace_back();
+    for (const model::KernelRecord& k : kernels) {
+      out.back().push_back({Signature{p.str(k.name), k.grid, k.block}, k.duration_ns()});
     }
-    out[step].push_back({Signature{p.str(k.name), k.grid, k.block}, k.duration_ns()});
   }
   return out;
 }
