@@ -12,8 +12,8 @@
 # every 10 and 2 us (bench/device/train_step.py, 2 rounds, no ncu). rotate: the
 # training step under rotate with one sample per
 # signature (sol and roofline, 1 round of 16 steps) with its counters.host_ms. PROBES=1:
-# first the counter image probes (tests/gpu/probes/image_{reinit,size}_probe and
-# replay_switch_probe, built by
+# first the counter image probes (tests/gpu/probes/image_{reinit,size}_probe,
+# replay_switch_probe and launch_cost_probe, built by
 # hand with nvcc into $BUILD/tests/gpu). CUSCOPE_INTERNAL_IMAGE_SIZING=0 reaches the
 # profiled step: rotate's counter images of the window limit's size (not sized per set).
 #
@@ -61,7 +61,7 @@ if [ "$what" = sampling ]; then
 fi
 if [ "$what" = rotate ]; then
   if [ "${PROBES:-0}" = 1 ]; then
-    for probe in image_reinit_probe image_size_probe replay_switch_probe; do
+    for probe in image_reinit_probe image_size_probe replay_switch_probe launch_cost_probe; do
       [ -x "$BUILD/tests/gpu/$probe" ] || continue
       "$BUILD/tests/gpu/$probe" 2>&1 | tee "$OUT/$probe.log" | tee -a "$OUT/summary.txt"
     done
