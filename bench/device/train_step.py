@@ -8,12 +8,15 @@ A transformers GPT-2 training step (bench/device/gpt2_step.py: 6 layers, batch 8
 bf16 autocast, fused AdamW) unprofiled, under the CUPTI tracing floor (a counting-only
 injection: what any activity tracer costs), traced by cuscope, with counters in signature
 mode (kernel replay, one sample per signature) and in rotate on every launch, with GPU
-metrics sampled every 10 us (docs/gpu-metrics.md), under torch.profiler, and a bounded slice of the same kernels under ncu. The modes run in
+metrics sampled every 10 us (docs/gpu-metrics.md), under torch.profiler, with the counter
+sampler's launch callbacks and no kernel to measure (what they cost the launch path), and a
+bounded slice of the same kernels under ncu. The modes run in
 interleaved rounds (the order turns each round); a mode's step time is the median over
 its rounds of the median of steps 4 and later. From the profiles: kernel records
 against kernel launches, measured launches without times, rotate's coverage of the last
 step (signatures and GPU time with a complete sample) and rotate's values against
-kernel replay's on the same signatures. Prints markdown.
+kernel replay's on the same signatures, and each mode's median kernel launch call in the
+last 10 steps (the step is bound by the launch path). Prints markdown.
 """
 import os
 import re
@@ -59,6 +62,12 @@ MODES = {
     "cuscope rotate (roofline, 1 per signature)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
         "--per-signature=1", "--replay=rotate", "--"] + step_cmd,
+    # The counter sampler's launch callbacks with no kernel to measure: no Range Profiler,
+    # no set; what CUPTI's callbacks and cuscope's launch bookkeeping cost (session 15).
+    "cuscope launch callbacks only (roofline, no kernel matches)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
+        "--replay=rotate", "--per-signature=1", "--kernels=^cuscope matches no kernel$", "--"] +
+    step_cmd,
     "cuscope gpu metrics (sampled, every kernel)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1", "--"] + step_cmd,
     "cuscope gpu metrics (every 2 us)": lambda p: [
@@ -106,6 +115,26 @@ def profile_facts(path):
         "FROM kernels").fetchone()
     return {"launches": launches, "kernels": kernels, "untimed": untimed or 0,
             "measured": measured or 0, "placed": placed or 0}
+
+
+def launch_api_us(path, last=10):
+    """Median duration (us) of the kernel launch calls in the profile's last `last` steps:
+    what the host pays a launch (the step is bound by the launch path, not the GPU)."""
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    step_ids = [i for i, t in s.items() if t == "step"]
+    launch_ids = [i for i, t in s.items() if t in LAUNCH_APIS]
+    if not step_ids or not launch_ids:
+        return None
+    spans = db.execute("SELECT start_ns, end_ns FROM ranges WHERE name_id = ? ORDER BY start_ns",
+                       (step_ids[0],)).fetchall()[-last:]
+    if not spans:
+        return None
+    marks = ",".join("?" * len(launch_ids))
+    d = [b - a for a, b in db.execute(
+        f"SELECT start_ns, end_ns FROM api_calls WHERE name_id IN ({marks}) AND start_ns >= ? "
+        "AND end_ns <= ?", (*launch_ids, spans[0][0], spans[-1][1]))]
+    return statistics.median(d) / 1e3 if d else None
 
 
 def held_by_step(path, steps=4):
@@ -273,6 +302,8 @@ def main():
     print(f"# Training-step benchmark (bench/device/train_step.py, {rounds} rounds, {steps} steps)\n")
     # TRAIN_STEP_MODES="unprofiled,gpu metrics": only the modes whose name holds one of
     # these (unprofiled always runs: it is the base); TRAIN_STEP_NCU=0 skips the ncu slice.
+    # The comma separates filters: "roofline, 1 per signature" is two of them (and matches
+    # every roofline mode); "1 per signature" alone matches both rotate budgets.
     wanted = [w.strip() for w in os.environ.get("TRAIN_STEP_MODES", "").split(",") if w.strip()]
     order = [m for m in MODES if m == "unprofiled" or not wanted or any(w in m for w in wanted)]
     # TRAIN_STEP_ONCE="signature": modes whose name holds one of these run in the first
@@ -307,6 +338,14 @@ def main():
               f"{first:.0f} | {wall:.1f} | {kl} | {ms} | {un} |")
     def first_profile(mode):
         return results[mode][0]["profile"] if mode in results else None
+
+    print()
+    for mode, runs in results.items():
+        us = [launch_api_us(x["profile"]) for x in runs if x["profile"]]
+        us = [u for u in us if u is not None]
+        if us:
+            print(f"- {mode}: a kernel launch call in the last 10 steps, median "
+                  f"{statistics.median(us):.2f} us (rounds: {', '.join(f'{u:.2f}' for u in us)})")
 
     for mode in ("cuscope rotate (sol, 1 per signature)", "cuscope rotate (roofline, 1 per signature)"):
         path = first_profile(mode)
