@@ -47,6 +47,7 @@ const std::vector<std::string>& AdviseRuleIds() {
                                                         "tail_wave",
                                                         "fp32_without_tensor_cores",
                                                         "fp64_in_fp32_program",
+                                                        "misaligned_gemm",
                                                         "dominant_stall"};
   return *ids;
 }

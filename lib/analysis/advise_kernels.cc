@@ -307,9 +307,11 @@ void KernelRules(const Context& c, std::vector<Finding>& out) {
     fp32 += (k.fp32_flops + k.tensor_flops) * launches;
     fp64 += k.fp64_flops * launches;
   }
+  const std::vector<AlignedBest> aligned = BestAlignedGemms(kernels);
   for (const KernelCounters& k : kernels) {
     if (k.region || k.total_time_ns == 0) continue;
-    bool explained = BankConflicts(c, k, out);
+    bool explained = MisalignedGemm(c, k, aligned, out);
+    explained |= BankConflicts(c, k, out);
     explained |= Uncoalesced(c, k, out);
     explained |= Fp32Gemm(c, k, ceilings, out);
     explained |= Fp64(c, k, fp32, fp64, out);

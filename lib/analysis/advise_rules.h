@@ -3,9 +3,13 @@
 #ifndef CUSCOPE_LIB_ANALYSIS_ADVISE_RULES_H_
 #define CUSCOPE_LIB_ANALYSIS_ADVISE_RULES_H_
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "lib/analysis/advise_context.h"
+#include "lib/analysis/ceilings.h"
+#include "lib/analysis/kernel_counters.h"
 #include "lib/model/finding.h"
 
 namespace cuscope::analysis::advise {
@@ -28,6 +32,28 @@ void DefaultStream(const Context& c, std::vector<model::Finding>& out);
 
 // advise_kernels.cc: the rules of each kernel signature with counters.
 void KernelRules(const Context& c, std::vector<model::Finding>& out);
+
+// advise_gemm.cc: a tensor-core GEMM in a kernel for operands aligned to less than 16
+// bytes (CUTLASS's `alignN`, N elements of the kernel's dominant tensor precision).
+struct Misalignment {
+  int alignment = 0;      // elements, from the name; 0 when it does not say
+  int element_bytes = 0;  // of the dominant tensor precision; 0 when not a tensor kernel
+  bool misaligned = false;
+};
+Misalignment MisalignmentOf(const KernelCounters& k);
+// The best % of its roof that an aligned tensor-core kernel reaches, per device and
+// tensor precision.
+struct AlignedBest {
+  uint32_t device_id = 0;
+  Precision precision = Precision::kTensorBf16;
+  double pct = 0;
+  std::string kernel;
+};
+std::vector<AlignedBest> BestAlignedGemms(const std::vector<KernelCounters>& kernels);
+// Fires when `k` is misaligned and under the best aligned kernel of its precision (else
+// AdviseThresholds::aligned_gemm_pct); the gain is T x (1 - its % / that %).
+bool MisalignedGemm(const Context& c, const KernelCounters& k,
+                    const std::vector<AlignedBest>& aligned, std::vector<model::Finding>& out);
 
 }  // namespace cuscope::analysis::advise
 

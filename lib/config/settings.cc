@@ -195,6 +195,11 @@ const std::vector<Setting>& Settings() {
        "Share of a kernel's FLOPs in FP64 from which the FP64 rule fires (in a program "
        "whose FLOPs are mostly FP32).",
        Threshold(&T::fp64_pct, 0.0, 100.0, "%")},
+      {"CUSCOPE_ADVISE_ALIGNED_GEMM_PCT", "advise_aligned_gemm_pct",
+       "Tensor roof % that a GEMM with 16-byte aligned operands is taken to reach, for the "
+       "misaligned-GEMM rule, when the profile has no aligned GEMM of the same precision to "
+       "compare with.",
+       Threshold(&T::aligned_gemm_pct, 0.0, 100.0, "%")},
       {"CUSCOPE_ADVISE_STALL_PCT", "advise_stall_pct",
        "Share of warp cycles of the top stall reason from which the stall rule fires.",
        Threshold(&T::stall_pct, 0.0, 100.0, "%")},

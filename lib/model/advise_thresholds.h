@@ -38,6 +38,7 @@ struct AdviseThresholds {
   double tail_pct = 20;             // SM time left idle by a small grid or the last wave
   double fp32_gemm_pct = 30;        // FP32 roof % of a kernel with no tensor op
   double fp64_pct = 1;              // FP64 share of a kernel's FLOPs in an FP32 program
+  double aligned_gemm_pct = 60;     // tensor roof % of an aligned GEMM, when none to compare
   double stall_pct = 30;            // top stall reason's share of warp cycles
 };
 

@@ -497,7 +497,7 @@ TEST(AdviseTest, RankedByEstimatedGain) {
 
 TEST(AdviseTest, EveryRuleIdIsListed) {
   const std::vector<std::string>& ids = analysis::AdviseRuleIds();
-  EXPECT_EQ(ids.size(), 16u);
+  EXPECT_EQ(ids.size(), 17u);
   for (const char* rule : {"gpu_idle_gaps", "dominant_stall", "tail_wave"}) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), rule), ids.end()) << rule;
   }

@@ -366,9 +366,9 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
       EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
   }
   // top, report width, report rank, buffer size, max buffers, flush, skip, count, per signature,
-  // window, the GPU metrics' interval, sample cap and burst, the advisor's 3 integer and 16
+  // window, the GPU metrics' interval, sample cap and burst, the advisor's 3 integer and 17
   // number thresholds.
-  EXPECT_EQ(checked, 32);
+  EXPECT_EQ(checked, 33);
 }
 
 TEST(Config, FormatBytes) {

@@ -1,0 +1,177 @@
+// The misaligned GEMM rule: a tensor-core kernel built for operands aligned to less
+// than 16 bytes (CUTLASS's `alignN` in its name, N elements). cuBLAS picks one when a
+// dimension or leading dimension of the GEMM is not a multiple of 16 bytes (8 BF16
+// elements): an odd vocabulary (GPT-2's 50,257) sends a language model's output layer
+// to a Turing-era `cutlass_75_..._align1` kernel that ran at 10-15% of the H200's BF16
+// tensor roof, where the step's aligned GEMMs reached 60-74% (docs/advisor.md).
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "lib/analysis/advise_rules.h"
+
+namespace cuscope::analysis::advise {
+namespace {
+
+// Bytes of one operand element for a tensor precision (0: not a tensor precision).
+int ElementBytes(Precision p) {
+  switch (p) {
+    case Precision::kTensorFp16:
+    case Precision::kTensorBf16:
+      return 2;
+    case Precision::kTensorTf32:
+      return 4;
+    case Precision::kTensorFp8:
+    case Precision::kTensorInt8:
+      return 1;
+    case Precision::kTensorFp64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+// The element type's name in the advice.
+const char* ElementName(Precision p) {
+  switch (p) {
+    case Precision::kTensorFp16:
+      return "FP16";
+    case Precision::kTensorBf16:
+      return "BF16";
+    case Precision::kTensorTf32:
+      return "FP32 (TF32)";
+    case Precision::kTensorFp8:
+      return "FP8";
+    case Precision::kTensorInt8:
+      return "INT8";
+    case Precision::kTensorFp64:
+      return "FP64";
+    default:
+      return "";
+  }
+}
+
+// The number after the last "align" of `name` followed by digits, 0 when none.
+int AlignmentOf(const std::string& name) {
+  int found = 0;
+  for (size_t at = name.find("align"); at != std::string::npos; at = name.find("align", at + 1)) {
+    const size_t digits = at + 5;
+    if (digits < name.size() && name[digits] >= '1' && name[digits] <= '9') {
+      found = std::atoi(name.c_str() + digits);
+    }
+  }
+  return found;
+}
+
+// The architecture a CUTLASS kernel was built for ("cutlass_75_...", "sm80_..."), 0
+// when the name does not say.
+int BuiltFor(const std::string& name) {
+  for (const char* prefix : {"cutlass_", "sm"}) {
+    for (size_t at = name.find(prefix); at != std::string::npos; at = name.find(prefix, at + 1)) {
+      const size_t d = at + std::string(prefix).size();
+      if (d + 2 <= name.size() && std::isdigit(static_cast<unsigned char>(name[d])) &&
+          std::isdigit(static_cast<unsigned char>(name[d + 1])) &&
+          (d + 2 == name.size() || !std::isdigit(static_cast<unsigned char>(name[d + 2])))) {
+        return (name[d] - '0') * 10 + (name[d + 1] - '0');
+      }
+    }
+  }
+  return 0;
+}
+
+int DeviceArch(const model::Profile& p, uint32_t device_id) {
+  for (const model::DeviceInfo& d : p.devices) {
+    if (d.id == device_id) return d.compute_major * 10 + d.compute_minor;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Misalignment MisalignmentOf(const KernelCounters& k) {
+  Misalignment m;
+  if (k.tensor_flops <= 0 || !IsTensor(k.dominant)) return m;
+  m.element_bytes = ElementBytes(k.dominant);
+  m.alignment = AlignmentOf(k.name);
+  m.misaligned = m.element_bytes > 0 && m.alignment > 0 && m.alignment * m.element_bytes < 16;
+  return m;
+}
+
+std::vector<AlignedBest> BestAlignedGemms(const std::vector<KernelCounters>& kernels) {
+  std::vector<AlignedBest> best;
+  for (const KernelCounters& k : kernels) {
+    if (k.region || k.tensor_flops <= 0 || !IsTensor(k.dominant) || MisalignmentOf(k).misaligned) {
+      continue;
+    }
+    const double pct = k.flops_of(k.dominant).pct_of_peak;
+    auto it = std::find_if(best.begin(), best.end(), [&](const AlignedBest& b) {
+      return b.device_id == k.device_id && b.precision == k.dominant;
+    });
+    if (it == best.end()) {
+      best.push_back({k.device_id, k.dominant, pct, k.name});
+    } else if (pct > it->pct) {
+      it->pct = pct;
+      it->kernel = k.name;
+    }
+  }
+  return best;
+}
+
+bool MisalignedGemm(const Context& c, const KernelCounters& k,
+                    const std::vector<AlignedBest>& aligned, std::vector<model::Finding>& out) {
+  const Misalignment m = MisalignmentOf(k);
+  if (!m.misaligned) return false;
+  const double pct = k.flops_of(k.dominant).pct_of_peak;
+  // What the same precision reaches when aligned: the best aligned GEMM of the profile,
+  // else the threshold.
+  double reference = c.t.aligned_gemm_pct;
+  std::string reference_kernel;
+  for (const AlignedBest& b : aligned) {
+    if (b.device_id == k.device_id && b.precision == k.dominant && b.pct > 0) {
+      reference = b.pct;
+      reference_kernel = b.kernel;
+    }
+  }
+  if (pct <= 0 || reference <= pct) return false;
+  const double share = 1.0 - pct / reference;
+  model::Finding f = c.Make("misaligned_gemm", static_cast<double>(k.total_time_ns) * share,
+                            model::GainBasis::kGpu);
+  f.kernel = k.name;
+  f.device_id = k.device_id;
+  if (!c.Keeps(f)) return false;
+  const int built = BuiltFor(k.name), arch = DeviceArch(c.profile, k.device_id);
+  const std::string older =
+      built > 0 && arch > built
+          ? absl::StrFormat(" built for sm_%d on this sm_%d GPU%s", built, arch,
+                            built < 90 && arch >= 90 ? " (no TMA, no wgmma)" : "")
+          : "";
+  f.summary = absl::StrFormat(
+      "A %s GEMM at %s of its roof, in a kernel for operands aligned to %d element%s (%d "
+      "bytes)%s; %s",
+      PrecisionName(k.dominant), Pct(pct), m.alignment, m.alignment == 1 ? "" : "s",
+      m.alignment * m.element_bytes, older,
+      reference_kernel.empty()
+          ? absl::StrFormat("an aligned one is expected to reach %s", Pct(reference))
+          : absl::StrFormat("this profile's best aligned %s GEMM reaches %s",
+                            PrecisionName(k.dominant), Pct(reference)));
+  f.advice = absl::StrFormat(
+      "cuBLAS takes this kernel when a GEMM dimension or leading dimension is not a multiple "
+      "of 16 bytes (%d %s elements): pad it to a multiple of %d (64 is better). In a "
+      "language model it is usually the vocabulary (GPT-2's 50257 -> 50304) in the "
+      "embedding and output layer; else the hidden, batch x sequence or head sizes.",
+      16 / m.element_bytes, ElementName(k.dominant), 16 / m.element_bytes);
+  f.evidence = {{"tensor_pct_of_peak", pct},
+                {"aligned_reference_pct", reference},
+                {"alignment_elements", static_cast<double>(m.alignment)},
+                {"element_bytes", static_cast<double>(m.element_bytes)},
+                {"kernel_time_ns", static_cast<double>(k.total_time_ns)}};
+  if (built > 0) f.evidence.emplace_back("built_for_sm", static_cast<double>(built));
+  out.push_back(std::move(f));
+  return true;
+}
+
+}  // namespace cuscope::analysis::advise
