@@ -7,19 +7,9 @@
 // cuBLAS loads its kernels inside that first call, before the GPU has done anything,
 // so module loading opens no GPU idle gap; counters measure it (one launch per kernel
 // signature) like any other.
-#include <cublas_v2.h>
 
 #include "common.h"
-
-#define CHECK_CUBLAS(call)                                                             \
-  do {                                                                                 \
-    cublasStatus_t s_ = (call);                                                        \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, \
-                   static_cast<int>(s_));                                              \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "cublas_check.h"
 
 __global__ void fill_matrix(float* x, size_t n, float scale) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
