@@ -3,8 +3,8 @@
 // words: the logits' leading dimension (50,257 elements) is not a multiple of 16 bytes,
 // and cuBLAS takes a kernel for 2-byte aligned operands (on the H200 inside PyTorch:
 // cutlass_75_tensorop_bf16_s1688gemm_..._align1, 10-15% of the BF16 tensor roof).
-// Fixed: the vocabulary padded to 50,304 (a multiple of 64), as nanoGPT does; the extra
-// 47 rows of W are zeros and their logits are ignored.
+// Fixed: the vocabulary padded to 50,304 (a multiple of 64), as nanoGPT does; the 47
+// extra words' logits are computed and ignored.
 //
 // The first GEMM is a warm-up that is part of both runs: cuBLAS loads its kernels inside
 // it, before the GPU has done anything (as fp32_without_tensor_cores.cu).
@@ -49,8 +49,10 @@ int main(int argc, char** argv) {
   fill_bf16<<<1024, 256>>>(h, h_count, 1.0f);
   for (int i = 0; i < kGemms; ++i) gemm();
   CHECK(cudaMemcpy(h_out, logits + 12345, sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost));
-  std::printf("misaligned_gemm%s: 1 + %d BF16 GEMMs of %d tokens x %d hidden x %d vocabulary\n",
-              fixed ? " (fixed)" : "", kGemms, kTokens, kHidden, vocab);
+  std::printf(
+      "misaligned_gemm%s: 1 + %d BF16 GEMMs of %d tokens x %d hidden x %d vocabulary; logit "
+      "12345 = %.3f\n",
+      fixed ? " (fixed)" : "", kGemms, kTokens, kHidden, vocab, __bfloat162float(*h_out));
   CHECK_CUBLAS(cublasDestroy(handle));
   CHECK(cudaFreeHost(h_out));
   CHECK(cudaFree(logits));

@@ -1,6 +1,6 @@
-// The misaligned GEMM rule: a tensor-core kernel built for operands aligned to less
-// than 16 bytes (CUTLASS's `alignN` in its name, N elements). cuBLAS picks one when a
-// dimension or leading dimension of the GEMM is not a multiple of 16 bytes (8 BF16
+// The misaligned GEMM rule: a tensor-core kernel (FP16, BF16, TF32 or FP8) built for
+// operands aligned to less than 16 bytes (CUTLASS's `alignN` in its name, N elements). cuBLAS picks
+// one when a dimension or leading dimension of the GEMM is not a multiple of 16 bytes (8 BF16
 // elements): an odd vocabulary (GPT-2's 50,257) sends a language model's output layer
 // to a Turing-era `cutlass_75_..._align1` kernel that ran at 10-15% of the H200's BF16
 // tensor roof, where the step's aligned GEMMs reached 60-74% (docs/advisor.md).
@@ -17,7 +17,11 @@
 namespace cuscope::analysis::advise {
 namespace {
 
-// Bytes of one operand element for a tensor precision (0: not a tensor precision).
+// Bytes of one operand element for the tensor precisions whose fast kernels want 16-byte
+// aligned operands (0 for the others). Not INT8: cuBLAS's INT8 GEMMs in the NN layout run
+// CUTLASS's `..._align4` wmma kernels with aligned operands (the layout picks them:
+// tests/data/real/h200-gemm-tensor-metrics.sqlite). Not FP64: CUTLASS's DMMA GEMMs exist
+// only as `align1`.
 int ElementBytes(Precision p) {
   switch (p) {
     case Precision::kTensorFp16:
@@ -26,13 +30,17 @@ int ElementBytes(Precision p) {
     case Precision::kTensorTf32:
       return 4;
     case Precision::kTensorFp8:
-    case Precision::kTensorInt8:
       return 1;
-    case Precision::kTensorFp64:
-      return 8;
     default:
       return 0;
   }
+}
+
+// A GEMM by its name (cuBLAS's nvjet and xmma kernels, CUTLASS's and cuBLAS's
+// "gemm"): what may serve as the aligned reference (not attention or convolution).
+bool GemmNamed(const std::string& name) {
+  return name.find("gemm") != std::string::npos || name.find("nvjet") != std::string::npos ||
+         name.find("xmma") != std::string::npos;
 }
 
 // The element type's name in the advice.
@@ -46,10 +54,6 @@ const char* ElementName(Precision p) {
       return "FP32 (TF32)";
     case Precision::kTensorFp8:
       return "FP8";
-    case Precision::kTensorInt8:
-      return "INT8";
-    case Precision::kTensorFp64:
-      return "FP64";
     default:
       return "";
   }
@@ -104,7 +108,8 @@ Misalignment MisalignmentOf(const KernelCounters& k) {
 std::vector<AlignedBest> BestAlignedGemms(const std::vector<KernelCounters>& kernels) {
   std::vector<AlignedBest> best;
   for (const KernelCounters& k : kernels) {
-    if (k.region || k.tensor_flops <= 0 || !IsTensor(k.dominant) || MisalignmentOf(k).misaligned) {
+    if (k.region || k.tensor_flops <= 0 || !IsTensor(k.dominant) || !GemmNamed(k.name) ||
+        MisalignmentOf(k).misaligned) {
       continue;
     }
     const double pct = k.flops_of(k.dominant).pct_of_peak;
@@ -133,7 +138,7 @@ bool MisalignedGemm(const Context& c, const KernelCounters& k,
   for (const AlignedBest& b : aligned) {
     if (b.device_id == k.device_id && b.precision == k.dominant && b.pct > 0) {
       reference = b.pct;
-      reference_kernel = b.kernel;
+      reference_kernel = b.kernel.size() > 60 ? b.kernel.substr(0, 57) + "..." : b.kernel;
     }
   }
   if (pct <= 0 || reference <= pct) return false;
@@ -146,23 +151,26 @@ bool MisalignedGemm(const Context& c, const KernelCounters& k,
   const int built = BuiltFor(k.name), arch = DeviceArch(c.profile, k.device_id);
   const std::string older =
       built > 0 && arch > built
-          ? absl::StrFormat(" built for sm_%d on this sm_%d GPU%s", built, arch,
-                            built < 90 && arch >= 90 ? " (no TMA, no wgmma)" : "")
+          ? absl::StrFormat(", a design for sm_%d on this sm_%d GPU%s", built, arch,
+                            built < 90 && arch >= 90 ? " (mma.sync, no TMA)" : "")
           : "";
   f.summary = absl::StrFormat(
-      "A %s GEMM at %s of its roof, in a kernel for operands aligned to %d element%s (%d "
-      "bytes)%s; %s",
-      PrecisionName(k.dominant), Pct(pct), m.alignment, m.alignment == 1 ? "" : "s",
-      m.alignment * m.element_bytes, older,
+      "GEMM in %s at %s of the %s roof, in a kernel for operands aligned to %d element%s "
+      "(%d bytes)%s; %s",
+      ElementName(k.dominant), Pct(pct), PrecisionName(k.dominant), m.alignment,
+      m.alignment == 1 ? "" : "s", m.alignment * m.element_bytes, older,
       reference_kernel.empty()
-          ? absl::StrFormat("an aligned one is expected to reach %s", Pct(reference))
-          : absl::StrFormat("this profile's best aligned %s GEMM reaches %s",
-                            PrecisionName(k.dominant), Pct(reference)));
+          ? absl::StrFormat("a GEMM with aligned operands is expected to reach %s", Pct(reference))
+          : absl::StrFormat("the best aligned %s GEMM of this profile (another shape) reaches "
+                            "%s: %s",
+                            ElementName(k.dominant), Pct(reference), reference_kernel));
   f.advice = absl::StrFormat(
-      "cuBLAS takes this kernel when a GEMM dimension or leading dimension is not a multiple "
-      "of 16 bytes (%d %s elements): pad it to a multiple of %d (64 is better). In a "
-      "language model it is usually the vocabulary (GPT-2's 50257 -> 50304) in the "
-      "embedding and output layer; else the hidden, batch x sequence or head sizes.",
+      "cuBLAS (or CUTLASS) takes such a kernel when a GEMM dimension, a leading dimension or "
+      "an operand's start is not a multiple of 16 bytes (%d %s elements): pad the dimension "
+      "to a multiple of %d (64 is better), and do not start operands at an odd offset (a "
+      "slice). In a language model it is usually the vocabulary (GPT-2's 50257 -> 50304) of "
+      "the output layer and its tied embedding; else the hidden, batch x sequence or head "
+      "sizes.",
       16 / m.element_bytes, ElementName(k.dominant), 16 / m.element_bytes);
   f.evidence = {{"tensor_pct_of_peak", pct},
                 {"aligned_reference_pct", reference},

@@ -33,16 +33,17 @@ void DefaultStream(const Context& c, std::vector<model::Finding>& out);
 // advise_kernels.cc: the rules of each kernel signature with counters.
 void KernelRules(const Context& c, std::vector<model::Finding>& out);
 
-// advise_gemm.cc: a tensor-core GEMM in a kernel for operands aligned to less than 16
-// bytes (CUTLASS's `alignN`, N elements of the kernel's dominant tensor precision).
+// advise_gemm.cc: a tensor-core GEMM (FP16, BF16, TF32, FP8) in a kernel for operands
+// aligned to less than 16 bytes (CUTLASS's `alignN`, N elements of the kernel's dominant
+// tensor precision).
 struct Misalignment {
   int alignment = 0;      // elements, from the name; 0 when it does not say
-  int element_bytes = 0;  // of the dominant tensor precision; 0 when not a tensor kernel
+  int element_bytes = 0;  // of the dominant tensor precision; 0 when not one of the four
   bool misaligned = false;
 };
 Misalignment MisalignmentOf(const KernelCounters& k);
-// The best % of its roof that an aligned tensor-core kernel reaches, per device and
-// tensor precision.
+// The best % of its roof that an aligned tensor-core GEMM reaches (a kernel named for a
+// GEMM: "gemm", "nvjet", "xmma"), per device and tensor precision.
 struct AlignedBest {
   uint32_t device_id = 0;
   Precision precision = Precision::kTensorBf16;
