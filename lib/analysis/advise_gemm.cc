@@ -17,23 +17,27 @@
 namespace cuscope::analysis::advise {
 namespace {
 
-// Bytes of one operand element for the tensor precisions whose fast kernels want 16-byte
-// aligned operands (0 for the others). Not INT8: cuBLAS's INT8 GEMMs in the NN layout run
-// CUTLASS's `..._align4` wmma kernels with aligned operands (the layout picks them:
-// tests/data/real/h200-gemm-tensor-metrics.sqlite). Not FP64: CUTLASS's DMMA GEMMs exist
-// only as `align1`.
-int ElementBytes(Precision p) {
-  switch (p) {
-    case Precision::kTensorFp16:
-    case Precision::kTensorBf16:
-      return 2;
-    case Precision::kTensorTf32:
-      return 4;
-    case Precision::kTensorFp8:
-      return 1;
-    default:
-      return 0;
+// The tensor precisions whose fast kernels want 16-byte aligned operands: an operand
+// element's bytes and its name in the advice. Not INT8: cuBLAS's INT8 GEMMs in the NN
+// layout run CUTLASS's `..._align4` wmma kernels with aligned operands (the layout picks
+// them: tests/data/real/h200-gemm-tensor-metrics.sqlite). Not FP64: CUTLASS's DMMA GEMMs
+// exist only as `align1`.
+struct Element {
+  Precision precision;
+  int bytes;
+  const char* name;
+};
+constexpr Element kElements[] = {{Precision::kTensorFp16, 2, "FP16"},
+                                 {Precision::kTensorBf16, 2, "BF16"},
+                                 {Precision::kTensorTf32, 4, "FP32 (TF32)"},
+                                 {Precision::kTensorFp8, 1, "FP8"}};
+
+// The element of `p`, or null for the other precisions.
+const Element* ElementOf(Precision p) {
+  for (const Element& e : kElements) {
+    if (e.precision == p) return &e;
   }
+  return nullptr;
 }
 
 // A GEMM by its name (cuBLAS's nvjet and xmma kernels, CUTLASS's and cuBLAS's
@@ -41,22 +45,6 @@ int ElementBytes(Precision p) {
 bool GemmNamed(const std::string& name) {
   return name.find("gemm") != std::string::npos || name.find("nvjet") != std::string::npos ||
          name.find("xmma") != std::string::npos;
-}
-
-// The element type's name in the advice.
-const char* ElementName(Precision p) {
-  switch (p) {
-    case Precision::kTensorFp16:
-      return "FP16";
-    case Precision::kTensorBf16:
-      return "BF16";
-    case Precision::kTensorTf32:
-      return "FP32 (TF32)";
-    case Precision::kTensorFp8:
-      return "FP8";
-    default:
-      return "";
-  }
 }
 
 // The number after the last "align" of `name` followed by digits, 0 when none.
@@ -98,10 +86,11 @@ int DeviceArch(const model::Profile& p, uint32_t device_id) {
 
 Misalignment MisalignmentOf(const KernelCounters& k) {
   Misalignment m;
-  if (k.tensor_flops <= 0 || !IsTensor(k.dominant)) return m;
-  m.element_bytes = ElementBytes(k.dominant);
+  const Element* e = ElementOf(k.dominant);
+  if (k.tensor_flops <= 0 || e == nullptr) return m;
+  m.element_bytes = e->bytes;
   m.alignment = AlignmentOf(k.name);
-  m.misaligned = m.element_bytes > 0 && m.alignment > 0 && m.alignment * m.element_bytes < 16;
+  m.misaligned = m.alignment > 0 && m.alignment * m.element_bytes < 16;
   return m;
 }
 
@@ -157,13 +146,13 @@ bool MisalignedGemm(const Context& c, const KernelCounters& k,
   f.summary = absl::StrFormat(
       "GEMM in %s at %s of the %s roof, in a kernel for operands aligned to %d element%s "
       "(%d bytes)%s; %s",
-      ElementName(k.dominant), Pct(pct), PrecisionName(k.dominant), m.alignment,
+      ElementOf(k.dominant)->name, Pct(pct), PrecisionName(k.dominant), m.alignment,
       m.alignment == 1 ? "" : "s", m.alignment * m.element_bytes, older,
       reference_kernel.empty()
           ? absl::StrFormat("a GEMM with aligned operands is expected to reach %s", Pct(reference))
           : absl::StrFormat("the best aligned %s GEMM of this profile (another shape) reaches "
                             "%s: %s",
-                            ElementName(k.dominant), Pct(reference), reference_kernel));
+                            ElementOf(k.dominant)->name, Pct(reference), reference_kernel));
   f.advice = absl::StrFormat(
       "cuBLAS (or CUTLASS) takes such a kernel when a GEMM dimension, a leading dimension or "
       "an operand's start is not a multiple of 16 bytes (%d %s elements): pad the dimension "
@@ -171,7 +160,7 @@ bool MisalignedGemm(const Context& c, const KernelCounters& k,
       "slice). In a language model it is usually the vocabulary (GPT-2's 50257 -> 50304) of "
       "the output layer and its tied embedding; else the hidden, batch x sequence or head "
       "sizes.",
-      16 / m.element_bytes, ElementName(k.dominant), 16 / m.element_bytes);
+      16 / m.element_bytes, ElementOf(k.dominant)->name, 16 / m.element_bytes);
   f.evidence = {{"tensor_pct_of_peak", pct},
                 {"aligned_reference_pct", reference},
                 {"alignment_elements", static_cast<double>(m.alignment)},
