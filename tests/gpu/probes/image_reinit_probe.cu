@@ -75,17 +75,7 @@ int main(int argc, char** argv) {
   set_config();
   bool zeroed = true;  // how the image the next set decodes into was initialized
   for (int s = 0; s < 2 * sets; ++s) {
-    bool all = false;
-    for (int guard = 0; !all && guard < 64; ++guard) {
-      CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-      st.pRangeProfilerObject = profiler;
-      CK(cuptiRangeProfilerStart(&st));
-      for (int k = 0; k < 4; ++k) saxpy<<<n / 256, 256>>>(n, 2, x, y);
-      CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-      sp.pRangeProfilerObject = profiler;
-      CK(cuptiRangeProfilerStop(&sp));
-      all = sp.isAllPassSubmitted;
-    }
+    SaxpyPasses(profiler, n, x, y);
     auto t0 = std::chrono::steady_clock::now();
     CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = profiler;

@@ -73,17 +73,7 @@ void RunSet(CUpti_RangeProfiler_Object* profiler, const HostConfig& config,
             const std::vector<const char*>& metrics, int n, float* x, float* y) {
   std::vector<uint8_t> data = RangeCounterData(profiler, metrics, 64);
   CK(TrySetRangeConfig(profiler, config.image, data, CUPTI_AutoRange, CUPTI_UserReplay, 64, 0));
-  bool all = false;
-  for (int pass = 0; !all && pass < 64; ++pass) {
-    CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    st.pRangeProfilerObject = profiler;
-    CK(cuptiRangeProfilerStart(&st));
-    for (int j = 0; j < 4; ++j) saxpy<<<n / 256, 256>>>(n, 2, x, y);
-    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    sp.pRangeProfilerObject = profiler;
-    CK(cuptiRangeProfilerStop(&sp));
-    all = sp.isAllPassSubmitted;
-  }
+  SaxpyPasses(profiler, n, x, y);
   CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   dd.pRangeProfilerObject = profiler;
   CK(cuptiRangeProfilerDecodeData(&dd));

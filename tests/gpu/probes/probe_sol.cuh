@@ -1,5 +1,6 @@
 // What the counter image probes share: the sol metrics (cuscope's speed-of-light set,
-// 9 passes on the H200), the kernel they measure and a millisecond clock.
+// 9 passes on the H200), the kernel they measure, a set's passes of it and a millisecond
+// clock.
 #ifndef CUSCOPE_TESTS_GPU_PROBES_PROBE_SOL_CUH_
 #define CUSCOPE_TESTS_GPU_PROBES_PROBE_SOL_CUH_
 
@@ -9,6 +10,25 @@
 __global__ void saxpy(int n, float a, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
+}
+
+// A user-replay set's passes of 4 SAXPY launches each, until CUPTI has every pass (at
+// most 64); the passes run. Needs probe_cupti.h.
+inline int SaxpyPasses(CUpti_RangeProfiler_Object* profiler, int n, float* x, float* y) {
+  bool all = false;
+  int passes = 0;
+  while (!all && passes < 64) {
+    CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    st.pRangeProfilerObject = profiler;
+    CK(cuptiRangeProfilerStart(&st));
+    for (int k = 0; k < 4; ++k) saxpy<<<n / 256, 256>>>(n, 2, x, y);
+    CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = profiler;
+    CK(cuptiRangeProfilerStop(&sp));
+    all = sp.isAllPassSubmitted;
+    ++passes;
+  }
+  return passes;
 }
 
 inline double Ms(std::chrono::steady_clock::time_point t0) {
