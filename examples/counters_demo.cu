@@ -1,12 +1,15 @@
 // The counter workload of issue 3 and shared/device/measured.md: 5 SAXPY on 2^26
 // floats, 3 naive SGEMM 2048 (16x16 blocks), 1,000 launches of a 1-block kernel.
-//   counters_demo [saxpy=5] [sgemm=3] [tiny=1000]
+//   counters_demo [saxpy=5] [sgemm=3] [tiny=1000] [gap_ms=0] [late=0]
+// With gap_ms and late: then a pause of gap_ms, then `late` SAXPY on 2^25 floats (a
+// signature not seen before), one every 50 ms (the idle launch callbacks' GPU test).
 // Prints "KERNEL <name> <launch> <ms>" from CUDA events, and the wall time.
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 __global__ void saxpy(int n, float a, const float* __restrict__ x, float* __restrict__ y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,6 +34,8 @@ int main(int argc, char** argv) {
   int n_saxpy = argc > 1 ? std::atoi(argv[1]) : 5;
   int n_sgemm = argc > 2 ? std::atoi(argv[2]) : 3;
   int n_tiny = argc > 3 ? std::atoi(argv[3]) : 1000;
+  int gap_ms = argc > 4 ? std::atoi(argv[4]) : 0;
+  int n_late = argc > 5 ? std::atoi(argv[5]) : 0;
   const int n = 1 << 26;
   const int m = 2048;
   float *x, *y, *a, *b, *c;
@@ -72,8 +77,14 @@ int main(int argc, char** argv) {
   }
   for (int i = 0; i < n_tiny; ++i) one_block<<<1, 32>>>(y);
   cudaDeviceSynchronize();
+  if (n_late > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
+  for (int i = 0; i < n_late; ++i) {
+    saxpy<<<(n / 2 + 255) / 256, 256>>>(n / 2, 2.0f, x, y);
+    cudaDeviceSynchronize();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("WALL %.4f s for %d launches\n", s, n_saxpy + n_sgemm + n_tiny);
+  std::printf("WALL %.4f s for %d launches\n", s, n_saxpy + n_sgemm + n_tiny + n_late);
   cudaFree(x);
   cudaFree(y);
   cudaFree(a);

@@ -62,6 +62,12 @@ MODES = {
     "cuscope rotate (roofline, 1 per signature)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
         "--per-signature=1", "--replay=rotate", "--"] + step_cmd,
+    # The same with the launch callbacks kept on once every signature is sampled
+    # (idle_launches=0; by default they go off after 1,000 launches with nothing to
+    # measure: lib/collect/idle_callbacks.cc).
+    "cuscope rotate (roofline, 1 per signature, callbacks kept on)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
+        "--per-signature=1", "--replay=rotate", "--idle-launches=0", "--"] + step_cmd,
     # The counter sampler's launch callbacks with no kernel to measure: no Range Profiler,
     # no set; what CUPTI's callbacks and cuscope's launch bookkeeping cost (session 15).
     "cuscope launch callbacks only (roofline, no kernel matches)": lambda p: [
@@ -115,6 +121,13 @@ def profile_facts(path):
         "FROM kernels").fetchone()
     return {"launches": launches, "kernels": kernels, "untimed": untimed or 0,
             "measured": measured or 0, "placed": placed or 0}
+
+
+def idle_note(path):
+    """The run's counters.idle note: when the launch callbacks went off (idle_callbacks.cc)."""
+    row = sqlite3.connect(path).execute(
+        "SELECT value FROM meta WHERE key = 'extra.counters.idle'").fetchone()
+    return row[0] if row else ""
 
 
 def launch_api_us(path, last=10):
@@ -304,7 +317,9 @@ def main():
     # these (unprofiled always runs: it is the base); TRAIN_STEP_NCU=0 skips the ncu slice.
     # The comma separates filters: "roofline, 1 per signature" is two of them (and matches
     # every roofline mode); "1 per signature" alone matches both rotate budgets.
-    wanted = [w.strip() for w in os.environ.get("TRAIN_STEP_MODES", "").split(",") if w.strip()]
+    # Separated by ";" instead when it holds one (mode names hold commas).
+    spec = os.environ.get("TRAIN_STEP_MODES", "")
+    wanted = [w.strip() for w in spec.split(";" if ";" in spec else ",") if w.strip()]
     order = [m for m in MODES if m == "unprofiled" or not wanted or any(w in m for w in wanted)]
     # TRAIN_STEP_ONCE="signature": modes whose name holds one of these run in the first
     # round only (kernel replay's first step costs half a minute a run).
@@ -346,6 +361,11 @@ def main():
         if us:
             print(f"- {mode}: a kernel launch call in the last 10 steps, median "
                   f"{statistics.median(us):.2f} us (rounds: {', '.join(f'{u:.2f}' for u in us)})")
+
+    for mode, runs in results.items():
+        notes = [idle_note(x["profile"]) for x in runs if x["profile"]]
+        if any(notes):
+            print(f"- {mode}, counters.idle (round 0): {notes[0] or '-'}")
 
     for mode in ("cuscope rotate (sol, 1 per signature)", "cuscope rotate (roofline, 1 per signature)"):
         path = first_profile(mode)

@@ -57,7 +57,7 @@ class ActivityTracer final : public GpuKindControl {
   // `drains` add their finished records to each batch before the sink sees it, in
   // this order; `measured` marks kernels whose counters were measured (asked only
   // when counters are on).
-  ActivityTracer(std::vector<DrainSource*> drains, const MeasuredLaunches* measured)
+  ActivityTracer(std::vector<DrainSource*> drains, MeasuredLaunches* measured)
       : drains_(std::move(drains)), measured_(measured) {}
 
   // Only one tracer can be started at a time (CUPTI's callbacks are global).
@@ -107,7 +107,7 @@ class ActivityTracer final : public GpuKindControl {
   bool RecordsArrived(const ProbeMark& mark, uint64_t count);
 
   const std::vector<DrainSource*> drains_;
-  const MeasuredLaunches* const measured_;
+  MeasuredLaunches* const measured_;
   std::atomic<bool> running_{false};
   std::atomic<bool> started_once_{false};
 

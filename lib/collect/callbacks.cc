@@ -32,12 +32,21 @@ void CallbackSubscription::Remove(User user) {
 }
 
 absl::Status CallbackSubscription::Enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  return Switch(1, domain, cbid);
+}
+
+absl::Status CallbackSubscription::Disable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  return Switch(0, domain, cbid);
+}
+
+absl::Status CallbackSubscription::Switch(uint32_t on, CUpti_CallbackDomain domain,
+                                          CUpti_CallbackId cbid) {
   absl::MutexLock lock(&mu_);
   if (subscriber_ == nullptr) return absl::FailedPreconditionError("not subscribed");
-  CUptiResult r = cuptiEnableCallback(1, subscriber_, domain, cbid);
+  CUptiResult r = cuptiEnableCallback(on, subscriber_, domain, cbid);
   if (r != CUPTI_SUCCESS) {
     return absl::InternalError(
-        absl::StrCat("cuptiEnableCallback(", domain, ", ", cbid, ") failed"));
+        absl::StrCat("cuptiEnableCallback(", on, ", ", domain, ", ", cbid, ") failed"));
   }
   return absl::OkStatus();
 }

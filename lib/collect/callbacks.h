@@ -31,9 +31,14 @@ class CallbackSubscription {
   // another CUPTI client can subscribe.
   void Remove(User user);
   absl::Status Enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+  // Switches one callback off again (the counters' launch callbacks while nothing is
+  // left to measure); Enable switches it back on.
+  absl::Status Disable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
   bool Wants(User user) const { return (users_.load(std::memory_order_acquire) & user) != 0; }
 
  private:
+  absl::Status Switch(uint32_t on, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+
   const CUpti_CallbackFunc dispatch_;
   void* const userdata_;
   absl::Mutex mu_;

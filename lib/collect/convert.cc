@@ -128,6 +128,9 @@ void RecordConverter::AddKernel(const CUpti_ActivityKernel10& k) {
   r.graph_id = k.graphId;
   r.graph_node_id = k.graphNodeId;
   if (measured == MeasuredLaunches::Kind::kMeasured) r.flags |= model::kKernelCountersMeasured;
+  if (measured_ != nullptr && k.graphId == 0) {
+    measured_->KernelRecord(out_->strings.Get(kn.name), r.grid, r.block);
+  }
 }
 
 void RecordConverter::AddMemcpy(const CUpti_ActivityMemcpy6& m) {

@@ -33,7 +33,7 @@ class RecordConverter {
   // Appends to out's record vectors and interns names in out->strings; `out` must
   // outlive the converter. Devices go to out->devices. Kernels whose launches
   // `measured` says were measured for counters are marked (none when it is null).
-  explicit RecordConverter(model::Profile* out, const MeasuredLaunches* measured = nullptr)
+  explicit RecordConverter(model::Profile* out, MeasuredLaunches* measured = nullptr)
       : out_(out), measured_(measured) {}
 
   void Add(const CUpti_Activity* record);
@@ -70,7 +70,7 @@ class RecordConverter {
 
   model::Profile* out_;
   ConvertStats stats_;
-  const MeasuredLaunches* measured_;
+  MeasuredLaunches* measured_;
   uint64_t probe_after_ns_ = UINT64_MAX;
   absl::flat_hash_map<const char*, KernelName> kernel_names_;
   absl::flat_hash_map<uint64_t, model::StringId> api_names_;  // domain << 32 | cbid

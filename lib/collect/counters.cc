@@ -272,6 +272,7 @@ MeasuredLaunches::Kind CounterSampler::Classify(uint32_t correlation_id,
 }
 
 absl::Status CounterSampler::Start(const CollectOptions& options) {
+  absl::MutexLock switch_lock(&switch_mu_);
   absl::MutexLock lock(&mu_);
   if (active_) return absl::AlreadyExistsError("counters already started");
   options_ = options;
@@ -324,6 +325,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   windows_logged_ = 0;
   null_context_launches_ = 0;
   made_dropped_ = 0;
+  ResetIdle();
   const char* internal = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
   setconfig_each_pass_ = internal != nullptr && internal[0] == '1';
   const char* sizing = std::getenv("CUSCOPE_INTERNAL_IMAGE_SIZING");
@@ -347,6 +349,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
 }
 
 void CounterSampler::Stop() {
+  absl::MutexLock switch_lock(&switch_mu_);
   StopLocked();
   ReleaseKernelHold();  // every set ended in StopLocked
   // Outside the lock: unsubscribing may wait for callbacks that want it.
@@ -381,6 +384,7 @@ void CounterSampler::StopLocked() {
   if (null_context_launches_ > 0) {
     notes_["counters.no_context_callbacks"] = absl::StrCat(null_context_launches_);
   }
+  NoteIdle();
   notes_["counters.launches_measured"] = absl::StrCat(stats.launches_measured);
   notes_["counters.samples_complete"] = absl::StrCat(stats.sets_complete);
   notes_["counters.samples_dropped"] = absl::StrCat(stats.sets_dropped);

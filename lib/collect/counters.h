@@ -60,15 +60,24 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
       : kinds_(kinds), regions_(regions), callbacks_(callbacks) {}
 
   // Subscribes to launch callbacks (or, for region counters, waits for regions).
-  absl::Status Start(const CollectOptions& options);
+  absl::Status Start(const CollectOptions& options) ABSL_LOCKS_EXCLUDED(switch_mu_, mu_);
   // Closes open windows, decodes what is complete, unsubscribes.
-  void Stop();
+  void Stop() ABSL_LOCKS_EXCLUDED(switch_mu_, mu_);
   // Launch callbacks (from the collector's CUPTI callback).
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   // Region counters (region_counters.cc).
   void OnRegionPush(const std::vector<std::string>& stack) override;
   void OnRegionPop(const std::vector<std::string>& stack) override;
   Kind Classify(uint32_t correlation_id, const std::string& kernel_name) const override;
+  // Idle launch callbacks (idle_callbacks.cc). With a bounded number of samples, once
+  // CounterOptions::idle_launches launches in a row left nothing to measure and no set
+  // is in progress, the launch callbacks go off (a PyTorch training step's launch call
+  // costs what it costs under the trace alone); a kernel record of a signature still to
+  // sample brings them back. KernelRecord: CUPTI's buffer thread, a leaf lock only.
+  // Tick: the session's background thread, after each periodic flush; makes the switch.
+  void KernelRecord(const std::string& kernel_name, const model::Dim3& grid,
+                    const model::Dim3& block) override;
+  void Tick() ABSL_LOCKS_EXCLUDED(switch_mu_, mu_);
   // Moves finished counter sets and device metrics (peaks, clocks) into `batch`.
   void Drain(model::Profile* batch) override;
   // What the run info should say about counters: "counters.status" (why counters are
@@ -156,6 +165,16 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   static constexpr uint64_t kFoldedOtherNs = 2000;
 
   void StopLocked() ABSL_LOCKS_EXCLUDED(mu_);
+  // A launch seen at API_ENTER, for the idle callbacks: `settled` (Planner::Settled),
+  // `busy` (a set in progress on its context).
+  void CountIdle(bool settled, bool busy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ResetIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // a new session
+  // Tick's two halves under mu_: true when the callbacks are to be switched.
+  bool GoIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Wake() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SwitchLaunchCallbacks(bool on) ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_);
+  // counters.idle: how often and how long the callbacks were off (Stop).
+  void NoteIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Note(const std::string& key, const std::string& text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Progress() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Kernel replay's advice for loops (Planner::ReplayAdviceOnce), on stderr the first
@@ -232,6 +251,12 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::atomic<bool> active_flag_{false};
   std::atomic<bool> region_mode_flag_{false};
 
+  // Held across a switch of the launch callbacks (Tick) and by Start and Stop, so a
+  // switch decided for one session never lands in the next. Taken before mu_: the
+  // CUPTI call that switches is made outside mu_ (a launch callback in flight waits
+  // on mu_, and CUPTI may wait on it).
+  absl::Mutex switch_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+
   // The sampler's state. Held across Range Profiler calls made from the
   // application's launch and region callbacks: a context's profiler state (a window
   // started or not) and the windows that describe it must change together, and
@@ -296,6 +321,25 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // and stops before the EXIT ones, so this time is in no API record: it is written
   // as overhead records (model::kCountersOverhead).
   std::vector<HeldSpan> pending_held_ ABSL_GUARDED_BY(out_mu_);  // CUPTI timestamps
+
+  // Idle launch callbacks (idle_callbacks.cc).
+  uint64_t idle_run_ ABSL_GUARDED_BY(mu_) = 0;  // settled launches in a row, no set busy
+  bool idle_ ABSL_GUARDED_BY(mu_) = false;      // decided off (the switch may still come)
+  uint64_t idle_since_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t idle_ns_ ABSL_GUARDED_BY(mu_) = 0;  // off in all, to the last time back on
+  uint64_t idle_offs_ ABSL_GUARDED_BY(mu_) = 0, idle_ons_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t launches_before_idle_ ABSL_GUARDED_BY(mu_) = 0;  // seen when first off
+  // Signatures that brought the callbacks back: settled at the next switch off whether
+  // sampled or not (one never launched with the callbacks on wakes them once).
+  absl::flat_hash_set<Signature> woke_by_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> woke_names_ ABSL_GUARDED_BY(mu_);  // for the note, the first few
+  std::atomic<bool> idle_due_{false};                         // idle_run_ reached idle_launches
+  std::atomic<bool> idle_flag_{false};                        // idle_, for KernelRecord's fast exit
+  std::atomic<bool> wake_due_{false};  // a record of a signature still to sample came
+  // What KernelRecord compares against while the callbacks are off. A leaf lock.
+  absl::Mutex idle_mu_;
+  SettledSignatures settled_ ABSL_GUARDED_BY(idle_mu_);
+  std::optional<Signature> woken_by_ ABSL_GUARDED_BY(idle_mu_);
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.
   mutable absl::Mutex measured_mu_;

@@ -67,6 +67,11 @@ class MeasuredLaunches {
   // seen on the H200, 6,425 of them for 6,425 measured launches of a training step).
   enum class Kind { kNotMeasured, kMeasured, kProfilerKernel };
   virtual Kind Classify(uint32_t correlation_id, const std::string& kernel_name) const = 0;
+  // A kernel record of the program's, launched outside graphs (CUPTI's buffer thread):
+  // while the launch callbacks are off, one of a signature still to sample brings them
+  // back. Cheap otherwise.
+  virtual void KernelRecord(const std::string& kernel_name, const model::Dim3& grid,
+                            const model::Dim3& block) = 0;
 
  protected:
   ~MeasuredLaunches() = default;

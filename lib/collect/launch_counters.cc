@@ -122,12 +122,19 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
   const char* symbol = cb->symbolName ? cb->symbolName : "";
   const std::pair<std::string, bool>& name = planner_->KernelName(symbol);
   Signature sig{name.first, shape.grid, shape.block};
-  bool want = planner_->WantSample(sig, name.second, *regions_);
+  // Decided idle, the switch not yet made: nothing new begins (a set would outlive
+  // the callbacks); a signature still to sample wakes them from its kernel record.
+  bool want = !idle_ && planner_->WantSample(sig, name.second, *regions_);
+  const bool settled =
+      options_.counters.idle_launches > 0 && !want && planner_->Settled(sig, name.second);
 
   auto ctx_it = contexts_.find(cb->context);
   Context* c = ctx_it == contexts_.end() ? nullptr : ctx_it->second.get();
   if (c == nullptr || c->failed) {
-    if (!want) return;
+    if (!want) {
+      CountIdle(settled, /*busy=*/false);
+      return;
+    }
     c = GetContext(cb->context);
     if (c == nullptr) return;
   }
@@ -137,6 +144,7 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
     RotateCalls calls(*this, *c);
     RotateDriver(*planner_, calls).Enter(c->plan, launch);
     const ContextPlan& plan = c->plan;
+    CountIdle(settled, plan.in_set || plan.window_open);
     if (c->kernels_held && plan.window_open && !plan.windows.empty() &&
         !plan.windows.back().empty() &&
         plan.windows.back().back().correlation_id == cb->correlationId &&
@@ -146,6 +154,7 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
     return;
   }
   c->plan.last_wanted = want;
+  CountIdle(settled, /*busy=*/false);
   if (!want) {
     AdviseOnce();
     return;

@@ -46,7 +46,11 @@ struct CounterOptions {
   uint64_t launch_count = 0;         // most launches measured; 0 = no limit
   int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
-  int window = 2048;             // most launches (ranges) in one rotate pass
+  int window = 2048;  // most launches (ranges) in one rotate pass
+  // With a bounded number of samples (per_signature or launch_count): after this many
+  // launches in a row with nothing left to measure, the launch callbacks go off until
+  // a kernel record shows a signature still to sample (CounterSampler::Tick). 0: never.
+  uint64_t idle_launches = 1000;
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)
 };

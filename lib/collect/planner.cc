@@ -75,6 +75,31 @@ bool Planner::BudgetSpent(const Signature& sig) const {
   return it != samples_.end() && it->second >= static_cast<uint64_t>(options_.per_signature);
 }
 
+bool Planner::CanSettle() const {
+  return !region_mode_ && options_.regions.empty() &&
+         (options_.per_signature > 0 || options_.launch_count > 0);
+}
+
+bool Planner::Settled(const Signature& sig, bool matches) const {
+  if (!CanSettle()) return false;
+  if (!matches) return true;
+  if (options_.launch_count > 0 && stats_.launches_measured >= options_.launch_count) return true;
+  return BudgetSpent(sig);
+}
+
+SettledSignatures Planner::SettledSnapshot() const {
+  SettledSignatures s;
+  if (!CanSettle()) return s;
+  s.all = options_.launch_count > 0 && stats_.launches_measured >= options_.launch_count;
+  for (const auto& [sig, n] : samples_) {
+    if (BudgetSpent(sig)) s.spent.insert(sig);
+  }
+  for (const auto& [symbol, cached] : names_) {
+    if (cached.set && !cached.value.second) s.unmatched.insert(cached.value.first);
+  }
+  return s;
+}
+
 uint64_t Planner::Samples(const Signature& sig) const {
   auto it = samples_.find(sig);
   return it == samples_.end() ? 0 : it->second;

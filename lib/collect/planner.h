@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/launch_period.h"
 #include "lib/collect/options.h"
@@ -48,6 +49,18 @@ struct Signature {
   friend H AbslHashValue(H h, const Signature& s) {
     return H::combine(std::move(h), s.name, s.grid.x, s.grid.y, s.grid.z, s.block.x, s.block.y,
                       s.block.z);
+  }
+};
+
+// The signatures with nothing left to measure, as a copy the buffer thread can read
+// while the launch callbacks are off (CounterSampler::Tick): those whose budget is
+// spent, and the kernel names the kernel filter leaves out.
+struct SettledSignatures {
+  bool all = false;  // launch_count reached: nothing is measured any more
+  absl::flat_hash_set<Signature> spent;
+  absl::flat_hash_set<std::string> unmatched;  // demangled names
+  bool Contains(const Signature& sig) const {
+    return all || spent.contains(sig) || unmatched.contains(sig.name);
   }
 };
 
@@ -174,6 +187,15 @@ class Planner {
   void SetDropped(DropReason why, uint64_t n = 1);
   uint64_t Samples(const Signature& sig) const;
   bool BudgetSpent(const Signature& sig) const;
+  // Nothing left to measure for launches of `sig` (`matches`: the kernel filter's
+  // answer), whatever comes later: the filter leaves it out, its budget is spent, or
+  // launch_count is reached. Never with every launch measured (per_signature = 0 and
+  // no launch_count) nor with counters limited to regions (a launch outside one now may
+  // be inside one later).
+  bool Settled(const Signature& sig, bool matches) const;
+  // Whether launches can settle at all in this configuration (Settled's conditions).
+  bool CanSettle() const;
+  SettledSignatures SettledSnapshot() const;
   // Small integers for signatures (rotate's launch history); kGraphId for a graph launch.
   uint32_t Intern(const Signature& sig);
   static constexpr uint32_t kGraphId = 0xffffffffu;

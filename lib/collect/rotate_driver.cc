@@ -46,6 +46,12 @@ void RotateDriver::Graph(ContextPlan& c) {
   CutSet(c, DropReason::kGraph);
 }
 
+void RotateDriver::Resumed(ContextPlan& c) {
+  c.history.Push(Planner::kGraphId);
+  c.off_period = false;
+  c.last_wanted = false;
+}
+
 void RotateDriver::End(ContextPlan& c) {
   if (!c.in_set) return;
   if (c.window_open && !ClosePass(c, DropReason::kEnd)) return;

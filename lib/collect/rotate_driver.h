@@ -72,6 +72,10 @@ class RotateDriver {
   void Graph(ContextPlan& c);
   // The end of collection: closes the window; a set whose passes did not all run is dropped.
   void End(ContextPlan& c);
+  // The launch callbacks were off and are back (CounterSampler::Tick; off only while
+  // no set is in progress): launches went by unseen, so the history's last launches
+  // are not the ones before the next. A mark in the history, as for a graph launch.
+  static void Resumed(ContextPlan& c);
 
   // History kept per context: enough for periods up to the window limit.
   static size_t HistoryFor(size_t window_limit) { return 4 * window_limit + 64; }

@@ -63,7 +63,9 @@ struct Config {
   uint64_t launch_count = 0;         // most launches measured; 0 = no limit
   int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
-  int window = 2048;             // most launches (ranges) in one rotate pass
+  int window = 2048;  // most launches (ranges) in one rotate pass
+  uint64_t idle_launches =
+      1000;                      // launch callbacks off after this many settled launches; 0 = never
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)
 

@@ -105,6 +105,13 @@ const std::vector<Setting>& Settings() {
        "Most launches (ranges) per rotate pass: a training step's launches; the counter "
        "image holds this many ranges per context.",
        Int(&Config::window, 1, 4096)},
+      {"CUSCOPE_IDLE_LAUNCHES", "idle_launches",
+       "With a bounded number of counter samples (per_signature, launch_count): after this "
+       "many launches in a row that leave nothing to measure, the launch callbacks go off, "
+       "so the loop runs at the trace's cost, until a kernel record shows a signature "
+       "still to sample (checked every flush_period_ms). A signature launched only while "
+       "they are off is measured from its next launch after they are back on.",
+       Int(&Config::idle_launches, uint64_t{0}, UINT64_MAX, "0 = never off")},
       {"CUSCOPE_GPU_METRICS", "gpu_metrics",
        "Sample GPU metrics (SM activity, instruction issue, tensor pipe, DRAM and L2 "
        "throughput) every gpu_metrics_interval_us of GPU time on every GPU with a CUDA "

@@ -31,6 +31,7 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
                       : c.replay == config::ReplayMode::kKernel ? collect::ReplayMode::kKernel
                                                                 : collect::ReplayMode::kAuto;
   o.counters.window = c.window;
+  o.counters.idle_launches = c.idle_launches;
   o.counters.regions = c.regions;
   o.counters.region_counters = c.region_counters;
   o.sampling.enabled = c.gpu_metrics;

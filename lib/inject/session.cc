@@ -160,6 +160,8 @@ void BackgroundLoop() {
         continue;
       }
       deferred_ms = 0;
+      // The flush delivered the records that may wake the counters' launch callbacks.
+      s.collector.counters().Tick();
     }
   }
 }

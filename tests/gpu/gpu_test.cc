@@ -400,6 +400,40 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
             << profile->run.extra["counters.launches_measured"] << " launches measured\n";
 }
 
+// Idle launch callbacks (lib/collect/idle_callbacks.cc): 3,000 launches of one kernel,
+// sampled once, turn the launch callbacks off; a SAXPY on a new grid after a pause
+// wakes them from its kernel record, and a later launch of it is measured. Both
+// strategies; every launch keeps its kernel record.
+TEST_F(GpuTest, IdleLaunchCallbacksWakeForANewSignature) {
+  const uint32_t late_grid = ((1u << 25) + 255) / 256;
+  for (const std::string replay : {"kernel", "rotate"}) {
+    SCOPED_TRACE(replay);
+    std::string path = TempPath("idle_" + replay + ".sqlite");
+    Result r = RunProgram(
+        {BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none",
+         "--metrics=roofline", "--per-signature=1", "--replay=" + replay, "--idle-launches=200",
+         "--flush-period-ms=200", "--", Example("counters_demo"), "0", "0", "3000", "1500", "60"},
+        {});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto profile = store::LoadProfile(path);
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    const std::string idle = profile->run.extra["counters.idle"];
+    std::cerr << replay << ": counters.idle: " << idle << "\n";
+    EXPECT_NE(idle.find("off 1 time(s)"), std::string::npos) << idle;
+    EXPECT_NE(idle.find("back on 1 time(s), for saxpy"), std::string::npos) << idle;
+    EXPECT_NE(idle.find(absl::StrCat("<<<(", late_grid, ",1,1)")), std::string::npos) << idle;
+    int one_block = 0, late = 0;
+    for (const auto& set : profile->counters) {
+      const std::string name = profile->str(set.name);
+      if (name.rfind("one_block", 0) == 0) ++one_block;
+      if (name.rfind("saxpy", 0) == 0 && set.grid.x == late_grid) ++late;
+    }
+    EXPECT_EQ(one_block, 1);
+    EXPECT_EQ(late, 1) << "the late signature is measured once the callbacks are back";
+    EXPECT_EQ(profile->kernels.size(), 3060u);  // every launch, callbacks on or off
+  }
+}
+
 TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
   std::string path = TempPath("bad_metric.sqlite");
   // `cuscope run` refuses it for this GPU's chip before the program starts.

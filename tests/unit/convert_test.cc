@@ -82,6 +82,11 @@ class OneMeasured : public MeasuredLaunches {
     return kernel_name == "saxpy(int, float, float const*, float*)" ? Kind::kMeasured
                                                                     : Kind::kProfilerKernel;
   }
+  void KernelRecord(const std::string& kernel_name, const model::Dim3& grid,
+                    const model::Dim3& block) override {
+    records.push_back(kernel_name + " " + std::to_string(grid.x) + " " + std::to_string(block.x));
+  }
+  std::vector<std::string> records;  // the program's kernel records, as the sampler hears them
 };
 
 TEST(Convert, RangeProfilerKernelsUnderAMeasuredLaunchAreLeftOut) {
@@ -106,6 +111,33 @@ TEST(Convert, RangeProfilerKernelsUnderAMeasuredLaunchAreLeftOut) {
   EXPECT_EQ(p.kernels[1].correlation_id, 8u);
   EXPECT_EQ(p.kernels[1].flags & model::kKernelCountersMeasured, 0u);
   EXPECT_EQ(c.stats().internal_kernels, 1u);
+  // The sampler hears of the program's two records, not of CUPTI's kernel.
+  EXPECT_EQ(measured.records, (std::vector<std::string>{
+                                  "saxpy(int, float, float const*, float*) 0 0", "WaitNs 0 0"}));
+}
+
+// A graph's kernels are not seen by the launch callbacks (graph_id set): the sampler
+// does not hear of them, so they cannot bring the callbacks back on at every flush.
+TEST(Convert, GraphKernelsAreNotReportedToTheSampler) {
+  model::Profile p;
+  OneMeasured measured;
+  RecordConverter c(&p, &measured);
+  auto k = Zeroed<CUpti_ActivityKernel10>();
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.start = 100;
+  k.end = 200;
+  k.correlationId = 9;
+  k.name = "_Z5saxpyifPKfPf";
+  k.gridX = 4;
+  k.blockX = 256;
+  k.graphId = 3;
+  c.Add(reinterpret_cast<CUpti_Activity*>(&k));
+  k.correlationId = 10;
+  k.graphId = 0;
+  c.Add(reinterpret_cast<CUpti_Activity*>(&k));
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(measured.records,
+            (std::vector<std::string>{"saxpy(int, float, float const*, float*) 4 256"}));
 }
 
 TEST(Convert, MemcpyMemsetSyncApi) {

@@ -437,6 +437,74 @@ TEST(Planner, PerSignatureBudgetBoundsRotateWindows) {
   EXPECT_EQ(sim.planner.stats().not_kept, 0u);
 }
 
+// What the idle launch callbacks rely on (lib/collect/idle_callbacks.cc): a launch is
+// settled when nothing can be measured on it any more.
+TEST(Planner, SettledSignaturesAndTheirSnapshot) {
+  CounterOptions o;
+  o.per_signature = 1;
+  o.kernels = "^saxpy";
+  Planner p(o, /*rotate=*/false, /*region_mode=*/false);
+  const std::string saxpy = "_Z5saxpyifPKfPf", gemm = "_Z4gemmv";
+  const Signature a{p.KernelName(saxpy.c_str()).first, {4, 1, 1}, {256, 1, 1}};
+  const Signature g{p.KernelName(gemm.c_str()).first, {4, 1, 1}, {256, 1, 1}};
+  EXPECT_TRUE(p.CanSettle());
+  EXPECT_FALSE(p.Settled(a, true));  // no sample yet
+  EXPECT_TRUE(p.Settled(g, false));  // the filter leaves it out
+  p.SetComplete(a);
+  EXPECT_TRUE(p.Settled(a, true));
+  Signature a2 = a;
+  a2.grid.x = 8;
+  EXPECT_FALSE(p.Settled(a2, true));  // another grid: its own budget
+  SettledSignatures s = p.SettledSnapshot();
+  EXPECT_FALSE(s.all);
+  EXPECT_TRUE(s.Contains(a));
+  EXPECT_FALSE(s.Contains(a2));
+  EXPECT_TRUE(s.Contains(g));  // every grid of a name the filter leaves out
+  Signature g2 = g;
+  g2.block.x = 64;
+  EXPECT_TRUE(s.Contains(g2));
+
+  // launch_count reached: everything is settled, also what was never seen.
+  CounterOptions counted;
+  counted.per_signature = 0;
+  counted.launch_count = 2;
+  Planner c(counted, /*rotate=*/false, /*region_mode=*/false);
+  EXPECT_TRUE(c.CanSettle());
+  EXPECT_FALSE(c.Settled(a, true));
+  c.CountMeasured();
+  c.CountMeasured();
+  EXPECT_TRUE(c.Settled(a, true));
+  EXPECT_TRUE(c.SettledSnapshot().Contains(Signature{"never seen", {1, 1, 1}, {1, 1, 1}}));
+
+  // Every launch measured, or counters limited to regions: never settled.
+  CounterOptions all;
+  all.per_signature = 0;
+  Planner every(all, /*rotate=*/true, /*region_mode=*/false);
+  every.SetComplete(a);
+  EXPECT_FALSE(every.CanSettle());
+  EXPECT_FALSE(every.Settled(a, true));
+  EXPECT_FALSE(every.Settled(g, false));
+  EXPECT_FALSE(every.SettledSnapshot().Contains(g));
+  CounterOptions regions;
+  regions.regions = "^forward$";
+  Planner in_regions(regions, /*rotate=*/false, /*region_mode=*/false);
+  in_regions.SetComplete(a);
+  EXPECT_FALSE(in_regions.Settled(a, true));
+}
+
+// The callbacks were off: a mark in the history, so the launches before it and after
+// it are not read as one sequence; no set begins from the launch before the gap.
+TEST(Planner, ResumedMarksTheGapInTheHistory) {
+  RotateSim sim(RotateOptions(), /*passes=*/2);
+  for (int i = 0; i < 8; ++i) sim.Run(Sig(i % 2 ? "B" : "A"));
+  const uint64_t total = sim.c.history.total();
+  sim.c.last_wanted = true;
+  RotateDriver::Resumed(sim.c);
+  EXPECT_EQ(sim.c.history.total(), total + 1);
+  EXPECT_EQ(sim.c.history.Back(0), Planner::kGraphId);
+  EXPECT_FALSE(sim.c.last_wanted);
+}
+
 TEST(Planner, LaunchSkipAndCount) {
   CounterOptions o;
   o.per_signature = 0;
