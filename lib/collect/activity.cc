@@ -390,6 +390,10 @@ bool ActivityTracer::PeriodicFlush(bool even_if_held) {
   return true;
 }
 
+void ActivityTracer::FlushAfterReplay() {
+  if (running_.load()) Flush(/*forced=*/true);
+}
+
 void ActivityTracer::HoldPeriodicFlush(bool hold) {
   periodic_held_.store(hold);
   if (!hold) return;

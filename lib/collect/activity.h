@@ -84,6 +84,7 @@ class ActivityTracer final : public GpuKindControl {
   bool KernelRecordsHeldOff() const override { return kernels_held_off_.load(); }
   void HoldGpuKinds(bool hold) override;
   void HoldPeriodicFlush(bool hold) override;
+  void FlushAfterReplay() override;
 
  private:
   struct ProbeMark {

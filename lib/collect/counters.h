@@ -277,6 +277,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   int sets_holding_kernels_ ABSL_GUARDED_BY(hold_mu_) = 0;
   bool kernels_held_ ABSL_GUARDED_BY(hold_mu_) = false;
   std::atomic<bool> release_pending_{false};
+  // Kernel replay: a measured launch ended; its buffer is flushed once the callback lets
+  // go of mu_ (GpuKindControl::FlushAfterReplay).
+  std::atomic<bool> flush_after_replay_{false};
   std::optional<OpenRegion> region_ ABSL_GUARDED_BY(mu_);
   bool region_reserved_ ABSL_GUARDED_BY(mu_) = false;  // a thread is about to open region_
   bool region_paused_tracing_ ABSL_GUARDED_BY(mu_) = false;

@@ -53,6 +53,7 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
     OnLaunchCallback(domain, cbid, cb);
   }
   ReleaseKernelHold();
+  if (flush_after_replay_.exchange(false)) kinds_->FlushAfterReplay();
 }
 
 void CounterSampler::OnLaunchCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -115,6 +116,7 @@ void CounterSampler::OnLaunchExit(const CUpti_CallbackData* cb) {
     return;
   }
   DecodeSet(c);
+  flush_after_replay_.store(true);  // once mu_ is let go (OnCallback)
 }
 
 void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchShape& shape) {
