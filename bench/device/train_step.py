@@ -68,6 +68,11 @@ MODES = {
     "cuscope rotate (roofline, 1 per signature, callbacks kept on)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
         "--per-signature=1", "--replay=rotate", "--idle-launches=0", "--"] + step_cmd,
+    # The same with the Range Profiler off too while the callbacks are off
+    # (CUSCOPE_INTERNAL_IDLE_DISABLE=1, run() sets it).
+    "cuscope rotate (roofline, 1 per signature, profiler off when idle)": lambda p: [
+        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
+        "--per-signature=1", "--replay=rotate", "--"] + step_cmd,
     # The counter sampler's launch callbacks with no kernel to measure: no Range Profiler,
     # no set; what CUPTI's callbacks and cuscope's launch bookkeeping cost (session 15).
     "cuscope launch callbacks only (roofline, no kernel matches)": lambda p: [
@@ -96,6 +101,8 @@ def run(mode, rnd):
     if os.path.exists(path):
         os.remove(path)
     e = dict(env, GPT2_TORCH_PROFILER="1") if mode == "torch.profiler" else env
+    if "profiler off when idle" in mode:
+        e = dict(env, CUSCOPE_INTERNAL_IDLE_DISABLE="1")
     if mode == "cupti floor":
         e = dict(env, CUDA_INJECTION64_PATH=os.path.join(build, "lib", "libcupti_floor.so"),
                  CUPTI_FLOOR_KINDS=FLOOR_KINDS)
