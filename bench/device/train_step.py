@@ -137,6 +137,38 @@ def idle_note(path):
     return row[0] if row else ""
 
 
+def idle_split(path, skip=20):
+    """Steps from `skip` on, before and after the launch callbacks went off (the launch that
+    the counters.idle note names): (steps, median step ms, median launch call us) each, or
+    None. One process: the comparison is free of the noise between processes."""
+    note = idle_note(path)
+    m = re.search(r"first after (\d+) launches", note)
+    if not m:
+        return None
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    step_ids = [i for i, t in s.items() if t == "step"]
+    launch_ids = [i for i, t in s.items() if t in LAUNCH_APIS]
+    if not step_ids or not launch_ids:
+        return None
+    marks = ",".join("?" * len(launch_ids))
+    calls = db.execute(f"SELECT start_ns, end_ns FROM api_calls WHERE name_id IN ({marks}) "
+                       "ORDER BY start_ns", launch_ids).fetchall()
+    first = int(m.group(1))
+    if first > len(calls):
+        return None
+    off_at = calls[first - 1][0]
+    spans = db.execute("SELECT start_ns, end_ns FROM ranges WHERE name_id = ? ORDER BY start_ns",
+                       (step_ids[0],)).fetchall()[skip:]
+    out = []
+    for after in (False, True):
+        sel = [(a, b) for a, b in spans if (a >= off_at) == after]
+        d = [e - b0 for b0, e in calls if any(a <= b0 and e <= b for a, b in sel)] if sel else []
+        out.append((len(sel), statistics.median([(b - a) / 1e6 for a, b in sel]) if sel else 0,
+                    statistics.median(d) / 1e3 if d else 0))
+    return out
+
+
 def launch_api_us(path, last=10):
     """Median duration (us) of the kernel launch calls in the profile's last `last` steps:
     what the host pays a launch (the step is bound by the launch path, not the GPU)."""
@@ -373,6 +405,12 @@ def main():
         notes = [idle_note(x["profile"]) for x in runs if x["profile"]]
         if any(notes):
             print(f"- {mode}, counters.idle (round 0): {notes[0] or '-'}")
+        for r, x in enumerate(runs):
+            split = idle_split(x["profile"]) if x["profile"] else None
+            if split:
+                (nb, sb, lb), (na, sa, la) = split
+                print(f"  - round {r}, steps 20+: callbacks on {nb} steps, {sb:.2f} ms, launch "
+                      f"{lb:.2f} us; off {na} steps, {sa:.2f} ms, launch {la:.2f} us")
 
     for mode in ("cuscope rotate (sol, 1 per signature)", "cuscope rotate (roofline, 1 per signature)"):
         path = first_profile(mode)
