@@ -68,11 +68,6 @@ MODES = {
     "cuscope rotate (roofline, 1 per signature, callbacks kept on)": lambda p: [
         cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
         "--per-signature=1", "--replay=rotate", "--idle-launches=0", "--"] + step_cmd,
-    # The same with the Range Profiler off too while the callbacks are off
-    # (CUSCOPE_INTERNAL_IDLE_DISABLE=1, run() sets it).
-    "cuscope rotate (roofline, 1 per signature, profiler off when idle)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
-        "--per-signature=1", "--replay=rotate", "--"] + step_cmd,
     # The counter sampler's launch callbacks with no kernel to measure: no Range Profiler,
     # no set; what CUPTI's callbacks and cuscope's launch bookkeeping cost (session 15).
     "cuscope launch callbacks only (roofline, no kernel matches)": lambda p: [
@@ -101,8 +96,6 @@ def run(mode, rnd):
     if os.path.exists(path):
         os.remove(path)
     e = dict(env, GPT2_TORCH_PROFILER="1") if mode == "torch.profiler" else env
-    if "profiler off when idle" in mode:
-        e = dict(env, CUSCOPE_INTERNAL_IDLE_DISABLE="1")
     if mode == "cupti floor":
         e = dict(env, CUDA_INJECTION64_PATH=os.path.join(build, "lib", "libcupti_floor.so"),
                  CUPTI_FLOOR_KINDS=FLOOR_KINDS)
@@ -408,9 +401,9 @@ def main():
         for r, x in enumerate(runs):
             split = idle_split(x["profile"]) if x["profile"] else None
             if split:
-                (nb, sb, lb), (na, sa, la) = split
-                print(f"  - round {r}, steps 20+: callbacks on {nb} steps, {sb:.2f} ms, launch "
-                      f"{lb:.2f} us; off {na} steps, {sa:.2f} ms, launch {la:.2f} us")
+                parts = [f"callbacks {state} {n} steps, {st:.2f} ms, launch {lc:.2f} us"
+                         for state, (n, st, lc) in zip(("on", "off"), split) if n > 0]
+                print(f"  - round {r}, steps 20+: {'; '.join(parts)}")
 
     for mode in ("cuscope rotate (sol, 1 per signature)", "cuscope rotate (roofline, 1 per signature)"):
         path = first_profile(mode)

@@ -330,8 +330,6 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   setconfig_each_pass_ = internal != nullptr && internal[0] == '1';
   const char* sizing = std::getenv("CUSCOPE_INTERNAL_IMAGE_SIZING");
   size_images_ = sizing == nullptr || sizing[0] != '0';
-  const char* idle_disable = std::getenv("CUSCOPE_INTERNAL_IDLE_DISABLE");
-  disable_profilers_when_idle_ = idle_disable != nullptr && idle_disable[0] == '1';
   largest_image_ranges_ = 0;
   if (region_mode) {
     // Regions arrive from region tracking (OnRegionPush/Pop); no launch callbacks.

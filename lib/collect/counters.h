@@ -332,8 +332,6 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   uint64_t idle_ns_ ABSL_GUARDED_BY(mu_) = 0;  // off in all, to the last time back on
   uint64_t idle_offs_ ABSL_GUARDED_BY(mu_) = 0, idle_ons_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t launches_before_idle_ ABSL_GUARDED_BY(mu_) = 0;  // seen when first off
-  bool disable_profilers_when_idle_ ABSL_GUARDED_BY(mu_) = false;
-  size_t idle_profilers_kept_ ABSL_GUARDED_BY(mu_) = 0;  // no Disable could end them
   // Signatures that brought the callbacks back: settled at the next switch off whether
   // sampled or not (one never launched with the callbacks on wakes them once).
   absl::flat_hash_set<Signature> woke_by_ ABSL_GUARDED_BY(mu_);

@@ -19,7 +19,6 @@ constexpr size_t kWokeNamesKept = 3;
 }  // namespace
 
 void CounterSampler::ResetIdle() {
-  idle_profilers_kept_ = 0;
   idle_run_ = 0;
   idle_ = false;
   idle_ns_ = idle_since_ns_ = 0;
@@ -90,9 +89,6 @@ bool CounterSampler::GoIdle() {
   idle_due_.store(false);
   idle_since_ns_ = MonotonicNs();
   if (idle_offs_++ == 0) launches_before_idle_ = planner_->stats().launches_seen;
-  // CUSCOPE_INTERNAL_IDLE_DISABLE=1: the Range Profiler goes off too (made again on
-  // the first launch measured after the callbacks are back).
-  if (disable_profilers_when_idle_) idle_profilers_kept_ += ClearContexts();
   if (options_.verbose) {
     WriteStderr(absl::StrFormat(
         "cuscope: counters: nothing left to measure in the last %d launches (%s): launch "
@@ -148,10 +144,6 @@ void CounterSampler::NoteIdle() {
       "launch callbacks off %d time(s), %.1f s in all, each after %d launches in a row with "
       "nothing left to measure (first after %d launches); back on %d time(s)",
       idle_offs_, off_ns / 1e9, options_.counters.idle_launches, launches_before_idle_, idle_ons_);
-  if (disable_profilers_when_idle_) {
-    absl::StrAppend(&text, "; the Range Profiler off with them",
-                    idle_profilers_kept_ > 0 ? " (not on every context)" : "");
-  }
   if (!woke_names_.empty()) {
     absl::StrAppend(&text, ", for ", absl::StrJoin(woke_names_, "; "));
   }
