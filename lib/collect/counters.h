@@ -326,8 +326,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::vector<HeldSpan> pending_held_ ABSL_GUARDED_BY(out_mu_);  // CUPTI timestamps
 
   // Idle launch callbacks (idle_callbacks.cc).
-  uint64_t idle_run_ ABSL_GUARDED_BY(mu_) = 0;  // settled launches in a row, no set busy
-  bool idle_ ABSL_GUARDED_BY(mu_) = false;      // decided off (the switch may still come)
+  bool idle_enabled_ ABSL_GUARDED_BY(mu_) = false;  // idle_launches > 0, records to wake them
+  uint64_t idle_run_ ABSL_GUARDED_BY(mu_) = 0;      // settled launches in a row, no set busy
+  bool idle_ ABSL_GUARDED_BY(mu_) = false;          // decided off (the switch may still come)
   uint64_t idle_since_ns_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t idle_ns_ ABSL_GUARDED_BY(mu_) = 0;  // off in all, to the last time back on
   uint64_t idle_offs_ ABSL_GUARDED_BY(mu_) = 0, idle_ons_ ABSL_GUARDED_BY(mu_) = 0;

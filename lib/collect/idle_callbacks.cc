@@ -19,6 +19,10 @@ constexpr size_t kWokeNamesKept = 3;
 }  // namespace
 
 void CounterSampler::ResetIdle() {
+  // Only kernel records bring the callbacks back: none without kernel tracing, and
+  // none outside capture windows.
+  idle_enabled_ = options_.counters.idle_launches > 0 && options_.trace.kernel &&
+                  options_.capture.mode == CaptureMode::kAll;
   idle_run_ = 0;
   idle_ = false;
   idle_ns_ = idle_since_ns_ = 0;
@@ -34,7 +38,7 @@ void CounterSampler::ResetIdle() {
 }
 
 void CounterSampler::CountIdle(bool settled, bool busy) {
-  if (options_.counters.idle_launches == 0 || idle_) return;
+  if (!idle_enabled_ || idle_) return;
   if (!settled || busy) {
     idle_run_ = 0;
     return;
