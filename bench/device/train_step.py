@@ -145,8 +145,14 @@ def idle_split(path, skip=20):
     if not step_ids or not launch_ids:
         return None
     marks = ",".join("?" * len(launch_ids))
-    calls = db.execute(f"SELECT start_ns, end_ns FROM api_calls WHERE name_id IN ({marks}) "
-                       "ORDER BY start_ns", launch_ids).fetchall()
+    # One call per launch (a runtime launch and the driver launch inside it share a
+    # correlation id), as the callbacks count them.
+    calls, seen = [], set()
+    for a, b, cid in db.execute(f"SELECT start_ns, end_ns, correlation_id FROM api_calls WHERE "
+                                f"name_id IN ({marks}) ORDER BY start_ns", launch_ids):
+        if cid not in seen:
+            seen.add(cid)
+            calls.append((a, b))
     first = int(m.group(1))
     if first > len(calls):
         return None

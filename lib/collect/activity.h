@@ -85,6 +85,7 @@ class ActivityTracer final : public GpuKindControl {
   void HoldGpuKinds(bool hold) override;
   void HoldPeriodicFlush(bool hold) override;
   void FlushAfterReplay() override;
+  bool RecordsTaken() const override { return records_taken_.load(); }
 
  private:
   struct ProbeMark {

@@ -169,6 +169,10 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // `busy` (a set in progress on its context).
   void CountIdle(bool settled, bool busy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ResetIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // a new session
+  // Settled launches in a row before the callbacks go off.
+  uint64_t IdleThreshold() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A launch the callbacks saw: not a signature they never see.
+  void SeenWhileAwake(const Signature& sig) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tick's two halves under mu_: true when the callbacks are to be switched.
   bool GoIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Wake() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -333,9 +337,11 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   uint64_t idle_ns_ ABSL_GUARDED_BY(mu_) = 0;  // off in all, to the last time back on
   uint64_t idle_offs_ ABSL_GUARDED_BY(mu_) = 0, idle_ons_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t launches_before_idle_ ABSL_GUARDED_BY(mu_) = 0;  // seen when first off
-  // Signatures that brought the callbacks back: settled at the next switch off whether
-  // sampled or not (one never launched with the callbacks on wakes them once).
-  absl::flat_hash_set<Signature> woke_by_ ABSL_GUARDED_BY(mu_);
+  // Signatures that brought the callbacks back and that the callbacks have not seen
+  // since, with the times they did; a launch of one seen by the callbacks removes it
+  // (SeenWhileAwake). At two, it is taken as done (unseen_) at the next switch off.
+  absl::flat_hash_map<Signature, int> woke_by_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<Signature> unseen_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> woke_names_ ABSL_GUARDED_BY(mu_);  // for the note, the first few
   std::atomic<bool> idle_due_{false};                         // idle_run_ reached idle_launches
   std::atomic<bool> idle_flag_{false};                        // idle_, for KernelRecord's fast exit

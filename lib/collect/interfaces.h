@@ -30,12 +30,16 @@ class GpuKindControl {
   // Region counters: hold the periodic flush off while a region instance is
   // measured (true waits up to 20 ms for a flush in progress to end).
   virtual void HoldPeriodicFlush(bool hold) = 0;
-  // Kernel replay: a measured launch just returned, its passes done, so no record of
-  // the context's is incomplete but that launch's own, whose times CUPTI zeroes. An
+  // Kernel replay: a measured launch just returned, its passes done, so the launching
+  // context's records are complete but that launch's own, whose times CUPTI zeroes. An
   // unforced flush never hands over a buffer holding such a record (seen on the H200:
   // nothing after a kernel replay reached the profile before the end of the run), so
-  // the buffer goes now, with a forced flush. From the launching thread, no lock held.
+  // the buffer goes now, with a forced flush (a kernel another thread or context has in
+  // flight goes without its times). From the launching thread, no lock held.
   virtual void FlushAfterReplay() = 0;
+  // Another CUPTI client took the activity buffers: kernel records no longer reach
+  // cuscope (the idle launch callbacks then stay on). Lock-free.
+  virtual bool RecordsTaken() const = 0;
 
  protected:
   ~GpuKindControl() = default;

@@ -128,6 +128,7 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
   // the callbacks); a signature still to sample wakes them from its kernel record.
   bool want = !idle_ && planner_->WantSample(sig, name.second, *regions_);
   const bool settled = idle_enabled_ && !want && planner_->Settled(sig, name.second);
+  SeenWhileAwake(sig);
 
   auto ctx_it = contexts_.find(cb->context);
   Context* c = ctx_it == contexts_.end() ? nullptr : ctx_it->second.get();

@@ -110,7 +110,8 @@ const std::vector<Setting>& Settings() {
        "many launches in a row that leave nothing to measure, the launch callbacks go off, "
        "so the loop runs at the trace's cost, until a kernel record shows a signature "
        "still to sample (checked every flush_period_ms). A signature launched only while "
-       "they are off is measured from its next launch after they are back on.",
+       "they are off is measured at its next launch once they are back on; one whose "
+       "launches all fall within about two flush periods is missed.",
        Int(&Config::idle_launches, uint64_t{0}, UINT64_MAX, "0 = never off")},
       {"CUSCOPE_GPU_METRICS", "gpu_metrics",
        "Sample GPU metrics (SM activity, instruction issue, tensor pipe, DRAM and L2 "
