@@ -38,6 +38,7 @@
 #include "lib/collect/callbacks.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/held_phases.h"
+#include "lib/collect/idle_policy.h"
 #include "lib/collect/image_ranges.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/launch_params.h"
@@ -167,12 +168,8 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   void StopLocked() ABSL_LOCKS_EXCLUDED(mu_);
   // A launch seen at API_ENTER, for the idle callbacks: `settled` (Planner::Settled),
   // `busy` (a set in progress on its context).
-  void CountIdle(bool settled, bool busy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CountIdle(const Signature& sig, bool settled, bool busy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ResetIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // a new session
-  // Settled launches in a row before the callbacks go off.
-  uint64_t IdleThreshold() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A launch the callbacks saw: not a signature they never see.
-  void SeenWhileAwake(const Signature& sig) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tick's two halves under mu_: true when the callbacks are to be switched.
   bool GoIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Wake() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -329,23 +326,16 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // as overhead records (model::kCountersOverhead).
   std::vector<HeldSpan> pending_held_ ABSL_GUARDED_BY(out_mu_);  // CUPTI timestamps
 
-  // Idle launch callbacks (idle_callbacks.cc).
-  bool idle_enabled_ ABSL_GUARDED_BY(mu_) = false;  // idle_launches > 0, records to wake them
-  uint64_t idle_run_ ABSL_GUARDED_BY(mu_) = 0;      // settled launches in a row, no set busy
-  bool idle_ ABSL_GUARDED_BY(mu_) = false;          // decided off (the switch may still come)
+  // Idle launch callbacks (idle_callbacks.cc; the decisions are idle_policy.h's).
+  IdlePolicy idle_ ABSL_GUARDED_BY(mu_);
   uint64_t idle_since_ns_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t idle_ns_ ABSL_GUARDED_BY(mu_) = 0;  // off in all, to the last time back on
   uint64_t idle_offs_ ABSL_GUARDED_BY(mu_) = 0, idle_ons_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t launches_before_idle_ ABSL_GUARDED_BY(mu_) = 0;  // seen when first off
-  // Signatures that brought the callbacks back and that the callbacks have not seen
-  // since, with the times they did; a launch of one seen by the callbacks removes it
-  // (SeenWhileAwake). At two, it is taken as done (unseen_) at the next switch off.
-  absl::flat_hash_map<Signature, int> woke_by_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<Signature> unseen_ ABSL_GUARDED_BY(mu_);
+  uint64_t launches_before_idle_ ABSL_GUARDED_BY(mu_) = 0;    // seen when first off
   std::vector<std::string> woke_names_ ABSL_GUARDED_BY(mu_);  // for the note, the first few
-  std::atomic<bool> idle_due_{false};                         // idle_run_ reached idle_launches
-  std::atomic<bool> idle_flag_{false};                        // idle_, for KernelRecord's fast exit
-  std::atomic<bool> wake_due_{false};  // a record of a signature still to sample came
+  std::atomic<bool> idle_due_{false};   // the run of settled launches reached the threshold
+  std::atomic<bool> idle_flag_{false};  // idle_, for KernelRecord's fast exit
+  std::atomic<bool> wake_due_{false};   // a record of a signature still to sample came
   // What KernelRecord compares against while the callbacks are off. A leaf lock.
   absl::Mutex idle_mu_;
   SettledSignatures settled_ ABSL_GUARDED_BY(idle_mu_);

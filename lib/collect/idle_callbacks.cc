@@ -22,14 +22,10 @@ constexpr size_t kWokeNamesKept = 3;
 void CounterSampler::ResetIdle() {
   // Only kernel records bring the callbacks back: none without kernel tracing, and
   // none outside capture windows.
-  idle_enabled_ = options_.counters.idle_launches > 0 && options_.trace.kernel &&
-                  options_.capture.mode == CaptureMode::kAll;
-  idle_run_ = 0;
-  idle_ = false;
+  idle_.Reset(options_.counters.idle_launches,
+              options_.trace.kernel && options_.capture.mode == CaptureMode::kAll);
   idle_ns_ = idle_since_ns_ = 0;
   idle_offs_ = idle_ons_ = launches_before_idle_ = 0;
-  woke_by_.clear();
-  unseen_.clear();
   woke_names_.clear();
   idle_due_.store(false);
   idle_flag_.store(false);
@@ -39,25 +35,11 @@ void CounterSampler::ResetIdle() {
   woken_by_.reset();
 }
 
-void CounterSampler::CountIdle(bool settled, bool busy) {
-  if (!idle_enabled_ || idle_) return;
-  if (!settled || busy) {
-    idle_run_ = 0;
-    return;
-  }
-  if (++idle_run_ >= IdleThreshold() && !idle_due_.load(std::memory_order_relaxed)) {
+void CounterSampler::CountIdle(const Signature& sig, bool settled, bool busy) {
+  if (idle_.Launch(sig, settled, busy, planner_->stats().period) &&
+      !idle_due_.load(std::memory_order_relaxed)) {
     idle_due_.store(true);
   }
-}
-
-uint64_t CounterSampler::IdleThreshold() const {
-  // Rotate: three periods of the launch sequence with nothing to measure, so a signature
-  // of a step longer than idle_launches, still to sample, comes round first.
-  return std::max<uint64_t>(options_.counters.idle_launches, 3 * planner_->stats().period);
-}
-
-void CounterSampler::SeenWhileAwake(const Signature& sig) {
-  if (!woke_by_.empty()) woke_by_.erase(sig);
 }
 
 void CounterSampler::KernelRecord(const std::string& kernel_name, const model::Dim3& grid,
@@ -89,8 +71,8 @@ void CounterSampler::Tick() {
 }
 
 bool CounterSampler::GoIdle() {
-  if (idle_ || !idle_due_.load()) return false;
-  if (idle_run_ < IdleThreshold() || kinds_->RecordsTaken()) {
+  if (idle_.off() || !idle_due_.load()) return false;
+  if (!idle_.Ready(planner_->stats().period) || kinds_->RecordsTaken()) {
     idle_due_.store(false);  // a launch since reset the run, or no record could wake them
     return false;
   }
@@ -99,25 +81,14 @@ bool CounterSampler::GoIdle() {
   }
   // No set begins at the exit of a launch still in its call (rotate: a wanted launch).
   for (auto& [ctx, c] : contexts_) c->plan.last_wanted = false;
-  // A signature that woke the callbacks twice and was never seen by them since (a
-  // launch call they do not follow: cooperative kernels) is taken as done.
-  for (auto it = woke_by_.begin(); it != woke_by_.end();) {
-    if (it->second >= 2) {
-      unseen_.insert(it->first);
-      woke_by_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
-  SettledSignatures settled = planner_->SettledSnapshot();
-  for (const Signature& sig : unseen_) settled.spent.insert(sig);
+  const uint64_t run = idle_.run();
+  SettledSignatures settled = idle_.Off(planner_->SettledSnapshot());
   {
     absl::MutexLock lock(&idle_mu_);
     settled_ = std::move(settled);
     woken_by_.reset();
   }
   wake_due_.store(false);
-  idle_ = true;
   idle_flag_.store(true);
   idle_due_.store(false);
   idle_since_ns_ = MonotonicNs();
@@ -126,23 +97,21 @@ bool CounterSampler::GoIdle() {
     WriteStderr(absl::StrFormat(
         "cuscope: counters: nothing left to measure in the last %d launches (%s): launch "
         "callbacks off until a kernel record shows a signature still to sample\n",
-        idle_run_, planner_->Describe()));
+        run, planner_->Describe()));
   }
   return true;
 }
 
 bool CounterSampler::Wake() {
-  if (!idle_ || !wake_due_.load()) return false;
+  if (!idle_.off() || !wake_due_.load()) return false;
   std::optional<Signature> sig;
   {
     absl::MutexLock lock(&idle_mu_);
     sig = std::move(woken_by_);
     woken_by_.reset();
   }
-  idle_ = false;
   idle_flag_.store(false);
   wake_due_.store(false);
-  idle_run_ = 0;
   idle_ns_ += MonotonicNs() - idle_since_ns_;
   ++idle_ons_;
   if (sig.has_value()) {
@@ -155,10 +124,10 @@ bool CounterSampler::Wake() {
       WriteStderr(
           absl::StrFormat("cuscope: counters: launch callbacks back on for %s\n", sig->name));
     }
-    ++woke_by_[*std::move(sig)];
+    idle_.On(*sig);
   } else {
     woke_names_.push_back("activity records taken by another CUPTI client");
-    idle_enabled_ = false;  // nothing would wake them again
+    idle_.Disable();  // nothing would wake them again
   }
   if (planner_->rotate()) {
     for (auto& [ctx, c] : contexts_) RotateDriver::Resumed(c->plan);
@@ -175,7 +144,7 @@ void CounterSampler::SwitchLaunchCallbacks(bool on) {
 
 void CounterSampler::NoteIdle() {
   if (idle_offs_ == 0) return;
-  const uint64_t off_ns = idle_ns_ + (idle_ ? MonotonicNs() - idle_since_ns_ : 0);
+  const uint64_t off_ns = idle_ns_ + (idle_.off() ? MonotonicNs() - idle_since_ns_ : 0);
   std::string text = absl::StrFormat(
       "launch callbacks off %d time(s), %.1f s in all, each after %d launches in a row with "
       "nothing left to measure (first after %d launches); back on %d time(s)",

@@ -126,15 +126,14 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
   Signature sig{name.first, shape.grid, shape.block};
   // Decided idle, the switch not yet made: nothing new begins (a set would outlive
   // the callbacks); a signature still to sample wakes them from its kernel record.
-  bool want = !idle_ && planner_->WantSample(sig, name.second, *regions_);
-  const bool settled = idle_enabled_ && !want && planner_->Settled(sig, name.second);
-  SeenWhileAwake(sig);
+  bool want = !idle_.off() && planner_->WantSample(sig, name.second, *regions_);
+  const bool settled = idle_.enabled() && !want && planner_->Settled(sig, name.second);
 
   auto ctx_it = contexts_.find(cb->context);
   Context* c = ctx_it == contexts_.end() ? nullptr : ctx_it->second.get();
   if (c == nullptr || c->failed) {
     if (!want) {
-      CountIdle(settled, /*busy=*/false);
+      CountIdle(sig, settled, /*busy=*/false);
       return;
     }
     c = GetContext(cb->context);
@@ -146,7 +145,7 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
     RotateCalls calls(*this, *c);
     RotateDriver(*planner_, calls).Enter(c->plan, launch);
     const ContextPlan& plan = c->plan;
-    CountIdle(settled, plan.in_set || plan.window_open);
+    CountIdle(sig, settled, plan.in_set || plan.window_open);
     if (c->kernels_held && plan.window_open && !plan.windows.empty() &&
         !plan.windows.back().empty() &&
         plan.windows.back().back().correlation_id == cb->correlationId &&
@@ -156,7 +155,7 @@ void CounterSampler::OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchSha
     return;
   }
   c->plan.last_wanted = want;
-  CountIdle(settled, /*busy=*/false);
+  CountIdle(sig, settled, /*busy=*/false);
   if (!want) {
     AdviseOnce();
     return;
