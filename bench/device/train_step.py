@@ -130,6 +130,18 @@ def idle_note(path):
     return row[0] if row else ""
 
 
+def step_and_launch_ids(path):
+    """The profile's connection, the string id of the "step" range and those of the launch
+    APIs; (None, None, None) when either is missing."""
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    step_ids = [i for i, t in s.items() if t == "step"]
+    launch_ids = [i for i, t in s.items() if t in LAUNCH_APIS]
+    if not step_ids or not launch_ids:
+        return None, None, None
+    return db, step_ids[0], launch_ids
+
+
 def idle_split(path, skip=20):
     """Steps from `skip` on, before and after the launch callbacks went off (the launch that
     the counters.idle note names): (steps, median step ms, median launch call us) each, or
@@ -138,11 +150,8 @@ def idle_split(path, skip=20):
     m = re.search(r"first after (\d+) launches", note)
     if not m:
         return None
-    db = sqlite3.connect(path)
-    s = dict(db.execute("SELECT id, text FROM strings"))
-    step_ids = [i for i, t in s.items() if t == "step"]
-    launch_ids = [i for i, t in s.items() if t in LAUNCH_APIS]
-    if not step_ids or not launch_ids:
+    db, step_id, launch_ids = step_and_launch_ids(path)
+    if db is None:
         return None
     marks = ",".join("?" * len(launch_ids))
     # One call per launch (a runtime launch and the driver launch inside it share a
@@ -158,7 +167,7 @@ def idle_split(path, skip=20):
         return None
     off_at = calls[first - 1][0]
     spans = db.execute("SELECT start_ns, end_ns FROM ranges WHERE name_id = ? ORDER BY start_ns",
-                       (step_ids[0],)).fetchall()[skip:]
+                       (step_id,)).fetchall()[skip:]
     out = []
     for after in (False, True):
         sel = [(a, b) for a, b in spans if (a >= off_at) == after]
@@ -171,14 +180,11 @@ def idle_split(path, skip=20):
 def launch_api_us(path, last=10):
     """Median duration (us) of the kernel launch calls in the profile's last `last` steps:
     what the host pays a launch (the step is bound by the launch path, not the GPU)."""
-    db = sqlite3.connect(path)
-    s = dict(db.execute("SELECT id, text FROM strings"))
-    step_ids = [i for i, t in s.items() if t == "step"]
-    launch_ids = [i for i, t in s.items() if t in LAUNCH_APIS]
-    if not step_ids or not launch_ids:
+    db, step_id, launch_ids = step_and_launch_ids(path)
+    if db is None:
         return None
     spans = db.execute("SELECT start_ns, end_ns FROM ranges WHERE name_id = ? ORDER BY start_ns",
-                       (step_ids[0],)).fetchall()[-last:]
+                       (step_id,)).fetchall()[-last:]
     if not spans:
         return None
     marks = ",".join("?" * len(launch_ids))
