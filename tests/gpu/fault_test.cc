@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -116,6 +117,28 @@ class FaultTest : public ::testing::Test {
 
 // Killed mid-run (no handler can run): the profile holds what the periodic flushes
 // wrote (every 100 ms over a 1.5 s loop), and reads.
+// A process ended by `signal`: the profile reads, and it keeps at least half the
+// launches (lost: what came after the last flush, 100 ms, in a loop of 1.5 s). The
+// profile, when it loaded.
+std::optional<model::Profile> ExpectFlushedKept(const Result& r, int signal,
+                                                const std::string& path, const std::string& label) {
+  EXPECT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(r.signal, signal) << "exit " << r.exit_code << "\n" << r.err;
+  const long launches = Count(r.out, "LAUNCHES");
+  EXPECT_GT(launches, 0) << r.out;
+  if (r.timed_out || launches <= 0) return std::nullopt;
+  ExpectReportReads(path);
+  auto profile = store::LoadProfile(path);
+  EXPECT_TRUE(profile.ok()) << profile.status() << "\n" << r.err;
+  if (!profile.ok()) return std::nullopt;
+  const long kernels = static_cast<long>(profile->kernels.size());
+  std::cerr << label << ": " << kernels << " kernels of " << launches << " launches kept\n";
+  EXPECT_GT(kernels, 0);
+  EXPECT_LE(kernels, launches);
+  EXPECT_GE(kernels * 2, launches);
+  return *std::move(profile);
+}
+
 // Traced, and with counters by kernel replay: CUPTI zeroes a replayed launch's times,
 // and an unforced flush never hands over a buffer holding that record, so before the
 // flush after each replay (GpuKindControl::FlushAfterReplay) a kill kept nothing after
@@ -127,21 +150,9 @@ TEST_F(FaultTest, SigkillLeavesAReadableProfileUpToTheLastFlush) {
     std::map<std::string, std::string> env = InjectEnv(path);
     if (!metrics.empty()) env["CUSCOPE_METRICS"] = metrics;  // kernel replay, 1 per signature
     Result r = RunFor({Demo(), "loop", "1500", "kill"}, env);
-    ASSERT_FALSE(r.timed_out) << r.err;
-    EXPECT_EQ(r.signal, SIGKILL) << "exit " << r.exit_code << "\n" << r.err;
-    const long launches = Count(r.out, "LAUNCHES");
-    ASSERT_GT(launches, 0) << r.out;
-    ExpectReportReads(path);
-    auto profile = store::LoadProfile(path);
-    ASSERT_TRUE(profile.ok()) << profile.status() << "\n" << r.err;
-    const long kernels = static_cast<long>(profile->kernels.size());
-    std::cerr << "SIGKILL" << (metrics.empty() ? "" : " (kernel replay)") << ": " << kernels
-              << " kernels of " << launches << " launches kept\n";
-    EXPECT_GT(kernels, 0);
-    EXPECT_LE(kernels, launches);
-    // Lost: what came after the last flush (100 ms and a flush's time of 1.5 s).
-    EXPECT_GE(kernels * 2, launches);
-    EXPECT_EQ(profile->run.exit_reason, "");  // nothing ran at the end
+    const auto profile = ExpectFlushedKept(r, SIGKILL, path,
+                                           metrics.empty() ? "SIGKILL" : "SIGKILL (kernel replay)");
+    if (profile.has_value()) EXPECT_EQ(profile->run.exit_reason, "");  // nothing ran at the end
   }
 }
 
@@ -162,19 +173,7 @@ TEST_F(FaultTest, SegfaultKeepsWhatWasFlushedAndEndsBySigsegv) {
       cmd.insert(cmd.end(), demo.begin(), demo.end());
       r = RunFor(cmd, {});
     }
-    ASSERT_FALSE(r.timed_out) << r.err;
-    EXPECT_EQ(r.signal, SIGSEGV) << "exit " << r.exit_code << "\n" << r.err;
-    const long launches = Count(r.out, "LAUNCHES");
-    ASSERT_GT(launches, 0) << r.out;
-    ExpectReportReads(path);
-    auto profile = store::LoadProfile(path);
-    ASSERT_TRUE(profile.ok()) << profile.status() << "\n" << r.err;
-    const long kernels = static_cast<long>(profile->kernels.size());
-    std::cerr << "SIGSEGV (" << how << "): " << kernels << " kernels of " << launches
-              << " launches kept\n";
-    EXPECT_GT(kernels, 0);
-    EXPECT_LE(kernels, launches);
-    EXPECT_GE(kernels * 2, launches);
+    ExpectFlushedKept(r, SIGSEGV, path, "SIGSEGV (" + how + ")");
   }
 }
 
