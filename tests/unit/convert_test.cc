@@ -89,16 +89,23 @@ class OneMeasured : public MeasuredLaunches {
   std::vector<std::string> records;  // the program's kernel records, as the sampler hears them
 };
 
-TEST(Convert, RangeProfilerKernelsUnderAMeasuredLaunchAreLeftOut) {
-  model::Profile p;
-  OneMeasured measured;
-  RecordConverter c(&p, &measured);
+// A kernel record from 100 to 200 ns of `name` under `correlation`.
+CUpti_ActivityKernel10 KernelAt(uint32_t correlation, const char* name) {
   auto k = Zeroed<CUpti_ActivityKernel10>();
   k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
   k.start = 100;
   k.end = 200;
-  k.correlationId = 7;
-  k.name = "WaitNs";  // CUPTI's, with the measured launch's correlation id
+  k.correlationId = correlation;
+  k.name = name;
+  return k;
+}
+
+TEST(Convert, RangeProfilerKernelsUnderAMeasuredLaunchAreLeftOut) {
+  model::Profile p;
+  OneMeasured measured;
+  RecordConverter c(&p, &measured);
+  // CUPTI's, with the measured launch's correlation id.
+  CUpti_ActivityKernel10 k = KernelAt(7, "WaitNs");
   c.Add(reinterpret_cast<CUpti_Activity*>(&k));
   k.name = "_Z5saxpyifPKfPf";
   c.Add(reinterpret_cast<CUpti_Activity*>(&k));
@@ -122,12 +129,7 @@ TEST(Convert, GraphKernelsAreNotReportedToTheSampler) {
   model::Profile p;
   OneMeasured measured;
   RecordConverter c(&p, &measured);
-  auto k = Zeroed<CUpti_ActivityKernel10>();
-  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  k.start = 100;
-  k.end = 200;
-  k.correlationId = 9;
-  k.name = "_Z5saxpyifPKfPf";
+  CUpti_ActivityKernel10 k = KernelAt(9, "_Z5saxpyifPKfPf");
   k.gridX = 4;
   k.blockX = 256;
   k.graphId = 3;
