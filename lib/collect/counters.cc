@@ -307,13 +307,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
                          "session: counters there may fail to start",
                          kept));
   }
-  if (rotate_hold_kernels_) {
-    Note("counters.kernel_trace",
-         "kernel, copy, memset, sync and event records are held off while rotate's sets run "
-         "(instruction counters read 0 while kernels are traced): the kernels measured in "
-         "the sets get records made from their launches, placed from the launch call with "
-         "their samples' durations; --replay=kernel keeps every record");
-  }
+  NoteRotateSettings(counters, region_mode);
   host_.reset();
   metrics_.clear();
   resolution_.reset();

@@ -227,6 +227,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
                         const CUpti_CallbackData* cb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The end of collection on a rotate context: a set whose passes did not all run is dropped.
   void EndRotate(Context& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // At Start: the run notes on rotate's settings (records held off, the time budget).
+  void NoteRotateSettings(const CounterOptions& options, bool region_mode)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnLaunchEnter(const CUpti_CallbackData* cb, const LaunchShape& shape)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A launch that went into a window of a set holding kernel records off: its record,

@@ -35,6 +35,7 @@ class CounterSampler::RotateCalls final : public RangeCalls {
   void Measured(const Launch& launch) override {
     s_.MarkMeasured(launch.correlation_id, launch.sig.name);
   }
+  uint64_t NowNs() override { return MonotonicNs(); }
 
  private:
   CounterSampler& s_;
@@ -200,6 +201,23 @@ void CounterSampler::ReleaseKernelHold() {
   if (!kernels_held_ || sets_holding_kernels_ > 0) return;  // a set began meanwhile
   kernels_held_ = false;
   kinds_->HoldGpuKinds(false);
+}
+
+void CounterSampler::NoteRotateSettings(const CounterOptions& options, bool region_mode) {
+  if (options.rotate_budget_pct > 0 && !planner_->budget().enabled()) {
+    Note("counters.budget",
+         absl::StrFormat("rotate_budget_pct=%d is not used: it bounds rotate's sets, and this "
+                         "run measures with %s (--replay=rotate uses it)",
+                         options.rotate_budget_pct,
+                         region_mode ? "region counters" : "kernel replay"));
+  }
+  if (rotate_hold_kernels_) {
+    Note("counters.kernel_trace",
+         "kernel, copy, memset, sync and event records are held off while rotate's sets run "
+         "(instruction counters read 0 while kernels are traced): the kernels measured in "
+         "the sets get records made from their launches, placed from the launch call with "
+         "their samples' durations; --replay=kernel keeps every record");
+  }
 }
 
 void CounterSampler::EndRotate(Context& c) {

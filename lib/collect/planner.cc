@@ -45,7 +45,8 @@ Planner::Planner(const CounterOptions& options, bool rotate, bool region_mode)
       rotate_(rotate),
       region_mode_(region_mode),
       kernels_(Filter(options.kernels)),
-      regions_(Filter(options.regions)) {}
+      regions_(Filter(options.regions)),
+      budget_(rotate && !region_mode ? options.rotate_budget_pct : 0) {}
 
 const std::pair<std::string, bool>& Planner::KernelName(const char* symbol) {
   // The text is compared too: CUPTI's pointer can be reused for another kernel's name
@@ -226,6 +227,7 @@ std::string Planner::Describe() const {
                       " times deferred: a loop not yet as long as a set");
     }
     if (!waits.empty()) absl::StrAppend(&out, " (", waits, ")");
+    if (std::string b = budget_.Describe(); !b.empty()) absl::StrAppend(&out, "; ", b);
     if (s.period > 0) absl::StrAppend(&out, ", period ", s.period, " launches");
   }
   return out;

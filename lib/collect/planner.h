@@ -23,6 +23,7 @@
 #include "lib/collect/interfaces.h"
 #include "lib/collect/launch_period.h"
 #include "lib/collect/options.h"
+#include "lib/collect/set_budget.h"
 #include "lib/model/pattern.h"
 #include "lib/model/profile.h"
 
@@ -196,6 +197,9 @@ class Planner {
   // Whether launches can settle at all in this configuration (Settled's conditions).
   bool CanSettle() const;
   SettledSignatures SettledSnapshot() const;
+  // Rotate's time budget (rotate_budget_pct; disabled otherwise and for kernel replay).
+  SetBudget& budget() { return budget_; }
+  const SetBudget& budget() const { return budget_; }
   // Small integers for signatures (rotate's launch history); kGraphId for a graph launch.
   uint32_t Intern(const Signature& sig);
   static constexpr uint32_t kGraphId = 0xffffffffu;
@@ -237,6 +241,7 @@ class Planner {
   std::optional<model::CachedPattern> kernels_;
   std::optional<model::CachedPattern> regions_;
   CounterStats stats_;
+  SetBudget budget_;
   uint64_t matching_seen_ = 0;
   struct CachedName {
     bool set = false;

@@ -4,7 +4,13 @@
 
 namespace cuscope::collect {
 
+RotateDriver::SettleOnReturn::~SettleOnReturn() {
+  SetBudget& b = d_.planner_.budget();
+  if (b.ending()) b.Settle(d_.calls_.NowNs());
+}
+
 void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
+  SettleOnReturn settle(*this);
   if (c.history.capacity() < HistoryFor(planner_.window_limit()) && c.history.total() == 0) {
     c.history = LaunchHistory(HistoryFor(planner_.window_limit()));
   }
@@ -29,6 +35,7 @@ void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
 }
 
 void RotateDriver::Exit(ContextPlan& c) {
+  SettleOnReturn settle(*this);
   if (c.window_open) {
     if (c.windows.back().size() < c.window_cap) return;
     if (!ClosePass(c, DropReason::kInterrupted)) return;
@@ -42,6 +49,7 @@ void RotateDriver::Exit(ContextPlan& c) {
 }
 
 void RotateDriver::Graph(ContextPlan& c) {
+  SettleOnReturn settle(*this);
   c.history.Push(Planner::kGraphId);
   CutSet(c, DropReason::kGraph);
 }
@@ -53,6 +61,7 @@ void RotateDriver::Resumed(ContextPlan& c) {
 }
 
 void RotateDriver::End(ContextPlan& c) {
+  SettleOnReturn settle(*this);
   if (!c.in_set) return;
   if (c.window_open && !ClosePass(c, DropReason::kEnd)) return;
   if (!c.in_set) return;  // that was the last pass: decoded
@@ -90,6 +99,8 @@ bool RotateDriver::NeedsSamples(const ContextPlan& c, size_t period) const {
 
 void RotateDriver::StartSet(ContextPlan& c) {
   if (c.history.total() < c.start_after) return;
+  // Before the period search: with the budget spent, this runs at every launch's exit.
+  if (planner_.budget().enabled() && !planner_.budget().Allows(calls_.NowNs())) return;
   const size_t period = ChoosePeriod(c);
   if (period == 0 || !NeedsSamples(c, period)) return;
   const size_t multiple = period == c.period ? c.multiple : 1;
@@ -278,6 +289,13 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
 void RotateDriver::SetInSet(ContextPlan& c, bool in_set) {
   if (c.in_set == in_set) return;
   c.in_set = in_set;
+  if (SetBudget& b = planner_.budget(); b.enabled()) {
+    if (in_set) {
+      b.Began(calls_.NowNs());
+    } else {
+      b.Ended();
+    }
+  }
   calls_.SetInProgress(in_set);
 }
 

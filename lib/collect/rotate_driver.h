@@ -15,6 +15,16 @@
 // (warm-up), runs of one signature use L = 1 when most recent launches repeat the
 // one before (the demo pattern AAAA BBBB).
 //
+// With a time budget (CounterOptions::rotate_budget_pct, set_budget.h), a set begins
+// only while the budget allows it, and each public call ends by charging the sets that
+// ended in it (their decoding included): every launch of a window is still measured,
+// at a bounded share of the loop's time.
+//
+// With a time budget (CounterOptions::rotate_budget_pct), a set begins only while the
+// wall time charged to sets stays within that percent of the time outside them
+// (Planner::OverBudget): every launch can still be measured, at a bounded share of
+// the loop's time.
+//
 // A launch that is not the one the period predicts (the id L launches earlier) costs
 // its own range (a mismatch at decoding). When L = 1, or at the second such launch in
 // a row (the sequence shifted), the set is cut short: the open window ends before
@@ -26,6 +36,7 @@
 #define CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "lib/collect/planner.h"
@@ -58,6 +69,8 @@ class RangeCalls {
   // A set begins (before its first pass starts) or ends (decoded, cut or dropped):
   // with instruction counters, kernel records are held off in between.
   virtual void SetInProgress(bool in_set) = 0;
+  // The wall clock, asked only with a time budget (Planner::budget).
+  virtual uint64_t NowNs() = 0;
 };
 
 class RotateDriver {
@@ -93,6 +106,17 @@ class RotateDriver {
   static constexpr size_t kMaxShortSingleRuns = 1024;
 
  private:
+  // Charges the budget for the sets that ended in the call it is made in, as it ends.
+  class SettleOnReturn {
+   public:
+    explicit SettleOnReturn(RotateDriver& d) : d_(d) {}
+    ~SettleOnReturn();
+    SettleOnReturn(const SettleOnReturn&) = delete;
+    SettleOnReturn& operator=(const SettleOnReturn&) = delete;
+
+   private:
+    RotateDriver& d_;
+  };
   void StartSet(ContextPlan& c);
   size_t ChoosePeriod(ContextPlan& c);
   bool NeedsSamples(const ContextPlan& c, size_t period) const;

@@ -66,6 +66,7 @@ struct Config {
   int window = 2048;  // most launches (ranges) in one rotate pass
   uint64_t idle_launches =
       1000;                      // launch callbacks off after this many settled launches; 0 = never
+  int rotate_budget_pct = 0;     // rotate's sets: at most this % of the time outside them
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)
 

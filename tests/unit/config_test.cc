@@ -366,9 +366,9 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
       EXPECT_FALSE(ValidateSetting(s.env, v).ok()) << s.env << "=" << v;
   }
   // top, report width, report rank, buffer size, max buffers, flush, skip, count, per signature,
-  // window, idle launches, the GPU metrics' interval, sample cap and burst, the advisor's 3 integer
-  // and 17 number thresholds.
-  EXPECT_EQ(checked, 34);
+  // window, idle launches, rotate budget, the GPU metrics' interval, sample cap and burst, the
+  // advisor's 3 integer and 17 number thresholds.
+  EXPECT_EQ(checked, 35);
 }
 
 TEST(Config, FormatBytes) {

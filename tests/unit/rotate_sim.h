@@ -70,6 +70,8 @@ class SimCalls : public RangeCalls {
     const size_t at = cupti_next_;
     cupti_next_ = std::min(cupti_next_ + last, cupti_capacity_);
     if (last == 0) ++ended_empty;
+    ++decodes;
+    now_ns += decode_cost_ns;
     std::optional<size_t> ranges = image.Decoded(cupti_total_, first, last);
     EXPECT_TRUE(ranges.has_value()) << "the image's placement differs from CUPTI's";
     EXPECT_EQ(image.first(), at);
@@ -93,6 +95,10 @@ class SimCalls : public RangeCalls {
     if (!decoded) image.Invalidate();
   }
   void Measured(const Launch& launch) override { measured.push_back(launch.correlation_id); }
+  uint64_t NowNs() override {
+    ++clock_reads;
+    return now_ns;
+  }
   void SetInProgress(bool in_set) override {
     EXPECT_NE(in_set, held) << "a set began or ended twice";
     EXPECT_FALSE(started_) << "held or released inside a pass";
@@ -110,6 +116,11 @@ class SimCalls : public RangeCalls {
   size_t ranges_initialized = 0;  // their sizes, in ranges (the cost grows with them)
   bool size_images = false;       // CUSCOPE_INTERNAL_IMAGE_SIZING
   size_t ended_empty = 0;         // sets cut before their last pass (it ran empty)
+  size_t decodes = 0;
+  // The clock (rotate's time budget): a test moves it; decoding a set costs
+  // `decode_cost_ns`.
+  uint64_t now_ns = 0, decode_cost_ns = 0;
+  size_t clock_reads = 0;
 
  private:
   // CUPTI's side of PrepareImage: a new object has no room until its first image; an
