@@ -37,48 +37,50 @@ step_cmd = ["python3", os.path.join(here, "gpt2_step.py"), str(steps)]
 os.makedirs(out, exist_ok=True)
 env = dict(os.environ, PYTHONUNBUFFERED="1")
 
+
+def traced(*flags):
+    """A mode under `cuscope run` with these flags, writing the profile to its path."""
+    return lambda p: [cuscope, "run", f"--output={p}", "--report=none", *flags, "--"] + step_cmd
+
+
 MODES = {
     "unprofiled": lambda p: step_cmd,
-    "cuscope trace": lambda p: [cuscope, "run", f"--output={p}", "--report=none", "--"] + step_cmd,
-    "cuscope signature (roofline)": lambda p: [cuscope, "run", f"--output={p}", "--report=none",
-                                               "--metrics=roofline", "--"] + step_cmd,
+    "cuscope trace": traced(),
+    "cuscope signature (roofline)": traced("--metrics=roofline"),
     # Kernel replay of launches after the first two steps (809 + 581 launches of the
     # recorded step): steady-state launches, as rotate measures, for the duration check.
-    "cuscope signature (roofline, steady)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
-        "--launch-skip=1390", "--"] + step_cmd,
-    "cuscope rotate (roofline, every launch)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
-        "--per-signature=all", "--replay=rotate", "--"] + step_cmd,
+    "cuscope signature (roofline, steady)": traced("--metrics=roofline", "--launch-skip=1390"),
+    "cuscope rotate (roofline, every launch)": traced(
+        "--metrics=roofline", "--per-signature=all", "--replay=rotate"),
     # Bounded samples (1 per signature) by rotate: the first step runs unmeasured (the
     # period is found first), then sets of windows until each signature of the step
     # holds a sample, then nothing is measured. `sol` has no SASS instruction counters,
     # so kernel records stay on; `roofline` has them (kernel records off while measuring).
-    "cuscope signature (sol)": lambda p: [cuscope, "run", f"--output={p}", "--report=none",
-                                          "--metrics=sol", "--"] + step_cmd,
-    "cuscope rotate (sol, 1 per signature)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--metrics=sol", "--per-signature=1",
-        "--replay=rotate", "--"] + step_cmd,
-    "cuscope rotate (roofline, 1 per signature)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
-        "--per-signature=1", "--replay=rotate", "--"] + step_cmd,
+    "cuscope signature (sol)": traced("--metrics=sol"),
+    "cuscope rotate (sol, 1 per signature)": traced(
+        "--metrics=sol", "--per-signature=1", "--replay=rotate"),
+    # Every launch of the windows measured, a set beginning only while sets have taken
+    # at most 50% of the time outside them (--rotate-budget-pct): the loop's mean step.
+    "cuscope rotate (sol, every launch, budget 50%)": traced(
+        "--metrics=sol", "--per-signature=all", "--replay=rotate", "--rotate-budget-pct=50"),
+    "cuscope rotate (roofline, every launch, budget 50%)": traced(
+        "--metrics=roofline", "--per-signature=all", "--replay=rotate", "--rotate-budget-pct=50"),
+    "cuscope rotate (roofline, every launch, budget 25%)": traced(
+        "--metrics=roofline", "--per-signature=all", "--replay=rotate", "--rotate-budget-pct=25"),
+    "cuscope rotate (roofline, 1 per signature)": traced(
+        "--metrics=roofline", "--per-signature=1", "--replay=rotate"),
     # The same with the launch callbacks kept on once every signature is sampled
     # (idle_launches=0; by default they go off after 1,000 launches with nothing to
     # measure: lib/collect/idle_callbacks.cc).
-    "cuscope rotate (roofline, 1 per signature, callbacks kept on)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
-        "--per-signature=1", "--replay=rotate", "--idle-launches=0", "--"] + step_cmd,
+    "cuscope rotate (roofline, 1 per signature, callbacks kept on)": traced(
+        "--metrics=roofline", "--per-signature=1", "--replay=rotate", "--idle-launches=0"),
     # The counter sampler's launch callbacks with no kernel to measure: no Range Profiler,
     # no set; what CUPTI's callbacks and cuscope's launch bookkeeping cost (session 15).
-    "cuscope launch callbacks only (roofline, no kernel matches)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--metrics=roofline",
-        "--replay=rotate", "--per-signature=1", "--kernels=^cuscope matches no kernel$", "--"] +
-    step_cmd,
-    "cuscope gpu metrics (sampled, every kernel)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1", "--"] + step_cmd,
-    "cuscope gpu metrics (every 2 us)": lambda p: [
-        cuscope, "run", f"--output={p}", "--report=none", "--gpu-metrics=1",
-        "--gpu-metrics-interval-us=2", "--"] + step_cmd,
+    "cuscope launch callbacks only (roofline, no kernel matches)": traced(
+        "--metrics=roofline", "--replay=rotate", "--per-signature=1",
+        "--kernels=^cuscope matches no kernel$"),
+    "cuscope gpu metrics (sampled, every kernel)": traced("--gpu-metrics=1"),
+    "cuscope gpu metrics (every 2 us)": traced("--gpu-metrics=1", "--gpu-metrics-interval-us=2"),
     "torch.profiler": lambda p: step_cmd,
     # The tracing floor (bench/device/cupti_floor.cc, built into BUILD/lib): an injection
     # that enables the activity kinds cuscope enables by default and only counts records.
@@ -99,9 +101,10 @@ def run(mode, rnd):
     if mode == "cupti floor":
         e = dict(env, CUDA_INJECTION64_PATH=os.path.join(build, "lib", "libcupti_floor.so"),
                  CUPTI_FLOOR_KINDS=FLOOR_KINDS)
+    cmd = MODES[mode](path)
     t0 = time.perf_counter()
     with open(os.path.join(out, f"{slug}-{rnd}.log"), "w") as f:
-        p = subprocess.run(MODES[mode](path), stdout=subprocess.PIPE, stderr=f, text=True, env=e,
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=f, text=True, env=e,
                            timeout=400)
         f.write(p.stdout)
     wall = time.perf_counter() - t0
@@ -395,6 +398,49 @@ def main():
         un = str(facts["untimed"]) if facts else "-"
         print(f"| {mode} | {med:.2f} | {med / base:.2f} | {last:.2f} | {last / base_last:.2f} | "
               f"{first:.0f} | {wall:.1f} | {kl} | {ms} | {un} |")
+    # Each round's last 10 steps by mode, and each mode against the unprofiled step of
+    # its own round (paired: the rounds share the machine's state of the moment).
+    print("\n| round | " + " | ".join(results) + " |")
+    print("|---|" + "---|" * len(results))
+    n_rounds = max(len(runs) for runs in results.values())
+    def last10(runs, r):
+        x = runs[r] if r < len(runs) else None
+        return statistics.median(x["steps"][-10:]) if x and len(x["steps"]) > 10 else None
+    for r in range(n_rounds):
+        cells = [last10(runs, r) for runs in results.values()]
+        print(f"| {r} | " + " | ".join(f"{c:.2f}" if c else "-" for c in cells) + " |")
+    for mode, runs in results.items():
+        if mode == "unprofiled":
+            continue
+        ratios = [last10(runs, r) / last10(results["unprofiled"], r) for r in range(len(runs))
+                  if last10(runs, r) and last10(results["unprofiled"], r)]
+        if ratios:
+            print(f"- {mode}, last 10 steps / the same round's unprofiled: median "
+                  f"{statistics.median(ratios):.2f}x (rounds: {', '.join(f'{x:.2f}' for x in ratios)})")
+
+    # With a time budget the mean step is what the budget bounds (most steps run
+    # unmeasured, a few hold a set's windows).
+    def mean4(runs):
+        return [statistics.mean(x["steps"][4:]) for x in runs if len(x["steps"]) > 4]
+    base_mean = statistics.median(mean4(results["unprofiled"]) or [float("nan")])
+    for mode, runs in results.items():
+        if "budget" not in mode:
+            continue
+        means = mean4(runs)
+        if means:
+            print(f"- {mode}: mean step, steps 4+, {statistics.median(means):.2f} ms against "
+                  f"{base_mean:.2f} ms unprofiled: {statistics.median(means) / base_mean:.2f}x "
+                  f"(rounds: {', '.join(f'{m:.2f}' for m in means)}); steps over 100 ms: "
+                  f"{', '.join(str(sum(t > 100 for t in x['steps'][4:])) for x in runs)}")
+        if runs[0]["profile"]:
+            db = sqlite3.connect(runs[0]["profile"])
+            row = db.execute("SELECT value FROM meta WHERE key = 'extra.counters.summary'").fetchone()
+            print(f"  - `counters.summary` (round 0): {row[0] if row else '-'}")
+            cov = last_step_coverage(runs[0]["profile"])
+            if cov:
+                print(f"  - last step: {cov['sampled']} of {cov['signatures']} signatures and "
+                      f"{cov['time_pct']:.1f}% of its GPU time hold a complete sample")
+
     def first_profile(mode):
         return results[mode][0]["profile"] if mode in results else None
 
