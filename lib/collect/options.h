@@ -51,9 +51,9 @@ struct CounterOptions {
   // launches in a row with nothing left to measure, the launch callbacks go off until
   // a kernel record shows a signature still to sample (CounterSampler::Tick). 0: never.
   uint64_t idle_launches = 1000;
-  // Rotate: the wall time its sets take (passes, decoding, evaluation) at most this
-  // percent of the time outside them since the first launch; a set waits until the
-  // budget allows it. 0: no limit.
+  // Rotate: the wall time its sets take (preparation, passes, decoding, evaluation) at
+  // most this percent of the time outside them since the first set (set_budget.h); a
+  // set waits until the budget allows it. 0: no limit.
   int rotate_budget_pct = 0;
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)

@@ -145,6 +145,10 @@ struct ContextPlan {
   uint32_t run_id = 0;           // the signature of a set on period 1
   uint64_t run_began = 0;        // launches seen when the run of the set's period began
   bool run_began_known = false;  // that run began inside the history
+  // Rotate's time budget (set_budget.h): when the set began (before its image was
+  // prepared), and a set that ended in the driver's current call, charged as it returns.
+  uint64_t set_began_ns = 0;
+  bool set_ended = false;
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.

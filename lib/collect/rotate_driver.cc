@@ -5,12 +5,17 @@
 namespace cuscope::collect {
 
 RotateDriver::SettleOnReturn::~SettleOnReturn() {
-  SetBudget& b = d_.planner_.budget();
-  if (b.ending()) b.Settle(d_.calls_.NowNs());
+  if (c_.set_ended) d_.ChargeEnded(c_, d_.calls_.NowNs());
+}
+
+void RotateDriver::ChargeEnded(ContextPlan& c, uint64_t now_ns) {
+  if (!c.set_ended) return;
+  c.set_ended = false;
+  planner_.budget().Charge(c.set_began_ns, now_ns);
 }
 
 void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
-  SettleOnReturn settle(*this);
+  SettleOnReturn settle(*this, c);
   if (c.history.capacity() < HistoryFor(planner_.window_limit()) && c.history.total() == 0) {
     c.history = LaunchHistory(HistoryFor(planner_.window_limit()));
   }
@@ -35,7 +40,7 @@ void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
 }
 
 void RotateDriver::Exit(ContextPlan& c) {
-  SettleOnReturn settle(*this);
+  SettleOnReturn settle(*this, c);
   if (c.window_open) {
     if (c.windows.back().size() < c.window_cap) return;
     if (!ClosePass(c, DropReason::kInterrupted)) return;
@@ -49,7 +54,7 @@ void RotateDriver::Exit(ContextPlan& c) {
 }
 
 void RotateDriver::Graph(ContextPlan& c) {
-  SettleOnReturn settle(*this);
+  SettleOnReturn settle(*this, c);
   c.history.Push(Planner::kGraphId);
   CutSet(c, DropReason::kGraph);
 }
@@ -61,7 +66,7 @@ void RotateDriver::Resumed(ContextPlan& c) {
 }
 
 void RotateDriver::End(ContextPlan& c) {
-  SettleOnReturn settle(*this);
+  SettleOnReturn settle(*this, c);
   if (!c.in_set) return;
   if (c.window_open && !ClosePass(c, DropReason::kEnd)) return;
   if (!c.in_set) return;  // that was the last pass: decoded
@@ -99,8 +104,14 @@ bool RotateDriver::NeedsSamples(const ContextPlan& c, size_t period) const {
 
 void RotateDriver::StartSet(ContextPlan& c) {
   if (c.history.total() < c.start_after) return;
-  // Before the period search: with the budget spent, this runs at every launch's exit.
-  if (planner_.budget().enabled() && !planner_.budget().Allows(calls_.NowNs())) return;
+  SetBudget& budget = planner_.budget();
+  uint64_t now = 0;
+  if (budget.enabled()) {
+    // Before the period search: with the budget spent, this runs at every launch's exit.
+    now = calls_.NowNs();
+    ChargeEnded(c, now);  // a set that ended in this call, before the next begins
+    if (!budget.Allows(now)) return;
+  }
   const size_t period = ChoosePeriod(c);
   if (period == 0 || !NeedsSamples(c, period)) return;
   const size_t multiple = period == c.period ? c.multiple : 1;
@@ -122,7 +133,15 @@ void RotateDriver::StartSet(ContextPlan& c) {
   }
   c.period = period;
   c.multiple = multiple;
-  if (!calls_.Prepare(window)) return;
+  if (budget.enabled()) {
+    // Preparing the counter image is the set's cost too (a failed one included).
+    budget.Began(now);
+    c.set_began_ns = now;
+  }
+  if (!calls_.Prepare(window)) {
+    c.set_ended = budget.enabled();
+    return;
+  }
   c.window_cap = window;
   // Where the run began, when the history holds it (a run as long as a history that
   // dropped launches may have begun before it: not judged short).
@@ -289,13 +308,7 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
 void RotateDriver::SetInSet(ContextPlan& c, bool in_set) {
   if (c.in_set == in_set) return;
   c.in_set = in_set;
-  if (SetBudget& b = planner_.budget(); b.enabled()) {
-    if (in_set) {
-      b.Began(calls_.NowNs());
-    } else {
-      b.Ended();
-    }
-  }
+  if (!in_set && planner_.budget().enabled()) c.set_ended = true;
   calls_.SetInProgress(in_set);
 }
 

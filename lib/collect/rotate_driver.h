@@ -16,9 +16,9 @@
 // one before (the demo pattern AAAA BBBB).
 //
 // With a time budget (CounterOptions::rotate_budget_pct, set_budget.h), a set begins
-// only while the budget allows it, and each public call ends by charging the sets that
-// ended in it (their decoding included): every launch of a window is still measured,
-// at a bounded share of the loop's time.
+// only while the budget allows it, and each public call ends by charging the set that
+// ended in it (its decoding included): every launch of a window is still measured, at
+// a bounded share of the loop's time.
 //
 // With a time budget (CounterOptions::rotate_budget_pct), a set begins only while the
 // wall time charged to sets stays within that percent of the time outside them
@@ -106,17 +106,20 @@ class RotateDriver {
   static constexpr size_t kMaxShortSingleRuns = 1024;
 
  private:
-  // Charges the budget for the sets that ended in the call it is made in, as it ends.
+  // Charges the budget for a set that ended in the call it is made in, as it returns.
   class SettleOnReturn {
    public:
-    explicit SettleOnReturn(RotateDriver& d) : d_(d) {}
+    SettleOnReturn(RotateDriver& d, ContextPlan& c) : d_(d), c_(c) {}
     ~SettleOnReturn();
     SettleOnReturn(const SettleOnReturn&) = delete;
     SettleOnReturn& operator=(const SettleOnReturn&) = delete;
 
    private:
     RotateDriver& d_;
+    ContextPlan& c_;
   };
+  // A set that ended (ContextPlan::set_ended) is charged up to `now_ns`.
+  void ChargeEnded(ContextPlan& c, uint64_t now_ns);
   void StartSet(ContextPlan& c);
   size_t ChoosePeriod(ContextPlan& c);
   bool NeedsSamples(const ContextPlan& c, size_t period) const;

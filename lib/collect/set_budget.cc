@@ -1,45 +1,44 @@
 #include "lib/collect/set_budget.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace cuscope::collect {
 
-uint64_t SetBudget::ChargedAt(uint64_t now_ns) const {
-  const uint64_t running = running_ > 0 && now_ns > busy_since_ns_ ? now_ns - busy_since_ns_ : 0;
-  return charged_ns_ + running;
-}
+uint64_t SetBudget::NextSetNs() const { return *std::max_element(recent_.begin(), recent_.end()); }
 
 bool SetBudget::Allows(uint64_t now_ns) {
   if (!enabled() || start_ns_ == 0) return true;  // no set yet: nothing to pay for
   last_ns_ = std::max(last_ns_, now_ns);
-  const uint64_t elapsed = now_ns > start_ns_ ? now_ns - start_ns_ : 0;
-  const uint64_t charged = ChargedAt(now_ns);
-  const uint64_t outside = elapsed - std::min(elapsed, charged);
-  // In floating point: pct x outside overflows 64 bits after days at large budgets.
-  const bool ok = (static_cast<double>(charged) + static_cast<double>(longest_ns_)) * 100.0 <=
-                  static_cast<double>(pct_) * static_cast<double>(outside);
+  const bool ok = now_ns >= AllowedAt();
   if (!ok) ++waits_;
   return ok;
 }
 
-void SetBudget::Began(uint64_t now_ns) {
-  if (start_ns_ == 0) start_ns_ = now_ns;
-  last_ns_ = std::max(last_ns_, now_ns);
-  if (running_++ == 0) busy_since_ns_ = now_ns;
+uint64_t SetBudget::AllowedAt() const {
+  if (!enabled() || start_ns_ == 0) return 0;
+  // A set may begin at t once (charged + next) x 100 <= pct x (t - start - charged); in
+  // floating point (pct x outside overflows 64 bits after days at large budgets).
+  const double wait = std::ceil(
+      (static_cast<double>(charged_ns_) + static_cast<double>(NextSetNs())) * 100.0 / pct_);
+  const double at = static_cast<double>(start_ns_) + static_cast<double>(charged_ns_) + wait;
+  return at >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(at);
 }
 
-void SetBudget::Settle(uint64_t now_ns) {
-  if (ending_ == 0) return;
+void SetBudget::Began(uint64_t now_ns) {
+  if (start_ns_ == 0) start_ns_ = std::max<uint64_t>(now_ns, 1);
   last_ns_ = std::max(last_ns_, now_ns);
-  running_ -= std::min(running_, ending_);
-  ending_ = 0;
-  if (running_ > 0) return;  // another context's set goes on: one span
-  const uint64_t span = now_ns > busy_since_ns_ ? now_ns - busy_since_ns_ : 0;
-  charged_ns_ += span;
-  longest_ns_ = std::max(longest_ns_, span);
+}
+
+void SetBudget::Charge(uint64_t began_ns, uint64_t now_ns) {
+  if (!enabled()) return;
+  last_ns_ = std::max(last_ns_, now_ns);
+  const uint64_t cost = now_ns > began_ns ? now_ns - began_ns : 0;
+  charged_ns_ += cost;
+  recent_[sets_++ % kRecent] = cost;
 }
 
 std::string SetBudget::Describe() const {
@@ -50,7 +49,7 @@ std::string SetBudget::Describe() const {
       outside > 0 ? absl::StrFormat("%.0f%%", 100.0 * charged_ns_ / outside) : std::string("all");
   std::string out = absl::StrCat("sets took ", absl::StrFormat("%.1f", charged_ns_ / 1e9), " s, ",
                                  share, " of the time outside them (budget ", pct_, "%)");
-  if (waits_ > 0) absl::StrAppend(&out, "; ", waits_, " launches waited for it");
+  if (waits_ > 0) absl::StrAppend(&out, "; ", waits_, " launches passed while it was spent");
   return out;
 }
 
