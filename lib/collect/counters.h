@@ -173,6 +173,11 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   // Tick's two halves under mu_: true when the callbacks are to be switched.
   bool GoIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Wake() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rotate's time budget: the callbacks off while it allows no set (BudgetOff), back
+  // on once it does (BudgetOn). No set in progress on any context (AnySetInProgress).
+  bool BudgetOff() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool BudgetOn() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool AnySetInProgress() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SwitchLaunchCallbacks(bool on) ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_);
   // counters.idle: how often and how long the callbacks were off (Stop).
   void NoteIdle() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -343,6 +348,13 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   absl::Mutex idle_mu_;
   SettledSignatures settled_ ABSL_GUARDED_BY(idle_mu_);
   std::optional<Signature> woken_by_ ABSL_GUARDED_BY(idle_mu_);
+  // Rotate's time budget spent (set_budget.h): the launch callbacks go off at a tick
+  // when the budget allows no set for a while, and come back at the first tick once it
+  // allows one (idle_callbacks.cc). Exclusive with idle_ being off.
+  bool budget_off_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t budget_off_since_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t budget_off_ns_ ABSL_GUARDED_BY(mu_) = 0, budget_offs_ ABSL_GUARDED_BY(mu_) = 0;
+  std::atomic<bool> budget_ticks_{false};  // a time budget: Tick looks at it
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.
   mutable absl::Mutex measured_mu_;

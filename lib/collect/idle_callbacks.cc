@@ -17,6 +17,9 @@ namespace cuscope::collect {
 namespace {
 // Names kept for the note: the first few signatures that brought the callbacks back.
 constexpr size_t kWokeNamesKept = 3;
+// Rotate's time budget: the callbacks go off only for a wait longer than this (two
+// default flush periods: they come back at the first tick after the wait).
+constexpr uint64_t kBudgetOffMinNs = 2000000000;
 }  // namespace
 
 void CounterSampler::ResetIdle() {
@@ -27,6 +30,9 @@ void CounterSampler::ResetIdle() {
   idle_ns_ = idle_since_ns_ = 0;
   idle_offs_ = idle_ons_ = launches_before_idle_ = 0;
   woke_names_.clear();
+  budget_off_ = false;
+  budget_off_since_ns_ = budget_off_ns_ = budget_offs_ = 0;
+  budget_ticks_.store(planner_->budget().enabled());
   idle_due_.store(false);
   idle_flag_.store(false);
   wake_due_.store(false);
@@ -58,7 +64,7 @@ void CounterSampler::Tick() {
   // Records no longer reach cuscope (another CUPTI client took the buffers): nothing
   // could wake the callbacks, so they come back now.
   if (idle_flag_.load() && kinds_->RecordsTaken()) wake_due_.store(true);
-  if (!idle_due_.load() && !wake_due_.load()) return;
+  if (!idle_due_.load() && !wake_due_.load() && !budget_ticks_.load()) return;
   absl::MutexLock switch_lock(&switch_mu_);
   bool off = false, on = false;
   {
@@ -66,6 +72,8 @@ void CounterSampler::Tick() {
     if (!active_) return;
     off = GoIdle();
     if (!off) on = Wake();
+    if (!off && !on) off = BudgetOff();
+    if (!off && !on) on = BudgetOn();
   }
   if (off || on) SwitchLaunchCallbacks(on);
 }
@@ -76,9 +84,7 @@ bool CounterSampler::GoIdle() {
     idle_due_.store(false);  // a launch since reset the run, or no record could wake them
     return false;
   }
-  for (const auto& [ctx, c] : contexts_) {
-    if (c->plan.in_set || c->plan.window_open || c->replaying) return false;  // next tick
-  }
+  if (AnySetInProgress()) return false;  // next tick
   // No set begins at the exit of a launch still in its call (rotate: a wanted launch).
   for (auto& [ctx, c] : contexts_) c->plan.last_wanted = false;
   const uint64_t run = idle_.run();
@@ -135,6 +141,45 @@ bool CounterSampler::Wake() {
   return true;
 }
 
+bool CounterSampler::AnySetInProgress() const {
+  for (const auto& [ctx, c] : contexts_) {
+    if (c->plan.in_set || c->plan.window_open || c->replaying) return true;
+  }
+  return false;
+}
+
+bool CounterSampler::BudgetOff() {
+  if (!planner_->budget().enabled() || budget_off_ || idle_.off() || AnySetInProgress()) {
+    return false;
+  }
+  const uint64_t now = MonotonicNs();
+  const uint64_t at = planner_->budget().AllowedAt();
+  if (at == 0 || at <= now || at - now < kBudgetOffMinNs) return false;
+  // No set begins at the exit of a launch still in its call.
+  for (auto& [ctx, c] : contexts_) c->plan.last_wanted = false;
+  budget_off_ = true;
+  budget_off_since_ns_ = now;
+  ++budget_offs_;
+  if (options_.verbose) {
+    WriteStderr(absl::StrFormat(
+        "cuscope: counters: rotate's time budget allows no set for %.1f s: launch callbacks "
+        "off until then\n",
+        (at - now) / 1e9));
+  }
+  return true;
+}
+
+bool CounterSampler::BudgetOn() {
+  if (!budget_off_) return false;
+  const uint64_t now = MonotonicNs();
+  if (now < planner_->budget().AllowedAt()) return false;
+  budget_off_ = false;
+  budget_off_ns_ += now - budget_off_since_ns_;
+  // Launches went by unseen: the history's last launches are not the ones before the next.
+  for (auto& [ctx, c] : contexts_) RotateDriver::Resumed(c->plan);
+  return true;
+}
+
 void CounterSampler::SwitchLaunchCallbacks(bool on) {
   for (const auto& [domain, cbid] : LaunchCallbacks()) {
     absl::Status st = on ? callbacks_->Enable(domain, cbid) : callbacks_->Disable(domain, cbid);
@@ -143,6 +188,14 @@ void CounterSampler::SwitchLaunchCallbacks(bool on) {
 }
 
 void CounterSampler::NoteIdle() {
+  if (budget_offs_ > 0) {
+    const uint64_t off_ns =
+        budget_off_ns_ + (budget_off_ ? MonotonicNs() - budget_off_since_ns_ : 0);
+    notes_["counters.budget_idle"] = absl::StrFormat(
+        "launch callbacks off %d time(s), %.1f s in all, while rotate's time budget allowed "
+        "no set; launches while off are in the trace, not in the launch counts",
+        budget_offs_, off_ns / 1e9);
+  }
   if (idle_offs_ == 0) return;
   const uint64_t off_ns = idle_ns_ + (idle_.off() ? MonotonicNs() - idle_since_ns_ : 0);
   std::string text = absl::StrFormat(

@@ -114,11 +114,12 @@ const std::vector<Setting>& Settings() {
        "launches all fall within about two flush periods is missed.",
        Int(&Config::idle_launches, uint64_t{0}, UINT64_MAX, "0 = never off")},
       {"CUSCOPE_ROTATE_BUDGET_PCT", "rotate_budget_pct",
-       "Rotate: the most wall time its sets may take (passes, decoding, evaluation), as a "
-       "percent of the time outside them since the first set began. A set begins only if "
-       "one as long as the longest so far still fits, so every launch of a long loop can "
-       "be measured again and again at a bounded share of its time; a measured step "
-       "still costs what a set costs. Not used by kernel replay.",
+       "Rotate: the most wall time its sets may take (preparation, passes, decoding, "
+       "evaluation), as a percent of the time outside them since the first set began. A "
+       "set begins only if one as long as the longest of the last four still fits, and "
+       "the launch callbacks go off while the budget allows none for seconds, so every "
+       "launch of a long loop can be measured again and again at a bounded share of its "
+       "time; a measured step still costs what a set costs. Not used by kernel replay.",
        Int(&Config::rotate_budget_pct, 0, 100000, "0 = no limit")},
       {"CUSCOPE_GPU_METRICS", "gpu_metrics",
        "Sample GPU metrics (SM activity, instruction issue, tensor pipe, DRAM and L2 "

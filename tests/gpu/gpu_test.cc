@@ -434,6 +434,35 @@ TEST_F(GpuTest, IdleLaunchCallbacksWakeForANewSignature) {
   }
 }
 
+// Every-launch rotate under a time budget: 200 SAXPYs 50 ms apart (10 s). After a set,
+// the budget allows none for seconds, so the launch callbacks go off and come back; sets
+// begin again, and every launch keeps its kernel record.
+TEST_F(GpuTest, RotateBudgetSpacesSetsAndTurnsTheCallbacksOff) {
+  std::string path = TempPath("rotate_budget.sqlite");
+  Result r = RunProgram(
+      {BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none",
+       "--metrics=roofline", "--per-signature=all", "--replay=rotate", "--rotate-budget-pct=20",
+       "--flush-period-ms=200", "--", Example("counters_demo"), "0", "0", "0", "0", "200"},
+      {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = store::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const std::string summary = profile->run.extra["counters.summary"];
+  const std::string idle = profile->run.extra["counters.budget_idle"];
+  std::cerr << "counters.summary: " << summary << "\ncounters.budget_idle: " << idle << "\n";
+  EXPECT_NE(summary.find("of the time outside them (budget 20%)"), std::string::npos) << summary;
+  EXPECT_NE(idle.find("launch callbacks off"), std::string::npos) << idle;
+  int sets = 0;
+  for (const auto& set : profile->counters) sets += profile->str(set.name).rfind("saxpy", 0) == 0;
+  EXPECT_GE(sets, 2) << "sets begin again once the budget allows them";
+  // Without a budget nearly all 200 launches run inside windows; with 20%, about a
+  // sixth of the time (and of these evenly spaced launches) is in sets.
+  const int measured = std::atoi(profile->run.extra["counters.launches_measured"].c_str());
+  EXPECT_GT(measured, 0);
+  EXPECT_LT(measured, 100) << "the budget spaces the sets";
+  EXPECT_EQ(profile->kernels.size(), 200u);  // every launch, callbacks on or off
+}
+
 TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
   std::string path = TempPath("bad_metric.sqlite");
   // `cuscope run` refuses it for this GPU's chip before the program starts.
