@@ -378,6 +378,7 @@ void CounterSampler::StopLocked() {
   if (null_context_launches_ > 0) {
     notes_["counters.no_context_callbacks"] = absl::StrCat(null_context_launches_);
   }
+  planner_->budget().Observe(MonotonicNs());  // the share up to the end, callbacks off or on
   NoteIdle();
   notes_["counters.launches_measured"] = absl::StrCat(stats.launches_measured);
   notes_["counters.samples_complete"] = absl::StrCat(stats.sets_complete);

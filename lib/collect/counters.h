@@ -350,10 +350,12 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   std::optional<Signature> woken_by_ ABSL_GUARDED_BY(idle_mu_);
   // Rotate's time budget spent (set_budget.h): the launch callbacks go off at a tick
   // when the budget allows no set for a while, and come back at the first tick once it
-  // allows one (idle_callbacks.cc). Exclusive with idle_ being off.
+  // allows one (idle_callbacks.cc). Exclusive with idle_ being off. Not while any
+  // context has a set open (a context that stopped launching mid-set keeps them on).
   bool budget_off_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t budget_off_since_ns_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t budget_off_ns_ ABSL_GUARDED_BY(mu_) = 0, budget_offs_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t budget_ons_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<bool> budget_ticks_{false};  // a time budget: Tick looks at it
 
   // Correlation ids of measured launches (asked by the converter). A leaf lock.

@@ -17,8 +17,8 @@ namespace cuscope::collect {
 namespace {
 // Names kept for the note: the first few signatures that brought the callbacks back.
 constexpr size_t kWokeNamesKept = 3;
-// Rotate's time budget: the callbacks go off only for a wait longer than this (two
-// default flush periods: they come back at the first tick after the wait).
+// Rotate's time budget: the callbacks go off only for a wait of at least this long, and
+// two tick periods (they come back at the first tick after the wait, up to one late).
 constexpr uint64_t kBudgetOffMinNs = 2000000000;
 }  // namespace
 
@@ -31,7 +31,7 @@ void CounterSampler::ResetIdle() {
   idle_offs_ = idle_ons_ = launches_before_idle_ = 0;
   woke_names_.clear();
   budget_off_ = false;
-  budget_off_since_ns_ = budget_off_ns_ = budget_offs_ = 0;
+  budget_off_since_ns_ = budget_off_ns_ = budget_offs_ = budget_ons_ = 0;
   budget_ticks_.store(planner_->budget().enabled());
   idle_due_.store(false);
   idle_flag_.store(false);
@@ -79,7 +79,9 @@ void CounterSampler::Tick() {
 }
 
 bool CounterSampler::GoIdle() {
-  if (idle_.off() || !idle_due_.load()) return false;
+  // Off for the budget already (a launch in flight at the switch may have made it due):
+  // one reason at a time, so that each one's way back finds them as it left them.
+  if (idle_.off() || !idle_due_.load() || budget_off_) return false;
   if (!idle_.Ready(planner_->stats().period) || kinds_->RecordsTaken()) {
     idle_due_.store(false);  // a launch since reset the run, or no record could wake them
     return false;
@@ -149,12 +151,15 @@ bool CounterSampler::AnySetInProgress() const {
 }
 
 bool CounterSampler::BudgetOff() {
-  if (!planner_->budget().enabled() || budget_off_ || idle_.off() || AnySetInProgress()) {
+  const uint64_t tick_ns = uint64_t{1000000} * std::max(0, options_.counters.tick_ms);
+  if (!planner_->budget().enabled() || tick_ns == 0 || budget_off_ || idle_.off() ||
+      AnySetInProgress()) {
     return false;
   }
   const uint64_t now = MonotonicNs();
+  planner_->budget().Observe(now);
   const uint64_t at = planner_->budget().AllowedAt();
-  if (at == 0 || at <= now || at - now < kBudgetOffMinNs) return false;
+  if (at == 0 || at <= now || at - now < std::max(kBudgetOffMinNs, 2 * tick_ns)) return false;
   // No set begins at the exit of a launch still in its call.
   for (auto& [ctx, c] : contexts_) c->plan.last_wanted = false;
   budget_off_ = true;
@@ -172,9 +177,11 @@ bool CounterSampler::BudgetOff() {
 bool CounterSampler::BudgetOn() {
   if (!budget_off_) return false;
   const uint64_t now = MonotonicNs();
+  planner_->budget().Observe(now);
   if (now < planner_->budget().AllowedAt()) return false;
   budget_off_ = false;
   budget_off_ns_ += now - budget_off_since_ns_;
+  ++budget_ons_;
   // Launches went by unseen: the history's last launches are not the ones before the next.
   for (auto& [ctx, c] : contexts_) RotateDriver::Resumed(c->plan);
   return true;
@@ -193,8 +200,9 @@ void CounterSampler::NoteIdle() {
         budget_off_ns_ + (budget_off_ ? MonotonicNs() - budget_off_since_ns_ : 0);
     notes_["counters.budget_idle"] = absl::StrFormat(
         "launch callbacks off %d time(s), %.1f s in all, while rotate's time budget allowed "
-        "no set; launches while off are in the trace, not in the launch counts",
-        budget_offs_, off_ns / 1e9);
+        "no set; back on %d time(s). Launches while off are in the trace, not in the launch "
+        "counts",
+        budget_offs_, off_ns / 1e9, budget_ons_);
   }
   if (idle_offs_ == 0) return;
   const uint64_t off_ns = idle_ns_ + (idle_.off() ? MonotonicNs() - idle_since_ns_ : 0);

@@ -55,6 +55,9 @@ struct CounterOptions {
   // most this percent of the time outside them since the first set (set_budget.h); a
   // set waits until the budget allows it. 0: no limit.
   int rotate_budget_pct = 0;
+  // How often the session ticks the sampler (CounterSampler::Tick, after each periodic
+  // flush): the flush period. 0: never.
+  int tick_ms = 1000;
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)
 };

@@ -49,7 +49,8 @@ std::string SetBudget::Describe() const {
       outside > 0 ? absl::StrFormat("%.0f%%", 100.0 * charged_ns_ / outside) : std::string("all");
   std::string out = absl::StrCat("sets took ", absl::StrFormat("%.1f", charged_ns_ / 1e9), " s, ",
                                  share, " of the time outside them (budget ", pct_, "%)");
-  if (waits_ > 0) absl::StrAppend(&out, "; ", waits_, " launches passed while it was spent");
+  if (waits_ > 0)
+    absl::StrAppend(&out, "; ", waits_, " launches passed while it was spent and the callbacks on");
   return out;
 }
 

@@ -29,6 +29,10 @@ class SetBudget {
   bool Allows(uint64_t now_ns);
   // The earliest time a set may begin (0: now, before the first set).
   uint64_t AllowedAt() const;
+  // The time is `now_ns` (the summary's share counts up to the latest time seen).
+  void Observe(uint64_t now_ns) {
+    if (now_ns > last_ns_) last_ns_ = now_ns;
+  }
   // A set begins (the clock starts at the first).
   void Began(uint64_t now_ns);
   // A set that began at `began_ns` is over at `now_ns`: its time is charged.
@@ -39,7 +43,8 @@ class SetBudget {
   // The guess of the next set's cost: the longest of the last kRecent sets.
   uint64_t NextSetNs() const;
   // "sets took 8.2 s, 26% of the time outside them (budget 25%); 577161 launches
-  // passed while it was spent"; "" without a budget or before the first set.
+  // passed while it was spent and the callbacks on"; "" without a budget or before the
+  // first set.
   std::string Describe() const;
 
   static constexpr size_t kRecent = 4;

@@ -33,6 +33,7 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
   o.counters.window = c.window;
   o.counters.idle_launches = c.idle_launches;
   o.counters.rotate_budget_pct = c.rotate_budget_pct;
+  o.counters.tick_ms = c.flush_period_ms;
   o.counters.regions = c.regions;
   o.counters.region_counters = c.region_counters;
   o.sampling.enabled = c.gpu_metrics;

@@ -452,6 +452,7 @@ TEST_F(GpuTest, RotateBudgetSpacesSetsAndTurnsTheCallbacksOff) {
   std::cerr << "counters.summary: " << summary << "\ncounters.budget_idle: " << idle << "\n";
   EXPECT_NE(summary.find("of the time outside them (budget 20%)"), std::string::npos) << summary;
   EXPECT_NE(idle.find("launch callbacks off"), std::string::npos) << idle;
+  EXPECT_EQ(idle.find("back on 0 time(s)"), std::string::npos) << "they come back for the next set";
   int sets = 0;
   for (const auto& set : profile->counters) sets += profile->str(set.name).rfind("saxpy", 0) == 0;
   EXPECT_GE(sets, 2) << "sets begin again once the budget allows them";

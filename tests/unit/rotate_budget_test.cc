@@ -30,7 +30,10 @@ TEST(SetBudget, ASetBeginsWhileOneMoreLikeTheRecentOnesFits) {
   EXPECT_EQ(b.waits(), 2u);
   EXPECT_EQ(b.Describe(),
             "sets took 0.0 s, 25% of the time outside them (budget 50%); 2 launches passed "
-            "while it was spent");
+            "while it was spent and the callbacks on");
+  b.Observe(400 * kMs);  // the end of the run, callbacks off: the share up to it
+  EXPECT_NE(b.Describe().find(", 8% of the time outside them"), std::string::npos)
+      << b.Describe();  // 30 of 360 ms
 }
 
 // A set stretched by a pause (a checkpoint while a window was open) is the guess of
