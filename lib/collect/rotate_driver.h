@@ -20,11 +20,6 @@
 // ended in it (its decoding included): every launch of a window is still measured, at
 // a bounded share of the loop's time.
 //
-// With a time budget (CounterOptions::rotate_budget_pct), a set begins only while the
-// wall time charged to sets stays within that percent of the time outside them
-// (Planner::OverBudget): every launch can still be measured, at a bounded share of
-// the loop's time.
-//
 // A launch that is not the one the period predicts (the id L launches earlier) costs
 // its own range (a mismatch at decoding). When L = 1, or at the second such launch in
 // a row (the sequence shifted), the set is cut short: the open window ends before

@@ -12,33 +12,36 @@ uint64_t SetBudget::NextSetNs() const { return *std::max_element(recent_.begin()
 
 bool SetBudget::Allows(uint64_t now_ns) {
   if (!enabled() || start_ns_ == 0) return true;  // no set yet: nothing to pay for
-  last_ns_ = std::max(last_ns_, now_ns);
-  const bool ok = now_ns >= AllowedAt();
+  Observe(now_ns);
+  const bool ok = now_ns >= allowed_at_;
   if (!ok) ++waits_;
   return ok;
 }
 
-uint64_t SetBudget::AllowedAt() const {
-  if (!enabled() || start_ns_ == 0) return 0;
+void SetBudget::Recompute() {
   // A set may begin at t once (charged + next) x 100 <= pct x (t - start - charged); in
   // floating point (pct x outside overflows 64 bits after days at large budgets).
   const double wait = std::ceil(
       (static_cast<double>(charged_ns_) + static_cast<double>(NextSetNs())) * 100.0 / pct_);
   const double at = static_cast<double>(start_ns_) + static_cast<double>(charged_ns_) + wait;
-  return at >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(at);
+  allowed_at_ = at >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(at);
 }
 
 void SetBudget::Began(uint64_t now_ns) {
-  if (start_ns_ == 0) start_ns_ = std::max<uint64_t>(now_ns, 1);
-  last_ns_ = std::max(last_ns_, now_ns);
+  if (!enabled()) return;
+  Observe(now_ns);
+  if (start_ns_ != 0) return;
+  start_ns_ = std::max<uint64_t>(now_ns, 1);
+  Recompute();
 }
 
 void SetBudget::Charge(uint64_t began_ns, uint64_t now_ns) {
   if (!enabled()) return;
-  last_ns_ = std::max(last_ns_, now_ns);
+  Observe(now_ns);
   const uint64_t cost = now_ns > began_ns ? now_ns - began_ns : 0;
   charged_ns_ += cost;
   recent_[sets_++ % kRecent] = cost;
+  Recompute();
 }
 
 std::string SetBudget::Describe() const {

@@ -27,8 +27,9 @@ class SetBudget {
 
   // Whether a set may begin at `now_ns`; counts a wait when not.
   bool Allows(uint64_t now_ns);
-  // The earliest time a set may begin (0: now, before the first set).
-  uint64_t AllowedAt() const;
+  // The earliest time a set may begin (0: now, before the first set). Kept, not
+  // recomputed: Allows runs at every launch's exit while the budget is spent.
+  uint64_t AllowedAt() const { return allowed_at_; }
   // The time is `now_ns` (the summary's share counts up to the latest time seen).
   void Observe(uint64_t now_ns) {
     if (now_ns > last_ns_) last_ns_ = now_ns;
@@ -50,7 +51,11 @@ class SetBudget {
   static constexpr size_t kRecent = 4;
 
  private:
+  // AllowedAt from the charges so far (after each Began of the first set and Charge).
+  void Recompute();
+
   int pct_;
+  uint64_t allowed_at_ = 0;
   uint64_t start_ns_ = 0;  // the first set's beginning: the clock's zero
   uint64_t last_ns_ = 0;   // the latest time seen
   uint64_t charged_ns_ = 0;
