@@ -101,10 +101,9 @@ def run(mode, rnd):
     if mode == "cupti floor":
         e = dict(env, CUDA_INJECTION64_PATH=os.path.join(build, "lib", "libcupti_floor.so"),
                  CUPTI_FLOOR_KINDS=FLOOR_KINDS)
-    cmd = MODES[mode](path)
     t0 = time.perf_counter()
     with open(os.path.join(out, f"{slug}-{rnd}.log"), "w") as f:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=f, text=True, env=e,
+        p = subprocess.run(MODES[mode](path), stdout=subprocess.PIPE, stderr=f, text=True, env=e,
                            timeout=400)
         f.write(p.stdout)
     wall = time.perf_counter() - t0
