@@ -22,6 +22,12 @@ class LaunchHistory {
   explicit LaunchHistory(size_t capacity) : ids_(capacity == 0 ? 1 : capacity) {}
 
   void Push(uint32_t id);
+  // Forgets the launches so far (their count stays in total()): launches went by
+  // unseen, and the ones before say nothing of where the sequence now is.
+  void Clear() {
+    size_ = 0;
+    next_ = 0;
+  }
   size_t size() const { return size_; }
   size_t capacity() const { return ids_.size(); }
   uint64_t total() const { return total_; }

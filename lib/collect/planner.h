@@ -149,6 +149,21 @@ struct ContextPlan {
   // prepared), and a set that ended in the driver's current call, charged as it returns.
   uint64_t set_began_ns = 0;
   bool set_ended = false;
+  // A set's passes start `stride` launches apart (multiple x period); with a budget a
+  // window holds fewer launches than that (RotateDriver::kBudgetWindow), and the
+  // launches between a window's end and the next pass are a gap: not measured, kernel
+  // records not held off, counted down in `gap_left`.
+  size_t stride = 0;
+  bool in_gap = false;
+  bool held = false;  // kernel records held off for this context (RangeCalls::SetInProgress)
+  size_t gap_left = 0;
+  // With a budget, where windows begin: at a launch whose signature has the fewest
+  // samples of the period's wanted signatures (`fewest`, found again when the samples
+  // or the period change). Signatures seen unwanted are left out.
+  uint64_t fewest = 0;
+  uint64_t fewest_at_samples = UINT64_MAX;
+  size_t fewest_period = 0;
+  absl::flat_hash_set<uint32_t> unwanted_ids;
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.

@@ -20,7 +20,7 @@ void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
     c.history = LaunchHistory(HistoryFor(planner_.window_limit()));
   }
   const uint32_t id = planner_.Intern(launch.sig);
-  if (c.window_open && c.period > 0) {
+  if ((c.window_open || c.in_gap) && c.period > 0) {
     const bool predicted = c.history.size() >= c.period && c.history.Back(c.period - 1) == id;
     if (predicted) {
       c.off_period = false;
@@ -28,11 +28,14 @@ void RotateDriver::Enter(ContextPlan& c, const Launch& launch) {
       RememberShortRun(c);
       CutSet(c, DropReason::kInterrupted);  // ends the window before this launch
     } else {
+      // (In a gap, a launch in place of another keeps the next pass where it belongs.)
       c.off_period = true;  // a substitution costs its own range
     }
   }
   c.history.Push(id);
   c.last_wanted = launch.wanted;
+  if (!launch.wanted && c.unwanted_ids.size() < kMaxUnwantedIds) c.unwanted_ids.insert(id);
+  if (c.in_gap && c.gap_left > 0) --c.gap_left;
   if (!c.window_open) return;
   c.windows.back().push_back(launch);
   planner_.CountMeasured();
@@ -44,10 +47,25 @@ void RotateDriver::Exit(ContextPlan& c) {
   if (c.window_open) {
     if (c.windows.back().size() < c.window_cap) return;
     if (!ClosePass(c, DropReason::kInterrupted)) return;
+    if (c.in_set && c.stride > c.window_cap) {
+      // The next pass starts one stride after this one did: the launches between are a
+      // gap, their kernel records not held off.
+      c.in_gap = true;
+      c.gap_left = c.stride - c.window_cap;
+      Hold(c, false);
+      return;
+    }
     if (c.in_set) {
       OpenPass(c);
       return;
     }
+  }
+  if (c.in_gap) {
+    if (c.gap_left > 0) return;
+    c.in_gap = false;
+    Hold(c, true);
+    OpenPass(c);
+    return;
   }
   if (c.in_set || !c.last_wanted) return;
   StartSet(c);
@@ -60,7 +78,14 @@ void RotateDriver::Graph(ContextPlan& c) {
 }
 
 void RotateDriver::Resumed(ContextPlan& c) {
-  c.history.Push(Planner::kGraphId);
+  // A mark would not do: one exception in a hundred is tolerated (launch_period.h), so
+  // the launches before it, one period earlier, would still explain the period and
+  // predict the next launches from where the sequence was before the gap (on a GPT-2
+  // step simulated, sets began at the first launch after it and were cut at once).
+  c.history.Clear();
+  // The period of the last set is found again before any set: not a shorter loop
+  // inside it (a model's layers), found sooner.
+  c.start_after = std::max(c.start_after, c.history.total() + 2 * c.period);
   c.off_period = false;
   c.last_wanted = false;
 }
@@ -123,8 +148,16 @@ void RotateDriver::StartSet(ContextPlan& c) {
     const uint64_t limit = static_cast<uint64_t>(o.per_signature);
     window = std::max<size_t>(1, std::min<uint64_t>(window, limit - std::min(have, limit)));
   }
-  if (RunNotYetLongEnough(c, period, window)) return;
-  if (const size_t wait = RunTooShort(c, period, window); wait > 0) {
+  // Passes start one stride apart: the window as the period gives it.
+  const size_t stride = window;
+  if (budget.enabled() && period > 1 && window > kBudgetWindow) {
+    // A bounded set: the budget's guess of the next set (the last few) holds, and sets
+    // spread over the loop instead of one costing seconds.
+    window = kBudgetWindow;
+    if (!WindowBeginsAtFewest(c, period)) return;
+  }
+  if (RunNotYetLongEnough(c, period, stride)) return;
+  if (const size_t wait = RunTooShort(c, period, stride); wait > 0) {
     // (Before the period and multiple change: the set on the period in use keeps its
     // grown windows.)
     ++planner_.stats().sets_held_off;
@@ -143,6 +176,9 @@ void RotateDriver::StartSet(ContextPlan& c) {
     return;
   }
   c.window_cap = window;
+  c.stride = stride;
+  c.in_gap = false;
+  c.gap_left = 0;
   // Where the run began, when the history holds it (a run as long as a history that
   // dropped launches may have begun before it: not judged short).
   const size_t run = CurrentRun(c, period);
@@ -155,6 +191,25 @@ void RotateDriver::StartSet(ContextPlan& c) {
   ++planner_.stats().sets_started;
   planner_.stats().period = period;
   OpenPass(c);
+}
+
+bool RotateDriver::WindowBeginsAtFewest(ContextPlan& c, size_t period) {
+  if (period < 2 || c.history.size() < period) return true;
+  const uint64_t samples = planner_.stats().sets_complete;
+  if (c.fewest_at_samples != samples || c.fewest_period != period) {
+    uint64_t fewest = UINT64_MAX;
+    for (uint32_t id : c.history.DistinctLast(period)) {
+      if (id == Planner::kGraphId || c.unwanted_ids.contains(id)) continue;
+      fewest = std::min(fewest, planner_.Samples(planner_.signature(id)));
+    }
+    c.fewest = fewest;
+    c.fewest_at_samples = samples;
+    c.fewest_period = period;
+  }
+  // The launch after this one, as the period predicts.
+  const uint32_t next = c.history.Back(period - 1);
+  if (next == Planner::kGraphId || c.unwanted_ids.contains(next)) return false;
+  return planner_.Samples(planner_.signature(next)) <= c.fewest;
 }
 
 size_t RotateDriver::CurrentRun(const ContextPlan& c, size_t period) {
@@ -172,7 +227,7 @@ void RotateDriver::RememberShortRun(ContextPlan& c) {
   // when the set began: the launches just before this one, one of them off the
   // period, no longer explain it.
   const size_t run = c.history.total() - c.run_began;
-  const size_t set = planner_.passes() * c.window_cap;
+  const size_t set = planner_.passes() * c.stride;
   const size_t begins =
       budget ? std::max(2 * c.period, std::min(set, c.history.capacity())) : 2 * c.period;
   // A run the history cannot hold whole is never judged short: a later run of the
@@ -250,6 +305,7 @@ bool RotateDriver::ClosePass(ContextPlan& c, DropReason missing) {
 void RotateDriver::CutSet(ContextPlan& c, DropReason why) {
   if (!c.in_set) return;
   if (c.window_open && !ClosePass(c, why)) return;
+  c.in_gap = false;  // the remaining passes run now, empty
   // The remaining passes, empty: CUPTI decodes a set once every pass was submitted.
   for (size_t guard = 0; c.in_set && guard <= planner_.passes(); ++guard) {
     if (!OpenPass(c) || !ClosePass(c, why)) return;
@@ -308,8 +364,18 @@ void RotateDriver::FinishSet(ContextPlan& c, DropReason missing) {
 void RotateDriver::SetInSet(ContextPlan& c, bool in_set) {
   if (c.in_set == in_set) return;
   c.in_set = in_set;
+  if (!in_set) {
+    c.in_gap = false;
+    c.gap_left = 0;
+  }
   if (!in_set && planner_.budget().enabled()) c.set_ended = true;
-  calls_.SetInProgress(in_set);
+  Hold(c, in_set);
+}
+
+void RotateDriver::Hold(ContextPlan& c, bool hold) {
+  if (c.held == hold) return;
+  c.held = hold;
+  calls_.SetInProgress(hold);
 }
 
 void RotateDriver::Backoff(ContextPlan& c, bool productive) {

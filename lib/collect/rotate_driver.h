@@ -18,7 +18,12 @@
 // With a time budget (CounterOptions::rotate_budget_pct, set_budget.h), a set begins
 // only while the budget allows it, and each public call ends by charging the set that
 // ended in it (its decoding included): every launch of a window is still measured, at
-// a bounded share of the loop's time.
+// a bounded share of the loop's time. Its windows hold at most kBudgetWindow launches
+// of a longer period: pass k+1 still starts one period (the stride) after pass k, the
+// launches between (a gap) are not measured and keep their kernel records, so a set
+// costs about the same every time (the budget's guess of the next holds) and sets
+// spread over the loop; a window begins at a launch whose signature has the fewest
+// samples of the period's, so that successive sets cover the step.
 //
 // A launch that is not the one the period predicts (the id L launches earlier) costs
 // its own range (a mismatch at decoding). When L = 1, or at the second such launch in
@@ -61,8 +66,9 @@ class RangeCalls {
   virtual void Finished(bool decoded) = 0;
   // A launch ran inside a window (its timing is not representative).
   virtual void Measured(const Launch& launch) = 0;
-  // A set begins (before its first pass starts) or ends (decoded, cut or dropped):
-  // with instruction counters, kernel records are held off in between.
+  // A set begins (before its first pass starts) or ends (decoded, cut or dropped), or
+  // a gap between its passes ends or begins: with instruction counters, kernel records
+  // are held off in between (while windows may run).
   virtual void SetInProgress(bool in_set) = 0;
   // The wall clock, asked only with a time budget (Planner::budget).
   virtual uint64_t NowNs() = 0;
@@ -82,7 +88,8 @@ class RotateDriver {
   void End(ContextPlan& c);
   // The launch callbacks were off and are back (CounterSampler::Tick; off only while
   // no set is in progress): launches went by unseen, so the history's last launches
-  // are not the ones before the next. A mark in the history, as for a graph launch.
+  // are not the ones before the next. The history starts again, and no set begins
+  // before two periods of the last set's have gone by.
   static void Resumed(ContextPlan& c);
 
   // History kept per context: enough for periods up to the window limit.
@@ -99,6 +106,11 @@ class RotateDriver {
   static constexpr size_t kSkipPause = 16;
   // Kernels whose short runs are remembered (ContextPlan::short_single_runs), at most.
   static constexpr size_t kMaxShortSingleRuns = 1024;
+  // With a time budget, launches in a window of a longer period, at most (on the H200
+  // with roofline's 7 passes, a set of about 1 s).
+  static constexpr size_t kBudgetWindow = 64;
+  // Signatures remembered as unwanted (ContextPlan::unwanted_ids), at most.
+  static constexpr size_t kMaxUnwantedIds = 4096;
 
  private:
   // Charges the budget for a set that ended in the call it is made in, as it returns.
@@ -146,6 +158,12 @@ class RotateDriver {
   void FinishSet(ContextPlan& c, DropReason missing);
   // The one place a set begins or ends (RangeCalls::SetInProgress follows it).
   void SetInSet(ContextPlan& c, bool in_set);
+  // Kernel records held off (RangeCalls::SetInProgress): from a set's beginning to its
+  // end, except in its gaps.
+  void Hold(ContextPlan& c, bool hold);
+  // With a budget's short windows on `period`: whether the next launch (as the period
+  // predicts) has the fewest samples of the period's wanted signatures.
+  bool WindowBeginsAtFewest(ContextPlan& c, size_t period);
   // After a set: the wait before the next one (none if it completed a range).
   void Backoff(ContextPlan& c, bool productive);
 

@@ -494,15 +494,21 @@ TEST(Planner, SettledSignaturesAndTheirSnapshot) {
 
 // The callbacks were off: a mark in the history, so the launches before it and after
 // it are not read as one sequence; no set begins from the launch before the gap.
-TEST(Planner, ResumedMarksTheGapInTheHistory) {
+TEST(Planner, ResumedForgetsTheHistoryAndWaitsTwoPeriods) {
   RotateSim sim(RotateOptions(), /*passes=*/2);
-  for (int i = 0; i < 8; ++i) sim.Run(Sig(i % 2 ? "B" : "A"));
+  for (int i = 0; i < 40; ++i) sim.Run(Sig(i % 2 ? "B" : "A"));
+  ASSERT_EQ(sim.c.period, 2u);
   const uint64_t total = sim.c.history.total();
   sim.c.last_wanted = true;
   RotateDriver::Resumed(sim.c);
-  EXPECT_EQ(sim.c.history.total(), total + 1);
-  EXPECT_EQ(sim.c.history.Back(0), Planner::kGraphId);
+  EXPECT_EQ(sim.c.history.total(), total);  // the count of launches goes on
+  EXPECT_EQ(sim.c.history.size(), 0u);
   EXPECT_FALSE(sim.c.last_wanted);
+  EXPECT_GE(sim.c.start_after, total + 4);
+  // The sequence goes on from another place: B first. No set before two periods.
+  const uint64_t sets = sim.planner.stats().sets_started;
+  for (int i = 0; i < 4; ++i) sim.Run(Sig(i % 2 ? "A" : "B"));
+  EXPECT_EQ(sim.planner.stats().sets_started, sets);
 }
 
 TEST(Planner, LaunchSkipAndCount) {

@@ -86,6 +86,7 @@ class SimCalls : public RangeCalls {
   bool Prepare(size_t ranges) override {
     EXPECT_FALSE(held) << "prepared inside a set";
     CuptiCalls cupti(*this);
+    now_ns += prepare_cost_ns + prepare_cost_per_range_ns * ranges;
     const bool ok =
         PrepareImage(image, ranges, size_images, planner_.window_limit(), &configured_, cupti);
     EXPECT_FALSE(image.NeedsReset(ranges)) << "no room for the set";
@@ -100,7 +101,7 @@ class SimCalls : public RangeCalls {
     return now_ns;
   }
   void SetInProgress(bool in_set) override {
-    EXPECT_NE(in_set, held) << "a set began or ended twice";
+    EXPECT_NE(in_set, held) << "a set or gap began or ended twice";
     EXPECT_FALSE(started_) << "held or released inside a pass";
     held = in_set;
   }
@@ -118,8 +119,8 @@ class SimCalls : public RangeCalls {
   size_t ended_empty = 0;         // sets cut before their last pass (it ran empty)
   size_t decodes = 0;
   // The clock (rotate's time budget): a test moves it; decoding a set costs
-  // `decode_cost_ns`.
-  uint64_t now_ns = 0, decode_cost_ns = 0;
+  // `decode_cost_ns`, preparing one `prepare_cost_ns` plus so much a range.
+  uint64_t now_ns = 0, decode_cost_ns = 0, prepare_cost_ns = 0, prepare_cost_per_range_ns = 0;
   size_t clock_reads = 0;
 
  private:
@@ -183,14 +184,15 @@ struct RotateSim {
     ++planner.stats().launches_seen;
     Launch launch{sig, next_id++, planner.WantSample(sig, matches, stack)};
     RotateDriver(planner, calls).Enter(c, launch);
-    EXPECT_EQ(calls.held, c.in_set);
+    EXPECT_EQ(calls.held, c.in_set && !c.in_gap);
     RotateDriver(planner, calls).Exit(c);
-    EXPECT_EQ(calls.held, c.in_set);  // kernel records held off exactly while a set runs
+    // Kernel records held off exactly while a set runs, outside its gaps.
+    EXPECT_EQ(calls.held, c.in_set && !c.in_gap);
   }
   void Graph() {
     ++next_id;
     RotateDriver(planner, calls).Graph(c);
-    EXPECT_EQ(calls.held, c.in_set);
+    EXPECT_EQ(calls.held, c.in_set && !c.in_gap);
   }
   void End() {
     RotateDriver(planner, calls).End(c);
