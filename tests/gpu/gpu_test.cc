@@ -464,6 +464,51 @@ TEST_F(GpuTest, RotateBudgetSpacesSetsAndTurnsTheCallbacksOff) {
   EXPECT_EQ(profile->kernels.size(), 200u);  // every launch, callbacks on or off
 }
 
+// A step of 100 launches, each its own signature (examples/step_loop): with a budget,
+// rotate's windows hold 64 launches of it, the next pass one step later, and the
+// launches between keep CUPTI's kernel records (held off only in windows). FFMA, an
+// instruction counter, is exact in every sample: each pass measured the same launch.
+TEST_F(GpuTest, RotateBudgetWindowsShorterThanTheStep) {
+  std::string path = TempPath("rotate_budget_step.sqlite");
+  const int steps = 3000, kernels = 100;
+  std::string six =
+      std::string("gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,") +
+      metrics::kFadd + "," + metrics::kFmul + "," + metrics::kFfma;
+  Result r = RunProgram(
+      {BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--report=none", "--metrics=" + six,
+       "--per-signature=all", "--replay=rotate", "--rotate-budget-pct=30", "--",
+       Example("step_loop"), std::to_string(steps), std::to_string(kernels)},
+      {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::cerr << r.out;
+  auto profile = store::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const std::string summary = profile->run.extra["counters.summary"];
+  std::cerr << "counters.summary: " << summary << "\n";
+  EXPECT_EQ(profile->kernels.size(), size_t{steps} * kernels);  // every launch, gaps included
+  std::set<uint32_t> sampled;                                   // grid sizes with a sample
+  size_t samples = 0;
+  for (const auto& set : profile->counters) {
+    if (profile->str(set.name).rfind("saxpy", 0) != 0) continue;
+    ++samples;
+    sampled.insert(set.grid.x);
+    const double ffma = set.value(profile->strings, metrics::kFfma, -1);
+    ASSERT_EQ(ffma, double(set.grid.x) * 256) << "grid " << set.grid.x;
+  }
+  EXPECT_GE(samples, 64u);
+  EXPECT_GE(sampled.size(), size_t{kernels} * 95 / 100) << summary;
+  // Windows of 64 of the step's 100 launches: sets left launches of every step out.
+  const int measured = std::atoi(profile->run.extra["counters.launches_measured"].c_str());
+  EXPECT_GT(measured, 0);
+  EXPECT_LT(measured, steps * kernels / 4) << summary;
+  EXPECT_EQ(summary.find("mismatch"), std::string::npos) << summary;
+  // The share of the time outside the sets, as the summary says it: at most the budget.
+  const size_t at = summary.find("% of the time outside them");
+  ASSERT_NE(at, std::string::npos) << summary;
+  const size_t from = summary.rfind(' ', at) + 1;
+  EXPECT_LE(std::atoi(summary.c_str() + from), 30) << summary;
+}
+
 TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
   std::string path = TempPath("bad_metric.sqlite");
   // `cuscope run` refuses it for this GPU's chip before the program starts.
