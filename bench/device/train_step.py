@@ -18,6 +18,7 @@ step (signatures and GPU time with a complete sample) and rotate's values agains
 kernel replay's on the same signatures, and each mode's median kernel launch call in the
 last 10 steps (the step is bound by the launch path). Prints markdown.
 """
+import math
 import os
 import re
 import sqlite3
@@ -93,7 +94,8 @@ LAUNCH_APIS = ("cudaLaunchKernel", "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC
 
 
 def run(mode, rnd):
-    slug = re.sub(r"[^a-z]+", "-", mode.lower()).strip("-")
+    # (Digits kept: "budget 50%" and "budget 25%" wrote one file before.)
+    slug = re.sub(r"[^a-z0-9]+", "-", mode.lower()).strip("-")
     path = os.path.join(out, f"{slug}-{rnd}.sqlite")
     if os.path.exists(path):
         os.remove(path)
@@ -293,6 +295,57 @@ def last_step_coverage(path):
             "time_pct": 100.0 * sum(time_by_sig[k] for k in have) / total}
 
 
+def coverage_by_step(path, shares=(0.5, 0.95, 1.0)):
+    """Rotate: after how many `step` ranges the last step's signatures held a sample, for
+    each share (a sample counts from the step its last pass's launch was made in); None
+    where never."""
+    db = sqlite3.connect(path)
+    s = dict(db.execute("SELECT id, text FROM strings"))
+    step_ids = [i for i, t in s.items() if t == "step"]
+    if not step_ids:
+        return None
+    spans = db.execute("SELECT start_ns, end_ns FROM ranges WHERE name_id = ? ORDER BY start_ns",
+                       (step_ids[0],)).fetchall()
+    if not spans:
+        return None
+    api = {cid: t for cid, t in db.execute("SELECT correlation_id, MIN(start_ns) FROM api_calls "
+                                           "GROUP BY correlation_id")}
+    last = spans[-1]
+    sigs = set()
+    for n, gx, gy, gz, bx, by, bz, cid in db.execute(
+            "SELECT name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, correlation_id "
+            "FROM kernels"):
+        t = api.get(cid)
+        if t is not None and last[0] <= t <= last[1]:
+            sigs.add((n, (gx, gy, gz), (bx, by, bz)))
+    if not sigs:
+        return None
+    # Each set's completion: the API call of its last launch (else its kernel's start).
+    started = dict(db.execute("SELECT correlation_id, start_ns FROM kernels WHERE start_ns > 0"))
+    done = {}
+    for n, gx, gy, gz, bx, by, bz, cid in db.execute(
+            "SELECT c.name_id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z, "
+            "MAX(l.correlation_id) FROM counter_sets c JOIN counter_launches l ON l.set_id = c.id "
+            "GROUP BY c.id"):
+        key = (n, (gx, gy, gz), (bx, by, bz))
+        t = api.get(cid, started.get(cid))
+        if key in sigs and t is not None:
+            done[key] = min(done.get(key, t), t)
+    if not done:
+        return None  # the sets' launches are not in the profile (a trimmed one)
+    ends = [e for _, e in spans]
+    out = {}
+    for share in shares:
+        need = share * len(sigs)
+        times = sorted(done.values())
+        if len(times) < need or need == 0:
+            out[share] = None
+            continue
+        t = times[max(0, math.ceil(need) - 1)]
+        out[share] = next((i + 1 for i, e in enumerate(ends) if t <= e), None)
+    return out
+
+
 def sampled_coverage(path):
     """GPU metrics: the share of kernel time in kernels holding a sample, and covered by
     samples, from `cuscope report --format json` (all rows)."""
@@ -431,14 +484,23 @@ def main():
                   f"{base_mean:.2f} ms unprofiled: {statistics.median(means) / base_mean:.2f}x "
                   f"(rounds: {', '.join(f'{m:.2f}' for m in means)}); steps over 100 ms: "
                   f"{', '.join(str(sum(t > 100 for t in x['steps'][4:])) for x in runs)}")
-        if runs[0]["profile"]:
-            db = sqlite3.connect(runs[0]["profile"])
-            row = db.execute("SELECT value FROM meta WHERE key = 'extra.counters.summary'").fetchone()
-            print(f"  - `counters.summary` (round 0): {row[0] if row else '-'}")
-            cov = last_step_coverage(runs[0]["profile"])
+        for r, x in enumerate(runs):
+            if not x["profile"]:
+                continue
+            db = sqlite3.connect(x["profile"])
+            meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN "
+                                   "('extra.counters.summary', 'extra.counters.budget_idle')"))
+            print(f"  - round {r}: `counters.summary`: {meta.get('extra.counters.summary', '-')}")
+            print(f"    `counters.budget_idle`: {meta.get('extra.counters.budget_idle', '-')}")
+            cov = last_step_coverage(x["profile"])
             if cov:
-                print(f"  - last step: {cov['sampled']} of {cov['signatures']} signatures and "
+                print(f"    last step: {cov['sampled']} of {cov['signatures']} signatures and "
                       f"{cov['time_pct']:.1f}% of its GPU time hold a complete sample")
+            by_step = coverage_by_step(x["profile"])
+            if by_step:
+                print("    the last step's signatures sampled after: " + ", ".join(
+                    f"{int(k * 100)}% {v if v else 'never'}{' steps' if v else ''}"
+                    for k, v in by_step.items()))
 
     def first_profile(mode):
         return results[mode][0]["profile"] if mode in results else None
