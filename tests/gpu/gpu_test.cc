@@ -470,7 +470,7 @@ TEST_F(GpuTest, RotateBudgetSpacesSetsAndTurnsTheCallbacksOff) {
 // instruction counter, is exact in every sample: each pass measured the same launch.
 TEST_F(GpuTest, RotateBudgetWindowsShorterThanTheStep) {
   std::string path = TempPath("rotate_budget_step.sqlite");
-  const int steps = 3000, kernels = 100;
+  const int steps = 8000, kernels = 100;
   std::string six =
       std::string("gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,") +
       metrics::kFadd + "," + metrics::kFmul + "," + metrics::kFfma;
