@@ -1,27 +1,16 @@
 #!/usr/bin/env bash
-# The CPU unit tests under a sanitizer build. `scripts/sanitize.sh asan` builds into
-# ${BUILD:-build-asan} with AddressSanitizer + UndefinedBehaviorSanitizer (every
-# UB check fatal; LeakSanitizer on) and runs `ctest -L cpu`, less the exclusions
-# below, each with its reason. UBSan's one third-party suppression is in
+# The CPU unit tests under a sanitizer build. `scripts/sanitize.sh asan` builds with
+# clang into ${BUILD:-build-san} with AddressSanitizer + UndefinedBehaviorSanitizer
+# (every UB check fatal; LeakSanitizer on), the build that scripts/fuzz.sh shares
+# (scripts/clang_san_build.sh), and runs `ctest -L cpu`, less the exclusions below,
+# each with its reason. UBSan's one third-party suppression is in
 # tests/sanitizers/ubsan.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:-asan}
 [[ $kind == asan ]] || { echo "usage: scripts/sanitize.sh asan" >&2; exit 2; }
-BUILD=${BUILD:-build-asan}
-JOBS=${JOBS:-$(nproc)}
 source scripts/deps.sh
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-# pointer-overflow stays recoverable so that its suppression (RapidJSON) applies;
-# halt_on_error makes every other report fatal.
-flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-flags+=" -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer -g -O1"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="$flags" \
-  -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" -DCUSCOPE_BUILD_BENCH=OFF \
-  -DCUSCOPE_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
+source scripts/clang_san_build.sh
 cmake --build "$BUILD" -j"$JOBS"
 
 # allocator_may_return_null: a failed nothrow new is null, as without ASan
