@@ -227,6 +227,42 @@ TEST(Cli, RunTakesTheProgramWithoutDashDash) {
   EXPECT_NE(r.err.find("expected PROGRAM"), std::string::npos) << r.err;
 }
 
+// Issue 31: a yes/no flag is a switch and never takes the next word as its value:
+// `cuscope run --verbose python3 -c pass` read python3 as --verbose's value and
+// refused "-c" as an unknown flag.
+TEST(Cli, RunSwitchesNeverTakeTheNextWord) {
+  Result r = RunCmd({kBin, "run", "--verbose", "python3", "-c", "print('ran')"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "ran\n") << r.err;
+  EXPECT_EQ(r.err.find("unknown flag"), std::string::npos) << r.err;
+  struct Case {
+    std::vector<std::string> flags;
+    const char* env;
+  } cases[] = {{{"--verbose"}, "true,"},
+               {{"--verbose=false"}, "false,"},
+               {{"--verbose=1", "--no-verbose"}, "false,"},
+               {{"-verbose", "--advise=off"}, "true,off"},
+               {{"--noadvise", "--verbose="}, ",false"}};
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {kBin, "run", "--report=none"};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    argv.insert(argv.end(), {"sh", "-c", "echo $CUSCOPE_VERBOSE,$CUSCOPE_ADVISE"});
+    r = RunCmd(argv);
+    EXPECT_EQ(r.code, 0) << c.flags[0] << ": " << r.err;
+    EXPECT_EQ(r.out, std::string(c.env) + "\n") << c.flags[0];
+  }
+  r = RunCmd({kBin, "run", "--verbose=maybe", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("cuscope: run: --verbose=maybe is not valid; accepted: --verbose, "
+                        "--no-verbose, or --verbose=1, 0, true, false, yes, no, on, off",
+                        0),
+            0u)
+      << r.err;
+  // advise's switch too: the profile after it is the profile.
+  r = RunCmd({kBin, "advise", "--recompute", kProfile, "--format", "json"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 // Issue 13: a program that never used CUDA (here: no GPU, so no process loads the
 // library) gets one line saying so, and no profile; with --enable=0, nothing.
 TEST(Cli, RunSaysOnceWhenNoCudaWorkWasSeen) {
