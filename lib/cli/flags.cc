@@ -7,7 +7,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "lib/config/values.h"
 
 namespace cuscope::cli {
 namespace {
@@ -125,15 +124,9 @@ absl::Status ReadFlag(const std::vector<const FlagSpec*>& table,
   GivenFlag given{static_cast<size_t>(index), "",
                   std::string(word.substr(0, dashes + name.size()))};
   if (flag.value_name == nullptr) {  // a switch: never the next word
-    bool on = !negated;
-    const absl::string_view text = eq == absl::string_view::npos ? "" : body.substr(eq + 1);
-    if (!text.empty() && !config::ParseBool(text, &on)) {
-      const std::string dashed = Dashed(flag.name);
-      return absl::InvalidArgumentError(absl::StrCat(Shown(word), " is not valid; accepted: --",
-                                                     dashed, ", --no-", dashed, ", or --", dashed,
-                                                     "=", config::kBoolWords));
-    }
-    given.value = eq != absl::string_view::npos && text.empty() ? "" : on ? "true" : "false";
+    given.value = eq != absl::string_view::npos ? std::string(body.substr(eq + 1))
+                  : negated                     ? "false"
+                                                : "true";
   } else if (eq != absl::string_view::npos) {
     given.value = std::string(body.substr(eq + 1));
   } else if (*i + 1 < words.size() && words[*i + 1] != "--") {

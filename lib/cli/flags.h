@@ -31,8 +31,8 @@ struct FlagSpec {
 // One flag as the words gave it.
 struct GivenFlag {
   size_t index;  // in the table
-  // The value as written; a switch's is "true" or "false", or "" for --name= (the
-  // default).
+  // The value as written; a switch's is "true" (--name), "false" (--no-name) or what
+  // follows --name= (its flag checks it with config::ParseBool).
   std::string value;
   std::string spelling;  // the name as written: "--launch-skip", "-o"
 };
@@ -54,9 +54,8 @@ struct Words {
 enum class ParseMode { kWords, kProgramFollows };
 
 // Reads `words` (those after the subcommand) against `table`. An unknown flag (with
-// the nearest names when some are close: "did you mean --launch-skip?"), a flag
-// without its value or a switch with a value that is not a boolean gives
-// InvalidArgument with one line naming it and what is accepted.
+// the nearest names when some are close: "did you mean --launch-skip?") or a flag
+// without its value gives InvalidArgument with one line naming it.
 absl::StatusOr<Words> ReadWords(const std::vector<const FlagSpec*>& table,
                                 const std::vector<std::string>& words, ParseMode mode);
 
