@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "lib/cli/commands.h"
+#include "lib/cli/common_flags.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
@@ -22,21 +22,27 @@
 namespace cuscope::cli {
 namespace {
 
-const std::vector<Flag>& AdviseFlags() {
-  static const std::vector<Flag>* flags = new std::vector<Flag>{
-      {"format", nullptr, "FORMAT", "text or json (default text)"},
-      {"top", nullptr, "N", "findings shown, 0 for all (default 0)"},
-      {"output", "o", "FILE", "the file to write (default stdout, also -)"},
-      {"recompute", nullptr, nullptr,
-       "compute the findings again with the CUSCOPE_ADVISE_* thresholds of the environment "
-       "(docs/configuration.md) instead of reading those stored in the profile"},
+// What the flags of `cuscope advise` give.
+struct AdviseFlags {
+  Format format = Format::kText;
+  int top = 0;
+  std::string output;
+  bool recompute = false;
+};
+
+const FlagTable<AdviseFlags>& Flags() {
+  static const auto* flags = new FlagTable<AdviseFlags>{
+      FormatFlag(&AdviseFlags::format, {Format::kText, Format::kJson}),
+      TopFlag(&AdviseFlags::top, "findings shown"),
+      OutputFlag(&AdviseFlags::output, "the file to write (default stdout, also -)"),
+      Switch("recompute", &AdviseFlags::recompute,
+             "compute the findings again with the CUSCOPE_ADVISE_* thresholds of the environment "
+             "(docs/configuration.md) instead of reading those stored in the profile"),
   };
   return *flags;
 }
 
-std::string Help() {
-  return CommandHelp(kAdviseCommand.usage, kAdviseCommand.summary, AdviseFlags());
-}
+std::string Help() { return CommandHelp(kAdviseCommand.usage, kAdviseCommand.summary, Flags()); }
 
 // The findings of `path`: stored (`profile` then holds the run info alone), else
 // computed (`profile` holds the whole profile).
@@ -59,31 +65,25 @@ absl::StatusOr<std::vector<model::Finding>> Findings(const std::string& path, bo
 }
 
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
-  absl::StatusOr<Args> args = ParseArgs(AdviseFlags(), words);
+  AdviseFlags flags;
+  absl::StatusOr<Words> args = ParseFlags(Flags(), words, &flags);
   if (!args.ok()) return UsageError("advise", args.status().message());
   if (args->positional.size() != 1) {
     return UsageError("advise", absl::StrCat("expected exactly one PROFILE argument, got ",
                                              args->positional.size()));
   }
   const std::string& path = args->positional[0];
-  const std::string format = absl::AsciiStrToLower(args->Get("format", "text"));
-  if (format != "text" && format != "json") {
-    return UsageError("advise", absl::StrCat("--format=\"", args->Get("format"),
-                                             "\" is not valid; accepted: text, json"));
-  }
-  int top = 0;
-  if (!ParseTop("advise", args->Get("top"), &top)) return kUsageError;
-  if (int code = RefuseToOverwrite("advise", "output", path, args->Get("output"))) return code;
+  const int top = flags.top;
+  if (int code = RefuseToOverwrite("advise", "output", path, flags.output)) return code;
   model::Profile profile;
-  absl::StatusOr<std::vector<model::Finding>> findings =
-      Findings(path, args->Get("recompute") == "true", profile);
+  absl::StatusOr<std::vector<model::Finding>> findings = Findings(path, flags.recompute, profile);
   if (!findings.ok()) {
     std::cerr << "cuscope: advise: " << findings.status().message() << "\n";
     return 1;
   }
   Output out;
-  if (!out.Open("advise", args->Get("output"))) return 1;
-  if (format == "text") {
+  if (!out.Open("advise", flags.output)) return 1;
+  if (flags.format == Format::kText) {
     report::WriteFindingsText(profile, *findings, top, report::ReportOptions{}.max_name_width,
                               report::ReportOptions{}.width, "(--top 0 lists them all)",
                               out.stream());

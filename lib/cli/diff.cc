@@ -1,16 +1,19 @@
 // `cuscope diff BASE NEW`: what changed between two profiles.
 #include "lib/cli/diff.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/compare.h"
 #include "lib/cli/commands.h"
+#include "lib/cli/common_flags.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
+#include "lib/config/report_width.h"
 #include "lib/report/html_diff.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
@@ -18,44 +21,44 @@
 namespace cuscope::cli {
 namespace {
 
-const std::vector<Flag>& DiffFlags() {
-  static const std::vector<Flag>* flags = new std::vector<Flag>{
-      {"format", nullptr, "FORMAT", "text or json (default text)"},
-      {"top", nullptr, "N",
-       absl::StrCat("rows per table, 0 for all (default ", report::ReportOptions{}.top, ")")},
-      {"width", nullptr, "N",
-       "columns of the text (default: the terminal's when stdout is one, else 100; 0 = no "
-       "limit)"},
-      {"output", "o", "FILE", "the file to write (default stdout, also -)"},
-      {"html", nullptr, "FILE",
-       "also write the comparison as one self-contained HTML page (totals, findings, "
-       "sortable kernel, region, memory and API tables) that opens in any browser"},
+// What the flags of `cuscope diff` give.
+struct DiffFlags {
+  Format format = Format::kText;
+  int top = report::ReportOptions{}.top;
+  int width = -1;  // the terminal's
+  std::string output, html;
+};
+
+const FlagTable<DiffFlags>& Flags() {
+  static const auto* flags = new FlagTable<DiffFlags>{
+      FormatFlag(&DiffFlags::format, {Format::kText, Format::kJson}),
+      TopFlag(&DiffFlags::top, "rows per table"),
+      WidthFlag(&DiffFlags::width),
+      OutputFlag(&DiffFlags::output, "the file to write (default stdout, also -)"),
+      Text("html", &DiffFlags::html, "FILE",
+           "also write the comparison as one self-contained HTML page (totals, findings, "
+           "sortable kernel, region, memory and API tables) that opens in any browser"),
   };
   return *flags;
 }
 
-std::string Help() { return CommandHelp(kDiffCommand.usage, kDiffCommand.summary, DiffFlags()); }
+std::string Help() { return CommandHelp(kDiffCommand.usage, kDiffCommand.summary, Flags()); }
 
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
-  absl::StatusOr<Args> args = ParseArgs(DiffFlags(), words);
+  DiffFlags flags;
+  absl::StatusOr<Words> args = ParseFlags(Flags(), words, &flags);
   if (!args.ok()) return UsageError("diff", args.status().message());
   const std::vector<std::string>& paths = args->positional;
   if (paths.size() != 2) {
     return UsageError(
         "diff", absl::StrCat("expected BASE and NEW profiles, got ", paths.size(), " arguments"));
   }
-  std::string format = absl::AsciiStrToLower(args->Get("format", "text"));
-  if (format != "text" && format != "json") {
-    return UsageError("diff", absl::StrCat("--format=\"", args->Get("format"),
-                                           "\" is not valid; accepted: text, json"));
-  }
   report::ReportOptions options;
-  if (!ParseTop("diff", args->Get("top"), &options.top)) return kUsageError;
-  if (!ParseWidth("diff", args->Get("width"), &options.width)) return kUsageError;
+  options.top = flags.top;
+  options.width = config::ReportWidth(flags.width, STDOUT_FILENO);
   for (const std::string& input : paths) {
-    for (const char* flag : {"output", "html"}) {
-      if (int code = RefuseToOverwrite("diff", flag, input, args->Get(flag))) return code;
-    }
+    if (int code = RefuseToOverwrite("diff", "output", input, flags.output)) return code;
+    if (int code = RefuseToOverwrite("diff", "html", input, flags.html)) return code;
   }
   absl::StatusOr<model::Profile> base = store::LoadProfile(paths[0]);
   if (!base.ok()) {
@@ -70,11 +73,10 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   std::optional<analysis::Comparison> compared = CompareProfiles("diff", *base, *next);
   if (!compared) return 1;
   const analysis::Comparison& c = *compared;
-  const std::string html = args->Get("html");
-  if (!html.empty() && !WriteDiffPage("diff", c, paths[0], paths[1], html)) return 1;
+  if (!flags.html.empty() && !WriteDiffPage("diff", c, paths[0], paths[1], flags.html)) return 1;
   Output out;
-  if (!out.Open("diff", args->Get("output"))) return 1;
-  if (format == "text") {
+  if (!out.Open("diff", flags.output)) return 1;
+  if (flags.format == Format::kText) {
     report::WriteComparisonText(c, paths[0], paths[1], options, out.stream());
   } else {
     report::WriteComparisonJson(c, paths[0], paths[1], options, out.stream());

@@ -14,41 +14,78 @@
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/cli/commands.h"
+#include "lib/cli/common_flags.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/output.h"
 #include "lib/report/chrome_trace.h"
 #include "lib/report/perfetto_trace.h"
 #include "lib/report/trace_filter.h"
+#include "lib/report/trace_options.h"
 #include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
 
-const std::vector<Flag>& ExportFlags() {
-  static const std::vector<Flag>* flags = new std::vector<Flag>{
-      {"chrome", nullptr, nullptr, "write a Chrome trace (Perfetto UI, chrome://tracing, HTA)"},
-      {"perfetto", nullptr, nullptr,
-       "write Perfetto's protobuf trace (.pftrace), compact for large runs"},
-      {"output", "o", "FILE",
-       "the file to write (default PROFILE with .trace.json or .pftrace; - is stdout; needed "
-       "with several profiles); a name ending in .gz is gzip-compressed, and .pftrace or .json "
-       "chooses the format"},
-      {"from", nullptr, "TIME", "keep what happens from TIME after the run's start (1.5ms, 200us)"},
-      {"to", nullptr, "TIME", "keep what happens until TIME after the run's start"},
-      {"kernels", nullptr, "REGEX", "keep only kernels whose name matches (and their launches)"},
-      {"regions", nullptr, "REGEX",
-       "keep only what happens inside ranges whose name matches (and the GPU work launched there)"},
-      {"aggregate", nullptr, "TIME",
-       "merge consecutive kernels on a stream each shorter than TIME into one event with a count"},
-      {"gpu_metrics_bin", nullptr, "TIME",
-       "combine each GPU's metric samples over TIME: one counter value per TIME and series"},
+// What the flags of `cuscope export` give.
+struct ExportFlags {
+  bool chrome = false, perfetto = false;
+  std::string output;
+  std::optional<uint64_t> from_ns, to_ns;
+  std::string kernels, regions;
+  uint64_t aggregate_below_ns = 0, sample_bin_ns = 0;
+
+  report::TraceOptions trace() const {
+    report::TraceOptions t;
+    t.from_ns = from_ns;
+    t.to_ns = to_ns;
+    t.kernels = kernels;
+    t.regions = regions;
+    t.aggregate_below_ns = aggregate_below_ns;
+    t.sample_bin_ns = sample_bin_ns;
+    return t;
+  }
+};
+
+// A duration flag (report::ParseTraceDuration: 1.5ms, 200us).
+template <typename T>
+Flag<ExportFlags> Duration(const char* name, T ExportFlags::*member, std::string help) {
+  return Parsed<ExportFlags, T>(name, member, "TIME", std::move(help),
+                                [](absl::string_view text) -> absl::StatusOr<T> {
+                                  absl::StatusOr<uint64_t> ns = report::ParseTraceDuration(text);
+                                  if (!ns.ok()) return ns.status();
+                                  return T(*ns);
+                                });
+}
+
+const FlagTable<ExportFlags>& Flags() {
+  using F = ExportFlags;
+  static const auto* flags = new FlagTable<ExportFlags>{
+      Switch("chrome", &F::chrome, "write a Chrome trace (Perfetto UI, chrome://tracing, HTA)"),
+      Switch("perfetto", &F::perfetto,
+             "write Perfetto's protobuf trace (.pftrace), compact for large runs"),
+      OutputFlag(&F::output,
+                 "the file to write (default PROFILE with .trace.json or .pftrace; - is stdout; "
+                 "needed with several profiles); a name ending in .gz is gzip-compressed, and "
+                 ".pftrace or .json chooses the format"),
+      Duration("from", &F::from_ns,
+               "keep what happens from TIME after the run's start (1.5ms, 200us)"),
+      Duration("to", &F::to_ns, "keep what happens until TIME after the run's start"),
+      Text("kernels", &F::kernels, "REGEX",
+           "keep only kernels whose name matches (and their launches)"),
+      Text("regions", &F::regions, "REGEX",
+           "keep only what happens inside ranges whose name matches (and the GPU work launched "
+           "there)"),
+      Duration("aggregate", &F::aggregate_below_ns,
+               "merge consecutive kernels on a stream each shorter than TIME into one event with "
+               "a count"),
+      Duration("gpu_metrics_bin", &F::sample_bin_ns,
+               "combine each GPU's metric samples over TIME: one counter value per TIME and "
+               "series"),
   };
   return *flags;
 }
 
-std::string Help() {
-  return CommandHelp(kExportCommand.usage, kExportCommand.summary, ExportFlags());
-}
+std::string Help() { return CommandHelp(kExportCommand.usage, kExportCommand.summary, Flags()); }
 
 // PROFILE with its extension replaced by `suffix`.
 std::string DefaultTracePath(std::string path, const char* suffix) {
@@ -56,34 +93,6 @@ std::string DefaultTracePath(std::string path, const char* suffix) {
   size_t slash = path.rfind('/');
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) path.resize(dot);
   return path + suffix;
-}
-
-// The trace options from the flags; false after a usage error line.
-bool ReadOptions(const Args& args, report::TraceOptions* options) {
-  for (auto [flag, field] : {std::pair{"from", &options->from_ns}, {"to", &options->to_ns}}) {
-    const std::string text = args.Get(flag);
-    if (text.empty()) continue;
-    absl::StatusOr<uint64_t> ns = report::ParseTraceDuration(text);
-    if (!ns.ok()) {
-      UsageError("export", absl::StrCat("--", flag, ": ", ns.status().message()));
-      return false;
-    }
-    *field = *ns;
-  }
-  options->kernels = args.Get("kernels");
-  options->regions = args.Get("regions");
-  for (auto [flag, field] : {std::pair{"aggregate", &options->aggregate_below_ns},
-                             {"gpu_metrics_bin", &options->sample_bin_ns}}) {
-    const std::string text = args.Get(flag);
-    if (text.empty()) continue;
-    absl::StatusOr<uint64_t> ns = report::ParseTraceDuration(text);
-    if (!ns.ok()) {
-      UsageError("export", absl::StrCat("--", Dashed(flag), ": ", ns.status().message()));
-      return false;
-    }
-    *field = *ns;
-  }
-  return true;
 }
 
 // The extension of a .pftrace name (.pftrace, .pftrace.gz, .perfetto-trace), else "".
@@ -178,12 +187,13 @@ absl::StatusOr<uint64_t> WriteMerged(const std::vector<std::string>& paths,
 }
 
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
-  absl::StatusOr<Args> args = ParseArgs(ExportFlags(), words);
+  ExportFlags flags;
+  absl::StatusOr<Words> args = ParseFlags(Flags(), words, &flags);
   if (!args.ok()) return UsageError("export", args.status().message());
   const std::vector<std::string>& paths = args->positional;
   if (paths.empty()) return UsageError("export", "expected a PROFILE argument");
-  std::string out_path = args->Get("output");
-  bool chrome = args->Get("chrome") == "true", perfetto = args->Get("perfetto") == "true";
+  std::string out_path = flags.output;
+  bool chrome = flags.chrome, perfetto = flags.perfetto;
   if (!chrome && !perfetto && !out_path.empty()) perfetto = !PerfettoExtension(out_path).empty();
   if (!chrome && !perfetto && !out_path.empty()) chrome = true;
   if (chrome == perfetto) {
@@ -195,8 +205,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   if (paths.size() > 1 && out_path.empty()) {
     return UsageError("export", "several profiles make one merged trace: name it with -o FILE");
   }
-  report::TraceOptions options;
-  if (!ReadOptions(*args, &options)) return kUsageError;
+  const report::TraceOptions options = flags.trace();
   if (out_path.empty()) out_path = DefaultTracePath(paths[0], chrome ? ".trace.json" : ".pftrace");
   for (const std::string& path : paths) {
     if (int code = RefuseToOverwrite("export", "output", path, out_path)) return code;

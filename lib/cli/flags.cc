@@ -1,16 +1,12 @@
 #include "lib/cli/flags.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <iostream>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "lib/config/report_width.h"
 
 namespace cuscope::cli {
 namespace {
@@ -22,14 +18,17 @@ std::string Normalized(absl::string_view name) {
   return out;
 }
 
-// The flag that `name` names (after its leading dashes); null if none. `dashes` is 1
-// or 2: an alias is only written with one.
-const Flag* Find(const std::vector<Flag>& flags, absl::string_view name, int dashes) {
+// The index in `table` of the flag that `name` names (after its leading dashes); -1
+// if none. `dashes` is 1 or 2: an alias is only written with one.
+int Find(const std::vector<const FlagSpec*>& table, absl::string_view name, int dashes) {
   const std::string n = Normalized(name);
-  for (const Flag& f : flags) {
-    if (n == f.name || (dashes == 1 && f.alias != nullptr && name == f.alias)) return &f;
+  for (size_t i = 0; i < table.size(); ++i) {
+    const FlagSpec& f = *table[i];
+    if (n == f.name || (dashes == 1 && f.alias != nullptr && name == f.alias)) {
+      return static_cast<int>(i);
+    }
   }
-  return nullptr;
+  return -1;
 }
 
 // Levenshtein distance between `a` and `b`.
@@ -46,13 +45,6 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
     }
   }
   return row[b.size()];
-}
-
-// A switch's value: "true" or "false", or "" if `text` is not a boolean.
-std::string SwitchValue(absl::string_view text) {
-  bool b = false;
-  if (!absl::SimpleAtob(text, &b)) return "";
-  return b ? "true" : "false";
 }
 
 // A word for an error line: C escapes (a newline is \n), a long one cut.
@@ -80,7 +72,7 @@ std::string Suggestion(absl::string_view given, const std::vector<std::string>& 
   std::vector<std::string> nearest;
   for (const std::string& c : candidates) {
     const size_t d = EditDistance(g, Normalized(c));
-    if (d > best) continue;
+    if (d > limit || d > best) continue;
     if (d < best) nearest.clear();
     best = d;
     if (std::find(nearest.begin(), nearest.end(), c) == nearest.end()) nearest.push_back(c);
@@ -94,17 +86,12 @@ std::string Suggestion(absl::string_view given, const std::vector<std::string>& 
   return out + "?";
 }
 
-std::string Args::Get(const std::string& name, const std::string& otherwise) const {
-  auto it = values.find(name);
-  return it == values.end() ? otherwise : it->second;
-}
-
 namespace {
 
-absl::Status UnknownFlag(const std::vector<Flag>& flags, absl::string_view word,
+absl::Status UnknownFlag(const std::vector<const FlagSpec*>& table, absl::string_view word,
                          absl::string_view name) {
   std::vector<std::string> names;
-  for (const Flag& f : flags) names.push_back(f.name);
+  for (const FlagSpec* f : table) names.push_back(f->name);
   return absl::InvalidArgumentError(
       absl::StrCat("unknown flag ", Shown(word), Suggestion(name, names)));
 }
@@ -113,61 +100,68 @@ bool IsHelpWord(absl::string_view word) {
   return word == "-h" || word == "--help" || word == "-help";
 }
 
+// Reads the flag `words[*i]` (a word starting with '-') into `out`, and its value
+// from the next word when it takes one and is not written NAME=VALUE (`*i` then
+// moves on).
+absl::Status ReadFlag(const std::vector<const FlagSpec*>& table,
+                      const std::vector<std::string>& words, size_t* i, Words* out) {
+  const std::string& word = words[*i];
+  const int dashes = word[1] == '-' ? 2 : 1;
+  const absl::string_view body = absl::string_view(word).substr(dashes);
+  const size_t eq = body.find('=');
+  const absl::string_view name = body.substr(0, eq);
+  int index = Find(table, name, dashes);
+  bool negated = false;
+  absl::string_view unnegated = name;
+  if (index < 0 && eq == absl::string_view::npos && absl::ConsumePrefix(&unnegated, "no")) {
+    if (!absl::ConsumePrefix(&unnegated, "-")) absl::ConsumePrefix(&unnegated, "_");
+    index = Find(table, unnegated, 2);
+    negated = index >= 0 && table[index]->value_name == nullptr;
+    if (!negated) index = -1;
+  }
+  if (index < 0) return UnknownFlag(table, word, name);
+  const FlagSpec& flag = *table[index];
+  GivenFlag given{static_cast<size_t>(index), "",
+                  std::string(word.substr(0, dashes + name.size()))};
+  if (flag.value_name == nullptr) {  // a switch: never the next word
+    given.value = eq != absl::string_view::npos ? std::string(body.substr(eq + 1))
+                  : negated                     ? "false"
+                                                : "true";
+  } else if (eq != absl::string_view::npos) {
+    given.value = std::string(body.substr(eq + 1));
+  } else if (*i + 1 < words.size() && words[*i + 1] != "--") {
+    given.value = words[++*i];
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Shown(word), " needs a value: --", Dashed(flag.name), "=", flag.value_name));
+  }
+  out->flags.push_back(std::move(given));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::StatusOr<Args> ParseArgs(const std::vector<Flag>& flags,
-                               const std::vector<std::string>& words, ParseMode mode) {
-  Args args;
+absl::StatusOr<Words> ReadWords(const std::vector<const FlagSpec*>& table,
+                                const std::vector<std::string>& words, ParseMode mode) {
+  Words out;
   const bool program_follows = mode == ParseMode::kProgramFollows;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
     if (program_follows && (word == "--" || word.size() < 2 || word[0] != '-')) {
-      args.program.assign(words.begin() + i + (word == "--" ? 1 : 0), words.end());
+      out.program.assign(words.begin() + i + (word == "--" ? 1 : 0), words.end());
       break;
     }
     if (program_follows && IsHelpWord(word)) {
-      args.help = true;
+      out.help = true;
       continue;
     }
     if (word.size() < 2 || word[0] != '-') {
-      args.positional.push_back(word);  // "-" is a word too (stdout)
+      out.positional.push_back(word);  // "-" is a word too (stdout)
       continue;
     }
-    int dashes = word[1] == '-' ? 2 : 1;
-    absl::string_view body = absl::string_view(word).substr(dashes);
-    size_t eq = body.find('=');
-    absl::string_view name = body.substr(0, eq);
-    const Flag* flag = Find(flags, name, dashes);
-    bool negated = false;
-    absl::string_view unnegated = name;
-    if (flag == nullptr && eq == absl::string_view::npos && absl::ConsumePrefix(&unnegated, "no")) {
-      if (!absl::ConsumePrefix(&unnegated, "-")) absl::ConsumePrefix(&unnegated, "_");
-      flag = Find(flags, unnegated, 2);
-      negated = flag != nullptr && flag->value_name == nullptr;
-      if (!negated) flag = nullptr;
-    }
-    if (flag == nullptr) return UnknownFlag(flags, word, name);
-    args.spellings[flag->name] = std::string(word.substr(0, dashes + name.size()));
-    std::string& value = args.values[flag->name];
-    if (flag->value_name == nullptr) {  // a switch
-      value = negated                         ? "false"
-              : eq == absl::string_view::npos ? "true"
-                                              : SwitchValue(body.substr(eq + 1));
-      if (value.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(Shown(word), " is not valid; accepted: --",
-                                                       Dashed(flag->name), ", --no-",
-                                                       Dashed(flag->name)));
-      }
-    } else if (eq != absl::string_view::npos) {
-      value = std::string(body.substr(eq + 1));
-    } else if (i + 1 < words.size() && words[i + 1] != "--") {
-      value = words[++i];
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(Shown(word), " needs a value: --",
-                                                     Dashed(flag->name), "=", flag->value_name));
-    }
+    if (absl::Status st = ReadFlag(table, words, &i, &out); !st.ok()) return st;
   }
-  return args;
+  return out;
 }
 
 std::string Wrap(absl::string_view text, int indent, int width) {
@@ -184,9 +178,10 @@ std::string Wrap(absl::string_view text, int indent, int width) {
 }
 
 std::string CommandHelp(absl::string_view usage, absl::string_view description,
-                        const std::vector<Flag>& flags) {
+                        const std::vector<const FlagSpec*>& table) {
   std::string out = absl::StrCat("usage: ", usage, "\n\n", Wrap(description, 0), "\nflags:\n");
-  for (const Flag& f : flags) {
+  for (const FlagSpec* flag : table) {
+    const FlagSpec& f = *flag;
     std::string spelling = absl::StrCat(f.alias != nullptr ? absl::StrCat("-", f.alias, ", ") : "",
                                         "--", Dashed(f.name));
     if (f.value_name != nullptr) absl::StrAppend(&spelling, "=", f.value_name);
@@ -196,31 +191,6 @@ std::string CommandHelp(absl::string_view usage, absl::string_view description,
     absl::StrAppend(&out, "  ", spelling, gap, Wrap(f.help, 22));
   }
   return out;
-}
-
-bool ParseTop(absl::string_view command, const std::string& text, int* top) {
-  int n = 0;
-  if (text.empty()) return true;
-  if (absl::SimpleAtoi(text, &n) && n >= 0) {
-    *top = n;
-    return true;
-  }
-  UsageError(command, absl::StrCat("--top=\"", text,
-                                   "\" is not valid; accepted: an integer >= 0 (0 = all)"));
-  return false;
-}
-
-bool ParseWidth(absl::string_view command, const std::string& text, size_t* width) {
-  int n = -1;
-  if (!text.empty() && (!absl::SimpleAtoi(text, &n) || n < 0 ||
-                        (n > 0 && n < config::kMinReportWidth) || n > config::kMaxReportWidth)) {
-    UsageError(command, absl::StrCat("--width=\"", text, "\" is not valid; accepted: 0 (no limit) ",
-                                     "or a number of columns from ", config::kMinReportWidth,
-                                     " to ", config::kMaxReportWidth));
-    return false;
-  }
-  *width = config::ReportWidth(n, STDOUT_FILENO);
-  return true;
 }
 
 int UsageError(absl::string_view command, absl::string_view message) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/cli/commands.h"
+#include "lib/cli/common_flags.h"
 #include "lib/cli/flags.h"
 #include "lib/cli/library.h"
 
@@ -13,23 +14,28 @@ namespace {
 
 constexpr char kDefaultChip[] = "GH100";
 
-const std::vector<Flag>& MetricsFlags() {
-  static const std::vector<Flag>* flags = new std::vector<Flag>{
-      {"chip", nullptr, "NAME",
-       "the chip to resolve the sets for (GH100, GA100, AD102, GB100, ..., in any case, or a GPU "
-       "--chips lists: H200, A100, ...; default: that of GPU 0, else GH100)"},
-      {"set", nullptr, "NAME",
-       "list this set's metrics with what each measures (sets and metric names, comma "
-       "separated, as --metrics of run takes them); default: one line per set"},
-      {"format", nullptr, "FORMAT", "text (default) or json"},
-      {"chips", nullptr, nullptr, "list the chips the Range Profiler supports"},
+// What the flags of `cuscope metrics` give.
+struct MetricsFlags {
+  std::string chip, set;
+  Format format = Format::kText;
+  bool chips = false;
+};
+
+const FlagTable<MetricsFlags>& Flags() {
+  static const auto* flags = new FlagTable<MetricsFlags>{
+      Text("chip", &MetricsFlags::chip, "NAME",
+           "the chip to resolve the sets for (GH100, GA100, AD102, GB100, ..., in any case, or a "
+           "GPU --chips lists: H200, A100, ...; default: that of GPU 0, else GH100)"),
+      Text("set", &MetricsFlags::set, "NAME",
+           "list this set's metrics with what each measures (sets and metric names, comma "
+           "separated, as --metrics of run takes them); default: one line per set"),
+      FormatFlag(&MetricsFlags::format, {Format::kText, Format::kJson}),
+      Switch("chips", &MetricsFlags::chips, "list the chips the Range Profiler supports"),
   };
   return *flags;
 }
 
-std::string Help() {
-  return CommandHelp(kMetricsCommand.usage, kMetricsCommand.summary, MetricsFlags());
-}
+std::string Help() { return CommandHelp(kMetricsCommand.usage, kMetricsCommand.summary, Flags()); }
 
 // The chip named, else GPU 0's, else the default with a note on stderr.
 std::string ChooseChip(const MetricsLibrary& lib, const std::string& given) {
@@ -48,26 +54,22 @@ std::string ChooseChip(const MetricsLibrary& lib, const std::string& given) {
 }
 
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
-  absl::StatusOr<Args> args = ParseArgs(MetricsFlags(), words);
+  MetricsFlags flags;
+  absl::StatusOr<Words> args = ParseFlags(Flags(), words, &flags);
   if (!args.ok()) return UsageError("metrics", args.status().message());
   if (!args->positional.empty()) {
     return UsageError("metrics", absl::StrCat("unexpected argument \"", args->positional[0],
                                               "\"; write ", kMetricsCommand.usage));
   }
-  const std::string format = args->Get("format", "text");
-  if (format != "text" && format != "json") {
-    return UsageError("metrics",
-                      absl::StrCat("--format=", format, " is not valid; accepted: text, json"));
-  }
+  const std::string format = FormatName(flags.format);
   absl::StatusOr<MetricsLibrary> lib = MetricsLibrary::Load();
   if (!lib.ok()) {
     std::cerr << "cuscope: metrics: " << lib.status().message() << "\n";
     return 1;
   }
   absl::StatusOr<std::string> text =
-      args->Get("chips") == "true"
-          ? lib->Chips(format)
-          : lib->Resolve(ChooseChip(*lib, args->Get("chip")), args->Get("set"), format);
+      flags.chips ? lib->Chips(format)
+                  : lib->Resolve(ChooseChip(*lib, flags.chip), flags.set, format);
   if (!text.ok()) {
     if (text.status().code() == absl::StatusCode::kInvalidArgument) {
       return UsageError("metrics", text.status().message());

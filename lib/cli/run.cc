@@ -1,6 +1,5 @@
 // `cuscope run [FLAGS] [--] PROGRAM`: runs a program with cuscope injected. Its flags
-// are the settings (lib/config/setting.h): one per row, named by the row (written
-// with dashes or underscores); -o is --output.
+// are the settings (run_flags.h).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include "lib/cli/flags.h"
 #include "lib/cli/library.h"
 #include "lib/cli/output.h"
+#include "lib/cli/run_flags.h"
 #include "lib/config/config.h"
 #include "lib/config/from_env.h"
 #include "lib/config/setting.h"
@@ -22,31 +22,18 @@
 namespace cuscope::cli {
 namespace {
 
-// -o is --output, as in report, diff and export (and nsys).
-const char* AliasOf(const config::Setting& s) {
-  return std::string(s.flag) == "output" ? "o" : nullptr;
-}
-
-const std::vector<Flag>& RunFlags() {
-  static const std::vector<Flag>* flags = [] {
-    auto* out = new std::vector<Flag>;
-    for (const config::Setting& s : config::Settings())
-      out->push_back({s.flag, AliasOf(s), "VALUE", s.help});
-    return out;
-  }();
-  return *flags;
-}
-
 std::string Help() {
   std::string out = absl::StrCat(
       "usage: ", kRunCommand.usage, "\n\n", Wrap(kRunCommand.summary, 0), "\n",
       Wrap("flags (each is also an environment variable, read when cuscope is injected "
            "without this command: CUDA_INJECTION64_PATH=/path/to/libcuscope.so; a flag "
-           "wins over the variable; docs/configuration.md):",
+           "wins over the variable; docs/configuration.md). A yes/no flag is a switch: "
+           "--verbose, --no-verbose or --verbose=0, never followed by its value:",
            0));
-  for (const config::Setting& s : config::Settings()) {
+  for (size_t i = 0; i < config::Settings().size(); ++i) {
+    const config::Setting& s = config::Settings()[i];
     std::string def = s.default_text();
-    const char* alias = AliasOf(s);
+    const char* alias = RunFlagTable()[i].spec.alias;
     std::string spelling =
         absl::StrCat(alias != nullptr ? absl::StrCat("-", alias, ", ") : "", "--", Dashed(s.flag));
     absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", spelling, s.env), std::string(23, ' '),
@@ -58,23 +45,12 @@ std::string Help() {
   return out;
 }
 
-struct Given {
-  const config::Setting* setting;
-  std::string value;
-  std::string spelling;  // as written: "--launch-skip"
-};
-
-// Each setting given as a flag is valid alone, and with the environment together:
-// 0 with `config` the library will read, else a usage error line and its code.
-int CheckSettings(const std::vector<Given>& given, config::Config* config) {
-  for (const Given& g : given) {
-    absl::Status st = config::ValidateSetting(g.setting->env, g.value);
-    if (!st.ok()) return UsageError("run", absl::StrCat(g.spelling, ": ", st.message()));
-  }
-  // Variables already in the environment are checked too: the library would
-  // otherwise disable itself silently in the child.
+// The settings given as flags, with the environment: 0 with `config` the library will
+// read, else a usage error line and its code. Variables already in the environment
+// are checked too: the library would otherwise disable itself silently in the child.
+int CheckSettings(const std::vector<GivenSetting>& given, config::Config* config) {
   absl::StatusOr<config::Config> read = config::ConfigFromEnv([&](const char* name) {
-    for (const Given& g : given) {
+    for (const GivenSetting& g : given) {
       if (name == std::string(g.setting->env)) return g.value.c_str();
     }
     return static_cast<const char*>(std::getenv(name));
@@ -138,7 +114,9 @@ class RunLog {
 };
 
 int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
-  absl::StatusOr<Args> args = ParseArgs(RunFlags(), words, ParseMode::kProgramFollows);
+  RunFlags flags;
+  absl::StatusOr<Words> args =
+      ParseFlags(RunFlagTable(), words, &flags, ParseMode::kProgramFollows);
   if (!args.ok()) return UsageError("run", args.status().message());
   if (args->help) {
     std::cout << Help();
@@ -147,12 +125,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   if (args->program.empty() && program.empty()) {
     return UsageError("run", "expected PROGRAM [ARGS...] (or -- PROGRAM [ARGS...])");
   }
-  std::vector<Given> given;  // an empty value is given: the default, over the environment
-  for (const config::Setting& s : config::Settings()) {
-    if (args->values.count(s.flag) != 0) {
-      given.push_back({&s, args->Get(s.flag), args->spellings.at(s.flag)});
-    }
-  }
+  const std::vector<GivenSetting>& given = flags.given;
   config::Config config;
   if (int code = CheckSettings(given, &config); code != 0) return code;
   std::string output = config.output.empty() ? config::kDefaultOutput : config.output;
@@ -164,7 +137,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
     return 1;
   }
   if (int code = CheckMetrics(config); code != 0) return code;
-  for (const Given& g : given) setenv(g.setting->env, g.value.c_str(), 1);
+  for (const GivenSetting& g : given) setenv(g.setting->env, g.value.c_str(), 1);
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   if (config.trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
   unsetenv("CUSCOPE_OWNER_PID");

@@ -25,6 +25,9 @@ struct Value {
   std::function<bool(absl::string_view text, Config* config, std::string* why)> parse;
   // The member's value as text that `parse` accepts ("" for an empty list or regex).
   std::function<std::string(const Config& config)> format;
+  // A yes/no value (values::Bool): `cuscope run --NAME` is then a switch, which never
+  // takes the next word as its value.
+  bool boolean = false;
 };
 
 struct Setting {

@@ -35,10 +35,25 @@ absl::StatusOr<uint64_t> ParseBytes(absl::string_view text) {
   return n * mult;
 }
 
+bool ParseBool(absl::string_view text, bool* value) {
+  const std::string s = values::Normalized(text);
+  for (absl::string_view yes : {"1", "true", "yes", "on", "t", "y"}) {
+    if (s == yes) {
+      *value = true;
+      return true;
+    }
+  }
+  for (absl::string_view no : {"0", "false", "no", "off", "f", "n"}) {
+    if (s == no) {
+      *value = false;
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace values {
 namespace {
-
-constexpr const char* kBoolAccepted = "1, 0, true, false, yes, no, on, off";
 
 // The activity kinds of CUSCOPE_TRACE, in the order they print.
 struct TraceKind {
@@ -156,15 +171,12 @@ std::string FormatBytes(uint64_t bytes) {
 }
 
 Value Bool(bool Config::*member) {
-  return Value{kBoolAccepted,
+  return Value{kBoolWords,
                [member](absl::string_view text, Config* c, std::string*) {
-                 std::string s = Normalized(text);
-                 bool yes = s == "1" || s == "true" || s == "yes" || s == "on";
-                 bool no = s == "0" || s == "false" || s == "no" || s == "off";
-                 if (yes || no) c->*member = yes;
-                 return yes || no;
+                 return ParseBool(text, &(c->*member));
                },
-               [member](const Config& c) { return std::string(c.*member ? "1" : "0"); }};
+               [member](const Config& c) { return std::string(c.*member ? "1" : "0"); },
+               /*boolean=*/true};
 }
 
 Value Path(std::string Config::*member, const char* when_empty) {

@@ -19,12 +19,24 @@
 #include "lib/config/config.h"
 #include "lib/config/setting.h"
 
+namespace cuscope::config {
+
+// The words of a yes/no value, for settings and the command's flags alike.
+inline constexpr char kBoolWords[] = "1, 0, true, false, yes, no, on, off, t, f, y, n";
+
+// The one boolean parser of cuscope (CUSCOPE_* settings and `cuscope` flags): one of
+// kBoolWords in any case, surrounding blanks ignored, sets `*value`; false (and
+// `*value` left as it was) for any other text.
+bool ParseBool(absl::string_view text, bool* value);
+
+}  // namespace cuscope::config
+
 namespace cuscope::config::values {
 
 // `text` without surrounding blanks, in lower case.
 std::string Normalized(absl::string_view text);
 
-// 1, 0, true, false, yes, no, on, off (any case).
+// A yes/no value (ParseBool); a switch as a flag of `cuscope run`.
 Value Bool(bool Config::*member);
 // Any text but blanks, kept as given; an empty member prints as `when_empty`.
 Value Path(std::string Config::*member, const char* when_empty);

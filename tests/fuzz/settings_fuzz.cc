@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "lib/cli/flags.h"
+#include "lib/cli/run_flags.h"
 #include "lib/config/config.h"
 #include "lib/config/from_env.h"
 #include "lib/config/setting.h"
@@ -57,26 +57,16 @@ void ReadEnv(const std::map<std::string, std::string>& env) {
   if (c.ok()) CheckRoundTrip(*c);
 }
 
-// As `cuscope run` reads its words (lib/cli/run.cc): the flags, each value alone,
+// As `cuscope run` reads its words (lib/cli/run_flags.h): the flags, each value alone,
 // then all of them as the environment the program gets.
 void ReadFlags(const std::vector<std::string>& words) {
-  static const std::vector<cuscope::cli::Flag>* flags = [] {
-    auto* out = new std::vector<cuscope::cli::Flag>;
-    for (const Setting& s : Settings()) out->push_back({s.flag, nullptr, "VALUE", s.help});
-    return out;
-  }();
-  absl::StatusOr<cuscope::cli::Args> args = cuscope::cli::ParseArgs(*flags, words);
-  CheckError(args.status());
-  if (!args.ok()) return;
+  cuscope::cli::RunFlags flags;
+  absl::StatusOr<cuscope::cli::Words> read =
+      cuscope::cli::ParseFlags(cuscope::cli::RunFlagTable(), words, &flags);
+  CheckError(read.status());
+  if (!read.ok()) return;
   std::map<std::string, std::string> env;
-  for (const Setting& s : Settings()) {
-    auto it = args->values.find(s.flag);
-    if (it == args->values.end()) continue;
-    absl::Status st = cuscope::config::ValidateSetting(s.env, it->second);
-    CheckError(st);
-    if (!st.ok()) return;
-    env[s.env] = it->second;
-  }
+  for (const cuscope::cli::GivenSetting& g : flags.given) env[g.setting->env] = g.value;
   ReadEnv(env);
 }
 

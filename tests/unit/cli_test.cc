@@ -167,7 +167,7 @@ TEST(Cli, FlagSpellings) {
   EXPECT_EQ(RunCmd({kBin, "export", kProfile, "--chrome=false"}).code, 2);
   Result r = RunCmd({kBin, "export", kProfile, "--chrome=maybe"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--chrome=maybe is not valid"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--chrome: \"maybe\" is not valid"), std::string::npos) << r.err;
   r = RunCmd({kBin, "report", kProfile, "--top"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--top needs a value"), std::string::npos) << r.err;
@@ -225,6 +225,42 @@ TEST(Cli, RunTakesTheProgramWithoutDashDash) {
   r = RunCmd({kBin, "run", "--api=all"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("expected PROGRAM"), std::string::npos) << r.err;
+}
+
+// Issue 31: a yes/no flag is a switch and never takes the next word as its value:
+// `cuscope run --verbose python3 -c pass` read python3 as --verbose's value and
+// refused "-c" as an unknown flag.
+TEST(Cli, RunSwitchesNeverTakeTheNextWord) {
+  Result r = RunCmd({kBin, "run", "--verbose", "python3", "-c", "print('ran')"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "ran\n") << r.err;
+  EXPECT_EQ(r.err.find("unknown flag"), std::string::npos) << r.err;
+  struct Case {
+    std::vector<std::string> flags;
+    const char* env;
+  } cases[] = {{{"--verbose"}, "true,"},
+               {{"--verbose=false"}, "false,"},
+               {{"--verbose=1", "--no-verbose"}, "false,"},
+               {{"-verbose", "--advise=off"}, "true,off"},
+               {{"--noadvise", "--verbose="}, ",false"}};
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {kBin, "run", "--report=none"};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    argv.insert(argv.end(), {"sh", "-c", "echo $CUSCOPE_VERBOSE,$CUSCOPE_ADVISE"});
+    r = RunCmd(argv);
+    EXPECT_EQ(r.code, 0) << c.flags[0] << ": " << r.err;
+    EXPECT_EQ(r.out, std::string(c.env) + "\n") << c.flags[0];
+  }
+  r = RunCmd({kBin, "run", "--verbose=maybe", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("cuscope: run: --verbose: CUSCOPE_VERBOSE=\"maybe\" is not valid; "
+                        "accepted: 1, 0, true, false, yes, no, on, off",
+                        0),
+            0u)
+      << r.err;
+  // advise's switch too: the profile after it is the profile.
+  r = RunCmd({kBin, "advise", "--recompute", kProfile, "--format", "json"});
+  EXPECT_EQ(r.code, 0) << r.err;
 }
 
 // Issue 13: a program that never used CUDA (here: no GPU, so no process loads the
