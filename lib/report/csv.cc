@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "lib/model/demangle.h"
 #include "lib/report/format.h"
 #include "lib/report/number_format.h"
+#include "lib/report/run_fields.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
@@ -65,25 +67,15 @@ void WriteRun(const model::RunInfo& run, const analysis::Summary& s, std::ostrea
   auto kv = [&](absl::string_view k, const std::string& v) {
     CsvRow(out, {std::string(k), CsvField(v)});
   };
-  kv("command_line", run.command_line);
-  kv("pid", absl::StrCat(run.pid));
-  kv("hostname", run.hostname);
-  kv("cuscope_version", run.cuscope_version);
-  kv("rank", absl::StrCat(run.rank));
-  kv("exit_reason", run.exit_reason);
-  kv("start_unix_ns", absl::StrCat(run.start_unix_ns));
-  kv("end_unix_ns", absl::StrCat(run.end_unix_ns));
-  kv("wall_ns", absl::StrCat(s.wall_ns));
-  kv("kernels", absl::StrCat(s.kernel_count));
-  kv("memcpys", absl::StrCat(s.memcpy_count));
-  kv("memsets", absl::StrCat(s.memset_count));
-  kv("api_calls", absl::StrCat(s.api_count));
-  kv("syncs", absl::StrCat(s.sync_count));
-  kv("ranges", absl::StrCat(s.range_count));
-  kv("dropped_records", absl::StrCat(s.dropped_records));
-  kv("buffers_refused", absl::StrCat(run.buffers_refused));
-  kv("internal_kernels", absl::StrCat(run.internal_kernels));
-  kv("invalid_records", absl::StrCat(s.invalid_records));
+  // Every run field (run_fields.h), the JSON report's "run" and "counts" in one.
+  for (const RunField& f : RunFields()) {
+    const RunFieldValue v = f.value(run, s);
+    if (const std::string* text = std::get_if<std::string>(&v)) {
+      kv(f.key, *text);
+    } else {
+      kv(f.key, std::visit([](auto n) { return absl::StrCat(n); }, v));
+    }
+  }
   for (const auto& [k, v] : run.extra) kv(absl::StrCat("extra.", k), v);
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -13,6 +14,7 @@
 #include "lib/report/gpu_samples_text.h"
 #include "lib/report/json_writer.h"
 #include "lib/report/number_format.h"
+#include "lib/report/run_fields.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
@@ -64,24 +66,27 @@ void JsonTable(Writer& w, absl::string_view name, const std::vector<Row>& rows, 
   w.EndObject();
 }
 
+// The run fields of `group` (run_fields.h), each with the JSON type of its value.
+void WriteRunFields(Writer& w, RunField::Group group, const model::RunInfo& run,
+                    const analysis::Summary& s) {
+  for (const RunField& f : RunFields()) {
+    if (f.group != group) continue;
+    Key(w, f.key);
+    const RunFieldValue v = f.value(run, s);
+    if (const std::string* text = std::get_if<std::string>(&v)) {
+      Str(w, *text);
+    } else if (const int64_t* i = std::get_if<int64_t>(&v)) {
+      w.Int64(*i);
+    } else {
+      w.Uint64(std::get<uint64_t>(v));
+    }
+  }
+}
+
 void WriteRun(Writer& w, const model::RunInfo& run, const analysis::Summary& s) {
   Key(w, "run");
   w.StartObject();
-  Key(w, "command_line"), Str(w, run.command_line);
-  Key(w, "pid"), w.Int64(run.pid);
-  Key(w, "hostname"), Str(w, run.hostname);
-  Key(w, "cuscope_version"), Str(w, run.cuscope_version);
-  Key(w, "rank"), w.Int(run.rank);
-  Key(w, "exit_reason"), Str(w, run.exit_reason);
-  Key(w, "start_unix_ns"), w.Int64(run.start_unix_ns);
-  Key(w, "end_unix_ns"), w.Int64(run.end_unix_ns);
-  Key(w, "start_ns"), w.Uint64(run.start_ns);
-  Key(w, "end_ns"), w.Uint64(run.end_ns);
-  Key(w, "wall_ns"), w.Uint64(s.wall_ns);
-  Key(w, "dropped_records"), w.Uint64(s.dropped_records);
-  Key(w, "buffers_refused"), w.Uint64(run.buffers_refused);
-  Key(w, "internal_kernels"), w.Uint64(run.internal_kernels);
-  Key(w, "invalid_records"), w.Uint64(s.invalid_records);
+  WriteRunFields(w, RunField::Group::kRun, run, s);
   Key(w, "extra");
   w.StartObject();
   for (const auto& [k, v] : run.extra) Key(w, k), Str(w, v);
@@ -90,12 +95,7 @@ void WriteRun(Writer& w, const model::RunInfo& run, const analysis::Summary& s) 
 
   Key(w, "counts");
   w.StartObject();
-  Key(w, "kernels"), w.Uint64(s.kernel_count);
-  Key(w, "memcpys"), w.Uint64(s.memcpy_count);
-  Key(w, "memsets"), w.Uint64(s.memset_count);
-  Key(w, "api_calls"), w.Uint64(s.api_count);
-  Key(w, "syncs"), w.Uint64(s.sync_count);
-  Key(w, "ranges"), w.Uint64(s.range_count);
+  WriteRunFields(w, RunField::Group::kCounts, run, s);
   w.EndObject();
 }
 
@@ -390,6 +390,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
   json::Document doc;
   Writer& w = doc.writer();
   w.StartObject();
+  Key(w, "schema_version"), w.Int(kJsonSchemaVersion);
   WriteRun(w, p.run, data.summary);
   WriteDevices(w, p, data.summary);
   WriteSummaryTables(w, data.summary, options.top);

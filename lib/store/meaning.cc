@@ -166,7 +166,7 @@ void MeaningChecker::Time(const ColumnRule& rule, uint64_t v) {
   }
 }
 
-void MeaningChecker::Real(const char* column, double v) {
+void MeaningChecker::Real(const char* column, double v, ColumnDoc) {
   Next(column);
   if (!AcceptedMetricValue(v)) {  // NaN (NULL) is: not measured
     Fail(column, absl::StrFormat("%g", v),
@@ -174,7 +174,7 @@ void MeaningChecker::Real(const char* column, double v) {
   }
 }
 
-void MeaningChecker::Blob(const char* column, const std::vector<double>& values) {
+void MeaningChecker::Blob(const char* column, const std::vector<double>& values, ColumnDoc) {
   Next(column);
   for (size_t i = 0; i < values.size(); ++i) {
     if (!AcceptedMetricValue(values[i])) {

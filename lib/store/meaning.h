@@ -63,7 +63,7 @@ class MeaningChecker {
 
   // The visitor (schema.h).
   template <typename T>
-  void Int(const char* column, const T& v) {
+  void Int(const char* column, const T& v, ColumnDoc) {
     const ColumnRule& rule = Next(column);
     if constexpr (!std::is_enum_v<T>) {  // enums: RowReader checked their range
       if constexpr (std::is_signed_v<T>) {
@@ -72,14 +72,15 @@ class MeaningChecker {
       Unsigned(rule, static_cast<uint64_t>(v));
     }
   }
-  void StrId(const char* column, const model::StringId&) {  // RowReader checked the range
+  void StrId(const char* column, const model::StringId&,
+             ColumnDoc) {  // RowReader checked the range
     Next(column);
   }
-  void Text(const char* column, const std::string&) {  // the reader made it valid UTF-8
+  void Text(const char* column, const std::string&, ColumnDoc) {  // the reader made it valid UTF-8
     Next(column);
   }
-  void Real(const char* column, double v);
-  void Blob(const char* column, const std::vector<double>& values);
+  void Real(const char* column, double v, ColumnDoc);
+  void Blob(const char* column, const std::vector<double>& values, ColumnDoc);
 
   // What a column is checked against, found by its table and name once per table
   // (rows visit their columns in the same order) rather than once per value.

@@ -40,15 +40,17 @@ int TableColumns(sqlite3* db, const char* table, std::set<std::string>* out);
 struct DefaultLister {
   std::vector<std::string> literals;
   template <typename T>
-  void Int(const char*, const T& v) {
+  void Int(const char*, const T& v, ColumnDoc) {
     literals.push_back(absl::StrCat(static_cast<int64_t>(v)));  // uint64: the stored bits
   }
-  void StrId(const char*, const model::StringId& v) { literals.push_back(absl::StrCat(v)); }
-  void Text(const char*, const std::string& v) {
+  void StrId(const char*, const model::StringId& v, ColumnDoc) {
+    literals.push_back(absl::StrCat(v));
+  }
+  void Text(const char*, const std::string& v, ColumnDoc) {
     literals.push_back(absl::StrCat("'", absl::StrReplaceAll(v, {{"'", "''"}}), "'"));
   }
-  void Real(const char*, const double&) { literals.push_back("NULL"); }
-  void Blob(const char*, const std::vector<double>&) { literals.push_back("X''"); }
+  void Real(const char*, const double&, ColumnDoc) { literals.push_back("NULL"); }
+  void Blob(const char*, const std::vector<double>&, ColumnDoc) { literals.push_back("X''"); }
 };
 
 // The SELECT of Rec's table in a file whose table has only the columns `present`:

@@ -4,15 +4,15 @@
 
 namespace cuscope::store {
 
-void RowReader::StrId(const char* column, model::StringId& out) {
+void RowReader::StrId(const char* column, model::StringId& out, ColumnDoc doc) {
   int index = index_;
-  Int(column, out);
+  Int(column, out, doc);
   if (ok() && out >= string_count_) {
     Fail(column, index, absl::StrCat("a string id below ", string_count_));
   }
 }
 
-void RowReader::Text(const char* column, std::string& out) {
+void RowReader::Text(const char* column, std::string& out, ColumnDoc) {
   int index = index_++;
   if (!ok()) return;
   if (sqlite3_column_type(stmt_, index) != SQLITE_TEXT) {
@@ -26,7 +26,7 @@ void RowReader::Text(const char* column, std::string& out) {
       std::string_view(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes)));
 }
 
-void RowReader::Real(const char* column, double& out) {
+void RowReader::Real(const char* column, double& out, ColumnDoc) {
   int index = index_++;
   if (!ok()) return;
   sqlite3_value* value = sqlite3_column_value(stmt_, index);  // as in Int
@@ -43,7 +43,7 @@ void RowReader::Real(const char* column, double& out) {
   }
 }
 
-void RowReader::Blob(const char* column, std::vector<double>& out) {
+void RowReader::Blob(const char* column, std::vector<double>& out, ColumnDoc) {
   int index = index_++;
   if (!ok()) return;
   sqlite3_value* value = sqlite3_column_value(stmt_, index);  // as in Int

@@ -1,5 +1,5 @@
 // Reading values back from a profile file into structs, checking each one: the
-// visitors that Table<Rec>::Visit (schema.h) and VisitRunInfo drive when loading.
+// visitors that Table<Rec>::Visit (table.h) and VisitRunInfo drive when loading.
 #ifndef CUSCOPE_LIB_STORE_ROW_READER_H_
 #define CUSCOPE_LIB_STORE_ROW_READER_H_
 
@@ -20,6 +20,7 @@
 #include "lib/model/enum_names.h"
 #include "lib/model/profile.h"
 #include "lib/model/utf8.h"
+#include "lib/store/table.h"
 
 namespace cuscope::store {
 
@@ -38,7 +39,7 @@ class RowReader {
   const std::string& error() const { return error_; }
 
   template <typename T>
-  void Int(const char* column, T& out) {
+  void Int(const char* column, T& out, ColumnDoc) {
     int index = index_++;
     if (!ok()) return;
     // One column call, then the value's: sqlite3_column_type and _int64 would each
@@ -70,11 +71,11 @@ class RowReader {
       out = static_cast<T>(v);
     }
   }
-  void StrId(const char* column, model::StringId& out);
-  void Text(const char* column, std::string& out);
-  void Real(const char* column, double& out);
+  void StrId(const char* column, model::StringId& out, ColumnDoc);
+  void Text(const char* column, std::string& out, ColumnDoc);
+  void Real(const char* column, double& out, ColumnDoc);
   // A BLOB of 8 x n bytes (float64_blob.h): n values.
-  void Blob(const char* column, std::vector<double>& out);
+  void Blob(const char* column, std::vector<double>& out, ColumnDoc);
 
  private:
   void Fail(const char* column, int index, absl::string_view expected);
@@ -95,7 +96,7 @@ class MetaReader {
   const std::string& error() const { return error_; }
 
   template <typename T>
-  void Int(const char* key, T& out) {
+  void Int(const char* key, T& out, ColumnDoc) {
     auto it = meta_.find(key);
     if (it == meta_.end() || !ok()) return;  // absent: the writer never got that far
     if (!absl::SimpleAtoi(it->second, &out)) {
@@ -103,7 +104,7 @@ class MetaReader {
                                model::QuoteForMessage(it->second));
     }
   }
-  void Text(const char* key, std::string& out) {
+  void Text(const char* key, std::string& out, ColumnDoc) {
     auto it = meta_.find(key);
     if (it != meta_.end()) out = it->second;
   }

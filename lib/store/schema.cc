@@ -15,10 +15,11 @@ namespace cuscope::store {
 namespace {
 
 template <typename Rec>
-std::string CreateTableSql(absl::string_view constraints = "") {
+std::string CreateTableSql() {
   ColumnLister c = Columns<Rec>();
   std::string sql = absl::StrCat("CREATE TABLE ", Table<Rec>::kName, " (\n  ",
                                  absl::StrJoin(c.declarations, ",\n  "));
+  const absl::string_view constraints = Table<Rec>::kConstraints;
   if (!constraints.empty()) absl::StrAppend(&sql, ",\n  ", constraints);
   absl::StrAppend(&sql, "\n);\n");
   return sql;
@@ -121,17 +122,9 @@ CREATE TABLE strings (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
 CREATE TABLE enum_names (enum TEXT NOT NULL, value INTEGER NOT NULL, name TEXT NOT NULL,
                          PRIMARY KEY (enum, value)) WITHOUT ROWID;
 )sql";
-  absl::StrAppend(&sql, CreateTableSql<model::DeviceInfo>("UNIQUE (id)"),
-                  CreateTableSql<model::KernelRecord>(), CreateTableSql<model::MemcpyRecord>(),
-                  CreateTableSql<model::MemsetRecord>(), CreateTableSql<model::ApiRecord>(),
-                  CreateTableSql<model::SyncRecord>(), CreateTableSql<model::CudaEventRecord>(),
-                  CreateTableSql<model::RangeRecord>(), CreateTableSql<model::OverheadRecord>(),
-                  CreateTableSql<CounterSetRow>(Table<CounterSetRow>::kConstraints),
-                  CreateTableSql<CounterLaunchRow>(Table<CounterLaunchRow>::kConstraints),
-                  CreateTableSql<CounterValueRow>(Table<CounterValueRow>::kConstraints),
-                  CreateTableSql<model::DeviceMetric>(),
-                  CreateTableSql<GpuSampleConfigRow>(Table<GpuSampleConfigRow>::kConstraints),
-                  CreateTableSql<model::GpuSample>());
+  ProfileTables::ForEach([&sql](auto table) {
+    absl::StrAppend(&sql, CreateTableSql<typename decltype(table)::Record>());
+  });
   absl::StrAppend(&sql, kViewsSql);
   return sql;
 }

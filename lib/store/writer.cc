@@ -44,11 +44,11 @@ class Binder {
   Binder(sqlite3_stmt* stmt, size_t string_count) : stmt_(stmt), string_count_(string_count) {}
 
   template <typename T>
-  void Int(const char*, const T& value) {
+  void Int(const char*, const T& value, ColumnDoc) {
     // uint64 values are stored as their int64 bit pattern (ns timestamps fit).
     sqlite3_bind_int64(stmt_, index_++, static_cast<sqlite3_int64>(value));
   }
-  void StrId(const char* column, const StringId& id) {
+  void StrId(const char* column, const StringId& id, ColumnDoc) {
     if (id >= string_count_ && bad_column_ == nullptr) {
       bad_column_ = column;
       bad_id_ = id;
@@ -56,11 +56,11 @@ class Binder {
     }
     sqlite3_bind_int64(stmt_, index_++, id);
   }
-  void Text(const char*, const std::string& s) {
+  void Text(const char*, const std::string& s, ColumnDoc) {
     // SQLITE_STATIC: `s` outlives the sqlite3_step that reads it.
     sqlite3_bind_text64(stmt_, index_++, s.data(), s.size(), SQLITE_STATIC, SQLITE_UTF8);
   }
-  void Blob(const char*, const std::vector<double>& values) {
+  void Blob(const char*, const std::vector<double>& values, ColumnDoc) {
     const sqlite3_uint64 bytes = values.size() * kFloat64Bytes;
     if constexpr (kHostIsLittleEndian) {
       // The vector's memory is the BLOB's layout; it outlives the step (SQLITE_STATIC).
@@ -72,7 +72,7 @@ class Binder {
       sqlite3_bind_blob64(stmt_, index_++, blob.data(), bytes, SQLITE_TRANSIENT);
     }
   }
-  void Real(const char*, const double& value) {
+  void Real(const char*, const double& value, ColumnDoc) {
     // SQLite would store a NaN as NULL anyway; say so. Infinities are stored as such.
     if (std::isnan(value)) {
       sqlite3_bind_null(stmt_, index_++);
@@ -109,10 +109,10 @@ struct Inserter {
 struct MetaWriter {
   std::vector<std::pair<std::string, std::string>> rows;
   template <typename T>
-  void Int(const char* key, const T& value) {
+  void Int(const char* key, const T& value, ColumnDoc) {
     rows.emplace_back(key, absl::StrCat(value));
   }
-  void Text(const char* key, const std::string& value) { rows.emplace_back(key, value); }
+  void Text(const char* key, const std::string& value, ColumnDoc) { rows.emplace_back(key, value); }
 };
 
 // Replace, not reuse: removes the old profile at `path` and any journal it left,
