@@ -1,5 +1,6 @@
 // The library's entry points: CUDA's injection hook, NVTX's injection hook, and the
-// C ABI. Everything else in libcuscope.so is hidden.
+// C ABI. Everything else in libcuscope.so is hidden. The entry point keeps the
+// process's one Session (TheSession) and wires the process's exit and forks to it.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -27,6 +28,23 @@ thread_local char t_output_path[4096];
 
 }  // namespace
 
+namespace cuscope::inject {
+namespace {
+
+void AtExit() { TheSession().OnExit(); }
+void AtForkChild() { TheSession().OnForkChild(); }
+
+}  // namespace
+
+Session& TheSession() {
+  // Never destroyed (session.h): CUPTI's threads, the atexit hook and the signal
+  // handler may reach it after static destructors have run.
+  static Session* const session = new Session({AtExit, AtForkChild});
+  return *session;
+}
+
+}  // namespace cuscope::inject
+
 void cuscope::inject::SetLastError(absl::string_view message) {
   size_t n = std::min(message.size(), sizeof(t_last_error) - 1);
   std::memcpy(t_last_error, message.data(), n);
@@ -36,6 +54,7 @@ void cuscope::inject::SetLastError(absl::string_view message) {
 namespace {
 
 using cuscope::inject::SetLastError;
+using cuscope::inject::TheSession;
 
 int Fail(int code, const absl::Status& status) {
   SetLastError(status.message());
@@ -66,7 +85,8 @@ int CodeOf(const absl::Status& st) {
 // Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this
 // library. Never fails the host: a problem is one line on stderr.
 CUSCOPE_EXPORT int InitializeInjection(void) {
-  absl::Status st = cuscope::inject::StartFromEnvironment();
+  absl::Status st =
+      TheSession().Start([](const char* name) -> const char* { return std::getenv(name); });
   if (!st.ok() && st.code() != absl::StatusCode::kCancelled &&
       st.code() != absl::StatusCode::kAlreadyExists) {
     cuscope::inject::Warn(absl::StrCat(st.message(), "; the program runs without profiling"));
@@ -95,7 +115,7 @@ CUSCOPE_EXPORT int cuscope_start(const char* settings) {
   absl::StatusOr<cuscope::config::NamedValues> given =
       cuscope::config::ParseStartText(settings ? settings : "");
   if (!given.ok()) return Fail(CUSCOPE_ERROR_INVALID_SETTING, given.status());
-  absl::Status st = cuscope::inject::Start([&](const char* name) -> const char* {
+  absl::Status st = TheSession().Start([&](const char* name) -> const char* {
     for (const auto& [k, v] : *given) {
       if (k == name) return v.c_str();
     }
@@ -107,21 +127,21 @@ CUSCOPE_EXPORT int cuscope_start(const char* settings) {
 }
 
 CUSCOPE_EXPORT int cuscope_stop(void) {
-  absl::Status st = cuscope::inject::Stop("stop");
+  absl::Status st = TheSession().Stop(cuscope::inject::StopReason::StopCall());
   if (!st.ok()) return Fail(CodeOf(st), st);
   return CUSCOPE_OK;
 }
 
 CUSCOPE_EXPORT int cuscope_flush(void) {
-  absl::Status st = cuscope::inject::Flush();
+  absl::Status st = TheSession().Flush();
   if (!st.ok()) return Fail(CodeOf(st), st);
   return CUSCOPE_OK;
 }
 
-CUSCOPE_EXPORT int cuscope_is_active(void) { return cuscope::inject::Active() ? 1 : 0; }
+CUSCOPE_EXPORT int cuscope_is_active(void) { return TheSession().Active() ? 1 : 0; }
 
 CUSCOPE_EXPORT const char* cuscope_output_path(void) {
-  std::string path = cuscope::inject::OutputPath();
+  std::string path = TheSession().OutputPath();
   size_t n = std::min(path.size(), sizeof(t_output_path) - 1);
   std::memcpy(t_output_path, path.data(), n);
   t_output_path[n] = '\0';

@@ -11,19 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/advise.h"
 #include "lib/config/report_width.h"
+#include "lib/inject/warn.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
 
 namespace cuscope::inject {
 namespace {
-
-// "cuscope: <message>" as one line on stderr (as session.h's Warn, which includes
-// this file's header).
-void Warn(const std::string& message) {
-  std::string line = absl::StrCat("cuscope: ", message, "\n");
-  ssize_t n = write(STDERR_FILENO, line.data(), line.size());
-  (void)n;
-}
 
 // Whether this process prints the report: of several ranks, only report_rank.
 bool PrintsReport(const RunEnd& end) {

@@ -9,12 +9,12 @@
 CUSCOPE_EXPORT int cuscope_range_push(const char* name) {
   const char* n = name != nullptr ? name : "";
   // Scopes are regions like NVTX ranges: they can open a capture window too.
-  cuscope::inject::OnScopePush(n);
+  cuscope::inject::TheSession().OnScopePush(n);
   return static_cast<int>(cuscope::collect::scopes::Push(n));
 }
 
 CUSCOPE_EXPORT int cuscope_range_pop(void) {
   int depth = cuscope::collect::scopes::Pop();
-  if (depth >= 0) cuscope::inject::OnScopePop();  // an unbalanced pop closes nothing
+  if (depth >= 0) cuscope::inject::TheSession().OnScopePop();  // an unbalanced pop closes nothing
   return depth;
 }

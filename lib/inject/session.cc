@@ -2,27 +2,19 @@
 
 #include <cupti.h>
 #include <pthread.h>
-#include <semaphore.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iostream>
+#include <iterator>
 #include <memory>
-#include <optional>
-#include <thread>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
 #include "cuscope/version.h"
-#include "lib/collect/collector.h"
 #include "lib/collect/scopes.h"
 #include "lib/config/output_path.h"
 #include "lib/config/rank.h"
@@ -62,432 +54,314 @@ std::string HostName() {
   return buf;
 }
 
-// Everything a running session holds. Allocated once, never destroyed: CUPTI's
-// thread and signal handlers may touch it until the process is gone.
-struct SessionState {
-  absl::Mutex mu;  // serializes start/stop/flush
-  bool active ABSL_GUARDED_BY(mu) = false;
-  config::Config config;
-  collect::CollectOptions options;  // from config
-  collect::Collector collector;
-  std::string path;
-  std::unique_ptr<store::ProfileWriter> writer;
-  absl::Mutex writer_mu;  // guards writer use from CUPTI's thread
-  bool write_failed = false;
-  model::RunInfo run;
-  uint64_t records_written = 0;  // the program's own records (Profile::work_record_count)
-  // Background thread: periodic flush and signal-triggered stop.
-  sem_t wake;
-  std::atomic<bool> thread_started{false};
-  std::atomic<bool> thread_stop{false};
-};
-
-std::atomic<pid_t> g_owner_pid{0};  // the process the session belongs to
-std::atomic<bool> g_hooks_installed{false};
-std::atomic<int> g_pending_signal{0};
-std::atomic<bool> g_signal_done{false};
-struct sigaction g_previous_int, g_previous_term;
-
-SessionState& State() {
-  static SessionState* state = [] {
-    auto* s = new SessionState();
-    sem_init(&s->wake, 0, 0);
-    return s;
-  }();
-  return *state;
-}
-
-bool InOwnerProcess() { return g_owner_pid.load() == getpid(); }
-
-void Sink(const model::Profile& batch, bool devices_changed) {
-  SessionState& s = State();
-  absl::MutexLock lock(&s.writer_mu);
-  if (s.writer == nullptr || s.write_failed) return;
-  absl::Status st = absl::OkStatus();
-  if (devices_changed) st = s.writer->WriteDevices(batch.devices);
-  if (st.ok()) st = AppendBatch(*s.writer, batch, Warn);
-  if (!st.ok()) {
-    s.write_failed = true;
-    Warn(absl::StrCat("writing the profile failed, later records are lost: ", st.message()));
-    return;
-  }
-  s.records_written += batch.work_record_count();
-}
-
-std::atomic<int> g_flush_period_ms{1000};
-constexpr int kRegionRetryMs = 5;
-
-void BackgroundLoop() {
-  // Process-directed SIGINT/SIGTERM must not land here: OnSignal waits for this
-  // thread to write the profile.
-  sigset_t block;
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &block, nullptr);
-  SessionState& s = State();
-  int deferred_ms = 0;  // how long the current period's flush has waited for a region
-  while (!s.thread_stop.load()) {
-    const int period = g_flush_period_ms.load();
-    // A flush inside a measured region instance would show in its span: wait for the
-    // instance to end, a few ms at a time, but not longer than one more period (a
-    // crash keeps what was flushed).
-    const int wait_ms = deferred_ms > 0 ? kRegionRetryMs : period;
-    int rc;
-    if (period > 0) {
-      timespec deadline;
-      clock_gettime(CLOCK_REALTIME, &deadline);
-      deadline.tv_sec += wait_ms / 1000;
-      deadline.tv_nsec += (wait_ms % 1000) * 1000000L;
-      if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec += 1;
-        deadline.tv_nsec -= 1000000000L;
-      }
-      rc = sem_timedwait(&s.wake, &deadline);
-    } else {
-      rc = sem_wait(&s.wake);
-    }
-    if (s.thread_stop.load() || !InOwnerProcess()) return;
-    int sig = g_pending_signal.load();
-    if (sig != 0) {
-      Stop(absl::StrCat("signal ", sig)).IgnoreError();
-      g_signal_done.store(true);
-      return;
-    }
-    if (rc != 0 && errno == ETIMEDOUT && s.collector.tracer().running()) {
-      if (!s.collector.tracer().PeriodicFlush(/*even_if_held=*/deferred_ms >= period)) {
-        deferred_ms += kRegionRetryMs;
-        continue;
-      }
-      deferred_ms = 0;
-      // The flush delivered the records that may wake the counters' launch callbacks.
-      s.collector.counters().Tick();
-    }
-  }
-}
-
-// SIGINT/SIGTERM whose previous disposition would end the process: write the
-// profile (on the background thread, bounded wait), then end as the program would
-// have. A program's own handler is called instead, untouched: the program decides,
-// and the profile is written at exit.
-void OnSignal(int sig, siginfo_t* info, void* context) {
-  struct sigaction& prev = sig == SIGINT ? g_previous_int : g_previous_term;
-  bool prev_is_function = (prev.sa_flags & SA_SIGINFO)
-                              ? prev.sa_sigaction != nullptr
-                              : (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN);
-  if (prev_is_function) {
-    if (prev.sa_flags & SA_SIGINFO)
-      prev.sa_sigaction(sig, info, context);
-    else
-      prev.sa_handler(sig);
-    return;
-  }
-  if (prev.sa_handler == SIG_IGN) return;
-  if (InOwnerProcess() && State().thread_started.load() && g_pending_signal.exchange(sig) == 0) {
-    sem_post(&State().wake);
-    // Wait at most 3 s for the rest of the profile. The run's end is written first
-    // (no CUPTI call); the last flush can block when the signal interrupted the
-    // program inside a CUDA call (measured on the H200 in a launch loop), and then
-    // the records of the last flush period (CUSCOPE_FLUSH_PERIOD_MS) are lost.
-    for (int i = 0; i < 300 && !g_signal_done.load(); ++i) {
-      timespec ten_ms{0, 10000000L};
-      nanosleep(&ten_ms, nullptr);
-    }
-  }
-  sigaction(sig, &prev, nullptr);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-  raise(sig);
-}
-
-void AtExit() {
-  if (!InOwnerProcess()) return;  // a forked child: the parent owns the profile
-  Stop("exit").IgnoreError();
-}
-
-void AtForkChild() {
-  // The child neither flushes nor writes: CUPTI's thread and the profile belong to
-  // the parent. A child that execs starts its own session with its own file.
-  State().thread_started.store(false);
-}
-
-void InstallProcessHooks() {
-  if (g_hooks_installed.exchange(true)) return;
-  std::atexit(AtExit);
-  pthread_atfork(nullptr, nullptr, AtForkChild);
-  struct sigaction sa = {};
-  sa.sa_sigaction = OnSignal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &g_previous_int);
-  sigaction(SIGTERM, &sa, &g_previous_term);
-}
-
 }  // namespace
 
-void Warn(const std::string& message) {
-  std::string line = absl::StrCat("cuscope: ", message, "\n");
-  ssize_t n = write(STDERR_FILENO, line.data(), line.size());
-  (void)n;
-}
+Session::Session(ProcessHooks hooks) : hooks_(hooks) {}
 
-namespace {
-
-// The collector's parts, in order: the tracer (its failure ends the start), then
-// capture control and counters (their failures are notes). Under s.mu.
-absl::Status StartCollector(SessionState& s) {
-  s.options = CollectOptionsFrom(s.config);
-  absl::Status tracing = s.collector.tracer().Start(s.options, Sink);
-  if (!tracing.ok()) {
-    absl::MutexLock wlock(&s.writer_mu);
-    s.run.exit_reason = "not started";
-    s.writer->WriteRunInfo(s.run).IgnoreError();
-    s.writer->Close().IgnoreError();
-    s.writer.reset();
-    return absl::UnavailableError(
-        absl::StrCat("CUPTI could not start tracing: ", tracing.message()));
+absl::Status Session::Start(const config::GetEnv& getenv) {
+  absl::MutexLock lock(&mu_);
+  // The last run's background thread is still being joined (Stop): wait for it.
+  mu_.Await(absl::Condition(
+      +[](Phase* phase) { return *phase != Phase::kEndingThread; }, &phase_));
+  if (phase_ == Phase::kRunning) {
+    return absl::AlreadyExistsError("a cuscope session is already running");
   }
-  if (s.options.needs_capture_control()) {
-    absl::Status capturing = s.collector.regions().Start(s.options);
-    if (!capturing.ok()) {
-      // Without callbacks the tracer would stay paused: record everything instead.
-      s.collector.tracer().ResumeGpuKinds();
-      s.run.extra["capture.status"] = std::string(capturing.message());
-      Warn(absl::StrCat("capture: ", capturing.message(), "; recording everything instead"));
-    }
-  }
-  if (s.options.counters_enabled()) {
-    absl::Status counting = s.collector.counters().Start(s.options);
-    if (!counting.ok()) {
-      s.run.extra["counters.status"] = std::string(counting.message());
-      Warn(absl::StrCat("counters: ", counting.message(), "; tracing goes on without them"));
-    }
-  }
-  StartGpuMetrics(s.collector, s.options, s.run, Warn);
-  return absl::OkStatus();
-}
-
-// What the tracer and the scopes say at the end, into the run info.
-void RecordCollectStats(SessionState& s, const collect::ActivityStats& stats) {
-  s.run.dropped_records = stats.dropped_records;
-  s.run.buffers_refused = stats.buffers_refused;
-  s.run.internal_kernels = stats.internal_kernels;
-  // After a failed write the probe's way back is not watched: no takeover to report.
-  if (stats.records_taken && !s.write_failed) {
-    s.run.extra["activity.status"] = absl::StrFormat(
-        "activity records stopped reaching cuscope (the last API call recorded ended %.3f s "
-        "into the run): another CUPTI client (torch.profiler, nsys, ...) took over activity "
-        "collection; what came after is missing from this profile",
-        stats.last_api_end_ns > s.run.start_ns ? (stats.last_api_end_ns - s.run.start_ns) / 1e9
-                                               : 0.0);
-    Warn(s.run.extra["activity.status"]);
-  } else if (stats.buffers_outstanding > 0) {
-    s.run.extra["activity.status"] = absl::StrFormat(
-        "%d activity buffers were not returned: another CUPTI client (torch.profiler, "
-        "nsys, ...) took over activity collection; records after that are missing",
-        stats.buffers_outstanding);
-    Warn(s.run.extra["activity.status"]);
-  }
-  collect::scopes::Stats scope_stats = collect::scopes::GetStats();
-  s.run.extra["scopes_recorded"] = absl::StrCat(scope_stats.recorded);
-  if (scope_stats.dropped_open + scope_stats.dropped_overflow > 0) {
-    s.run.extra["scopes_dropped"] =
-        absl::StrCat(scope_stats.dropped_open + scope_stats.dropped_overflow);
-  }
-  if (scope_stats.unbalanced_pops > 0) {
-    s.run.extra["scopes_unbalanced_pops"] = absl::StrCat(scope_stats.unbalanced_pops);
-  }
-}
-
-}  // namespace
-
-absl::Status Start(const config::GetEnv& getenv) {
-  SessionState& s = State();
-  absl::MutexLock lock(&s.mu);
-  if (s.active) return absl::AlreadyExistsError("a cuscope session is already running");
   absl::StatusOr<config::Config> cfg = config::ConfigFromEnv(getenv);
   if (!cfg.ok()) return cfg.status();
   if (!cfg->enabled) return absl::CancelledError("disabled by CUSCOPE_ENABLE=0");
-  s.config = *cfg;
-  g_flush_period_ms.store(s.config.flush_period_ms);
+  config_ = *std::move(cfg);
+  if (absl::Status opened = OpenProfile(getenv); !opened.ok()) return opened;
+  if (absl::Status started = StartCollector(); !started.ok()) return started;
+  phase_ = Phase::kRunning;
+  collect::scopes::ResetStats();
+  collect::scopes::SetRecording(true);
+  InstallProcessHooksOnce();
+  StartBackground();
+  if (config_.verbose) Warn(absl::StrCat("profiling pid ", run_.pid, " into ", path_));
+  return absl::OkStatus();
+}
 
+// The file (named from the settings), the run info as it starts, the owner process.
+absl::Status Session::OpenProfile(const config::GetEnv& getenv) {
   pid_t pid = getpid();
   int64_t owner = 0;
   const char* owner_env = getenv("CUSCOPE_OWNER_PID");
   if (owner_env == nullptr || !absl::SimpleAtoi(owner_env, &owner)) owner = 0;
   const config::RankInfo rank = config::RankFromEnv(getenv);
   absl::StatusOr<std::string> path =
-      config::ExpandOutputPath(s.config.output, {pid, owner, HostName(), rank.rank, getenv});
+      config::ExpandOutputPath(config_.output, {pid, owner, HostName(), rank.rank, getenv});
   if (!path.ok()) return path.status();
-  s.path = *std::move(path);
+  path_ = *std::move(path);
   if (owner == 0) {
     // Children of this program inherit it and write beside our file.
     setenv("CUSCOPE_OWNER_PID", absl::StrCat(pid).c_str(), 1);
   }
-
-  auto writer = store::ProfileWriter::Create(s.path);
+  auto writer = store::ProfileWriter::Create(path_);
   if (!writer.ok()) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot write the profile: ", writer.status().message()));
   }
-  s.run = model::RunInfo();
-  s.run.command_line = CommandLine();
-  s.run.pid = pid;
-  s.run.start_unix_ns = UnixNowNs();
-  s.run.start_ns = CuptiNowNs();
-  s.run.cuscope_version = CUSCOPE_VERSION_STRING;
-  s.run.hostname = HostName();
-  s.run.rank = rank.rank;
+  run_ = model::RunInfo();
+  run_.command_line = CommandLine();
+  run_.pid = pid;
+  run_.start_unix_ns = UnixNowNs();
+  run_.start_ns = CuptiNowNs();
+  run_.cuscope_version = CUSCOPE_VERSION_STRING;
+  run_.hostname = HostName();
+  run_.rank = rank.rank;
   if (rank.known()) {
-    s.run.extra["rank_source"] = rank.source;
-    if (rank.local_rank >= 0) s.run.extra["local_rank"] = absl::StrCat(rank.local_rank);
-    if (rank.world_size >= 0) s.run.extra["world_size"] = absl::StrCat(rank.world_size);
+    run_.extra["rank_source"] = rank.source;
+    if (rank.local_rank >= 0) run_.extra["local_rank"] = absl::StrCat(rank.local_rank);
+    if (rank.world_size >= 0) run_.extra["world_size"] = absl::StrCat(rank.world_size);
   }
-  (*writer)->WriteRunInfo(s.run).IgnoreError();
-  {
-    absl::MutexLock wlock(&s.writer_mu);
-    s.writer = std::move(*writer);
-    s.write_failed = false;
-    s.records_written = 0;
-  }
-  g_owner_pid.store(pid);
-
-  absl::Status started = StartCollector(s);
-  if (!started.ok()) return started;
-  s.active = true;
-  collect::scopes::ResetStats();
-  collect::scopes::SetRecording(true);
-  InstallProcessHooks();
-  if (!s.thread_started.exchange(true)) {
-    s.thread_stop.store(false);
-    std::thread(BackgroundLoop).detach();
-  }
-  if (s.config.verbose) Warn(absl::StrCat("profiling pid ", pid, " into ", s.path));
+  (*writer)->WriteRunInfo(run_).IgnoreError();
+  sink_.Open(*std::move(writer), path_);
+  owner_pid_.store(pid);
   return absl::OkStatus();
 }
 
-absl::Status StartFromEnvironment() {
-  return Start([](const char* name) -> const char* { return std::getenv(name); });
-}
-
-// The end of the profile file: run info, measured kernels' times, findings (read back
-// into `ended`), close. True if the write failed (said in its one line).
-static bool FinishProfile(SessionState& s, bool on_signal, bool nothing_recorded,
-                          std::optional<model::Profile>* ended) {
-  absl::MutexLock wlock(&s.writer_mu);
-  bool failed = s.write_failed;
-  if (s.writer == nullptr) return failed;
-  absl::Status st = s.writer->WriteRunInfo(s.run);
-  // Measured launches get their times before the profile is read back (only counters
-  // leave launches without times: a traced run skips the query). A failure there is
-  // said and the profile finished: the reader places them again.
-  if (st.ok() && s.options.counters_enabled()) {
-    if (absl::Status placed = s.writer->PlaceMeasuredKernels(); !placed.ok()) {
-      Warn(absl::StrCat("measured kernels left without times: ", placed.message()));
+// The collector's parts, in order: the tracer (its failure ends the start), then
+// capture control and counters (their failures are notes).
+absl::Status Session::StartCollector() {
+  options_ = CollectOptionsFrom(config_);
+  absl::Status tracing = collector_.tracer().Start(
+      options_, [this](const model::Profile& batch, bool devices_changed) {
+        sink_.Append(batch, devices_changed);
+      });
+  if (!tracing.ok()) {
+    run_.exit_reason = ExitReasonText(StopReason::NotStarted());
+    sink_.Abandon(run_);
+    return absl::UnavailableError(
+        absl::StrCat("CUPTI could not start tracing: ", tracing.message()));
+  }
+  if (options_.needs_capture_control()) {
+    absl::Status capturing = collector_.regions().Start(options_);
+    if (!capturing.ok()) {
+      // Without callbacks the tracer would stay paused: record everything instead.
+      collector_.tracer().ResumeGpuKinds();
+      run_.extra["capture.status"] = std::string(capturing.message());
+      Warn(absl::StrCat("capture: ", capturing.message(), "; recording everything instead"));
     }
   }
-  if (st.ok() && !failed && !on_signal && !nothing_recorded) {
-    *ended = inject::EndProfile(s.path, *s.writer, s.config, Warn);
+  if (options_.counters_enabled()) {
+    absl::Status counting = collector_.counters().Start(options_);
+    if (!counting.ok()) {
+      run_.extra["counters.status"] = std::string(counting.message());
+      Warn(absl::StrCat("counters: ", counting.message(), "; tracing goes on without them"));
+    }
   }
-  if (st.ok()) st = s.writer->Close();
-  if (!st.ok() && !failed) {
-    Warn(absl::StrCat("finishing the profile failed: ", st.message()));
-    failed = true;
-  }
-  s.writer.reset();
-  return failed;
+  StartGpuMetrics(collector_, options_, run_, Warn);
+  return absl::OkStatus();
 }
 
-absl::Status Stop(const std::string& reason) {
+// The atexit and fork hooks and the signal handler, at the process's first start.
+void Session::InstallProcessHooksOnce() {
+  if (hooks_installed_) return;
+  hooks_installed_ = true;
+  if (hooks_.at_exit != nullptr) std::atexit(hooks_.at_exit);
+  if (hooks_.at_fork_child != nullptr) pthread_atfork(nullptr, nullptr, hooks_.at_fork_child);
+  signals_.Install();
+}
+
+void Session::StartBackground() {
+  FlushThread::Work work;
+  work.flush = [this](bool even_if_held) { return PeriodicFlush(even_if_held); };
+  work.stop_on_signal = [this](int sig) { Stop(StopReason::Signal(sig)).IgnoreError(); };
+  if (!flush_thread_.Start(config_.flush_period_ms, std::move(work))) {
+    Warn(
+        "no background thread: records reach the profile only at the end, and SIGINT/SIGTERM "
+        "end the program without writing it");
+  }
+}
+
+// On the background thread, each flush period (no lock of the session's: the
+// tracer serializes its flushes).
+bool Session::PeriodicFlush(bool even_if_held) {
+  collect::ActivityTracer& tracer = collector_.tracer();
+  if (!tracer.running()) return true;
+  if (!tracer.PeriodicFlush(even_if_held)) return false;
+  // The flush delivered the records that may wake the counters' launch callbacks.
+  collector_.counters().Tick();
+  return true;
+}
+
+absl::Status Session::Stop(const StopReason& reason) {
   // A forked child shares the parent's profile file: it never writes or closes it.
-  if (g_owner_pid.load() != 0 && !InOwnerProcess()) {
+  if (owner_pid_.load() != 0 && !InOwnerProcess()) {
     return absl::FailedPreconditionError("no cuscope session is running in this (forked) process");
   }
-  SessionState& s = State();
-  absl::MutexLock lock(&s.mu);
-  if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");
-  s.active = false;
-  const bool on_signal = reason.rfind("signal", 0) == 0;
+  mu_.Lock();
+  if (phase_ != Phase::kRunning) {
+    mu_.Unlock();
+    return absl::FailedPreconditionError("no cuscope session is running");
+  }
+  StopSteps(reason);
+  // The background thread is joined without mu_: on a signal it may be waiting for
+  // mu_ to stop the run itself, and then finds no run. Start waits for this phase.
+  phase_ = Phase::kEndingThread;
+  mu_.Unlock();
+  flush_thread_.End();
+  mu_.Lock();
+  phase_ = Phase::kIdle;
+  mu_.Unlock();
+  return absl::OkStatus();
+}
+
+// The order of a stop, one step per call (under mu_, once per run):
+//  1. WriteRunEnd: when and how the run ended is in the file before anything calls
+//     CUPTI. On a signal the tracer's flush can block (the program was interrupted
+//     inside a CUDA call) past the handler's wait: the file still says how it ended.
+//  2. StopCaptureAndCounters: capture windows, counters and GPU metrics end before
+//     the tracer's last flush, so that what they leave behind (records, samples,
+//     notes) goes out with it and into the final run info.
+//  3. FlushTracer: user scopes closed, then the tracer's last forced flush drains
+//     every record into the file; its statistics go into the run info.
+//  4. FinishProfile: the final run info (with what 2 and 3 added), measured kernels'
+//     times, the profile read back with its findings, the file closed.
+//  5. Report: only once the file is complete: dropped records, the report and the
+//     line naming the profile (or, with nothing recorded, the file removed).
+void Session::StopSteps(const StopReason& reason) {
+  const uint64_t end_ns = RunEndNs();
+  WriteRunEnd(reason, end_ns);
+  StopCaptureAndCounters(reason);
+  const collect::ActivityStats stats = FlushTracer(end_ns);
+  const Ended ended = FinishProfile(reason);
+  Report(reason, stats, ended);
+}
+
+uint64_t Session::RunEndNs() {
   uint64_t end_ns = CuptiNowNs();
   // Another CUPTI client (Kineto) may have installed its own timestamp source since
   // Start: then CUPTI's clock no longer continues start_ns. Keep the run's own clock.
-  if (end_ns < s.run.start_ns) {
-    const int64_t elapsed = UnixNowNs() - s.run.start_unix_ns;
-    end_ns = s.run.start_ns + static_cast<uint64_t>(elapsed > 0 ? elapsed : 0);
+  if (end_ns < run_.start_ns) {
+    const int64_t elapsed = UnixNowNs() - run_.start_unix_ns;
+    end_ns = run_.start_ns + static_cast<uint64_t>(elapsed > 0 ? elapsed : 0);
   }
-  // Record how the run ended before CUPTI is touched: if the flush below cannot
-  // finish (a signal can interrupt the program inside CUDA), the file still says.
-  s.run.end_ns = end_ns;
-  s.run.end_unix_ns = UnixNowNs();
-  s.run.exit_reason = reason;
-  {
-    absl::MutexLock wlock(&s.writer_mu);
-    if (s.writer != nullptr && !s.write_failed) s.writer->WriteRunInfo(s.run).IgnoreError();
+  return end_ns;
+}
+
+void Session::WriteRunEnd(const StopReason& reason, uint64_t end_ns) {
+  run_.end_ns = end_ns;
+  run_.end_unix_ns = UnixNowNs();
+  run_.exit_reason = ExitReasonText(reason);
+  sink_.WriteRunInfo(run_);
+  if (config_.verbose) Warn(absl::StrCat("stopping (", run_.exit_reason, "): flushing CUPTI"));
+}
+
+void Session::StopCaptureAndCounters(const StopReason& reason) {
+  if (options_.needs_capture_control()) {
+    collector_.regions().Stop();
+    run_.extra["capture.windows"] = absl::StrCat(collector_.regions().WindowsOpened());
   }
-  if (s.config.verbose) Warn(absl::StrCat("stopping (", reason, "): flushing CUPTI"));
-  if (s.options.needs_capture_control()) {
-    s.collector.regions().Stop();
-    s.run.extra["capture.windows"] = absl::StrCat(s.collector.regions().WindowsOpened());
+  if (options_.counters_enabled()) {
+    collector_.counters().Stop();
+    for (auto& [k, v] : collector_.counters().Notes()) run_.extra[k] = v;
   }
-  if (s.options.counters_enabled()) {
-    s.collector.counters().Stop();
-    for (auto& [k, v] : s.collector.counters().Notes()) s.run.extra[k] = v;
-  }
-  StopGpuMetrics(s.collector, s.options, s.run, on_signal, Warn);
+  StopGpuMetrics(collector_, options_, run_, reason.on_signal(), Warn);
+}
+
+collect::ActivityStats Session::FlushTracer(uint64_t end_ns) {
   // User scopes: none recorded from here; the calling thread's open ones end now
   // (other threads' are dropped and counted); the tracer's Stop drains them.
   collect::scopes::SetRecording(false);
   collect::scopes::CloseOpenScopes(end_ns);
-  s.collector.tracer().Stop(end_ns);
-  if (s.config.verbose) Warn("flushed");
-  collect::ActivityStats stats = s.collector.tracer().stats();
-  RecordCollectStats(s, stats);
-  const bool nothing_recorded = reason == "exit" && s.records_written == 0;
-  std::optional<model::Profile> ended;  // read back, with its findings
-  const bool failed = FinishProfile(s, on_signal, nothing_recorded, &ended);
+  collector_.tracer().Stop(end_ns);
+  if (config_.verbose) Warn("flushed");
+  collect::ActivityStats stats = collector_.tracer().stats();
+  RecordCollectStats(stats);
+  return stats;
+}
+
+// What the tracer and the scopes say at the end, into the run info.
+void Session::RecordCollectStats(const collect::ActivityStats& stats) {
+  run_.dropped_records = stats.dropped_records;
+  run_.buffers_refused = stats.buffers_refused;
+  run_.internal_kernels = stats.internal_kernels;
+  // After a failed write the probe's way back is not watched: no takeover to report.
+  if (stats.records_taken && !sink_.write_failed()) {
+    run_.extra["activity.status"] = absl::StrFormat(
+        "activity records stopped reaching cuscope (the last API call recorded ended %.3f s "
+        "into the run): another CUPTI client (torch.profiler, nsys, ...) took over activity "
+        "collection; what came after is missing from this profile",
+        stats.last_api_end_ns > run_.start_ns ? (stats.last_api_end_ns - run_.start_ns) / 1e9
+                                              : 0.0);
+    Warn(run_.extra["activity.status"]);
+  } else if (stats.buffers_outstanding > 0) {
+    run_.extra["activity.status"] = absl::StrFormat(
+        "%d activity buffers were not returned: another CUPTI client (torch.profiler, "
+        "nsys, ...) took over activity collection; records after that are missing",
+        stats.buffers_outstanding);
+    Warn(run_.extra["activity.status"]);
+  }
+  collect::scopes::Stats scope_stats = collect::scopes::GetStats();
+  run_.extra["scopes_recorded"] = absl::StrCat(scope_stats.recorded);
+  if (scope_stats.dropped_open + scope_stats.dropped_overflow > 0) {
+    run_.extra["scopes_dropped"] =
+        absl::StrCat(scope_stats.dropped_open + scope_stats.dropped_overflow);
+  }
+  if (scope_stats.unbalanced_pops > 0) {
+    run_.extra["scopes_unbalanced_pops"] = absl::StrCat(scope_stats.unbalanced_pops);
+  }
+}
+
+Session::Ended Session::FinishProfile(const StopReason& reason) {
+  Ended ended;
+  ended.nothing_recorded = reason.cause == StopCause::kExit && sink_.records_written() == 0;
+  ProfileSink::Ending ending;
+  ending.place_measured_kernels = options_.counters_enabled();
+  ending.read_back = !reason.on_signal() && !ended.nothing_recorded;
+  ending.config = &config_;
+  ended.failed = sink_.Finish(run_, ending, &ended.profile);
+  return ended;
+}
+
+void Session::Report(const StopReason& reason, const collect::ActivityStats& stats,
+                     const Ended& ended) {
   if (stats.dropped_records > 0 || stats.buffers_refused > 0) {
     Warn(absl::StrFormat(
         "%d records were dropped (%d buffer requests refused at CUSCOPE_MAX_BUFFERS=%d); "
         "raise CUSCOPE_MAX_BUFFERS or CUSCOPE_BUFFER_SIZE",
-        stats.dropped_records, stats.buffers_refused, s.config.max_buffers));
+        stats.dropped_records, stats.buffers_refused, config_.max_buffers));
   }
   // A failed write has said so in its one line, which names the file: nothing more.
-  if (!failed) {
-    FinishRun({s.path, s.run.pid, s.run.rank, s.config, on_signal, nothing_recorded,
-               ended ? &*ended : nullptr});
+  if (!ended.failed) {
+    FinishRun({path_, run_.pid, run_.rank, config_, reason.on_signal(), ended.nothing_recorded,
+               ended.profile ? &*ended.profile : nullptr});
   }
-  return absl::OkStatus();
 }
 
-absl::Status Flush() {
-  if (g_owner_pid.load() != 0 && !InOwnerProcess()) {
+absl::Status Session::Flush() {
+  if (owner_pid_.load() != 0 && !InOwnerProcess()) {
     return absl::FailedPreconditionError("no cuscope session is running in this (forked) process");
   }
-  SessionState& s = State();
-  absl::MutexLock lock(&s.mu);
-  if (!s.active) return absl::FailedPreconditionError("no cuscope session is running");
+  absl::MutexLock lock(&mu_);
+  if (phase_ != Phase::kRunning)
+    return absl::FailedPreconditionError("no cuscope session is running");
   // Not forced: a forced flush hands over kernels still queued or running without
   // their times (lib/collect/activity.cc).
-  s.collector.tracer().Flush(false);
+  collector_.tracer().Flush(false);
   return absl::OkStatus();
 }
 
-bool Active() {
-  SessionState& s = State();
-  absl::MutexLock lock(&s.mu);
-  return s.active;
+bool Session::Active() {
+  absl::MutexLock lock(&mu_);
+  return phase_ == Phase::kRunning;
 }
 
-void OnScopePush(const char* name) { State().collector.regions().OnRangePush(name); }
-
-void OnScopePop() { State().collector.regions().OnRangePop(); }
-
-std::string OutputPath() {
-  SessionState& s = State();
-  absl::MutexLock lock(&s.mu);
-  return s.path;
+std::string Session::OutputPath() {
+  absl::MutexLock lock(&mu_);
+  return path_;
 }
+
+void Session::OnScopePush(const char* name) { collector_.regions().OnRangePush(name); }
+
+void Session::OnScopePop() { collector_.regions().OnRangePop(); }
+
+void Session::OnExit() {
+  if (!InOwnerProcess()) return;  // a forked child: the parent owns the profile
+  Stop(StopReason::Exit()).IgnoreError();
+}
+
+void Session::OnForkChild() { flush_thread_.ForgetInChild(); }
 
 }  // namespace cuscope::inject

@@ -1,4 +1,4 @@
-// The session (lib/inject/session.cc) with its own threads, without a GPU: the fake
+// The session (lib/inject/session.h) with its own threads, without a GPU: the fake
 // CUPTI (tests/fake_cupti, linked instead of libcupti) makes records and hands
 // buffers back on its threads, the session's background thread flushes them into
 // the profile every millisecond, and 64 application threads push and pop scopes
@@ -42,7 +42,7 @@ class SessionThreadsTest : public ::testing::Test {
   }
 
   void StartSession() {
-    absl::Status st = Start([this](const char* name) -> const char* {
+    absl::Status st = TheSession().Start([this](const char* name) -> const char* {
       auto it = env_.find(name);
       return it == env_.end() ? nullptr : it->second.c_str();
     });
@@ -79,7 +79,7 @@ class SessionThreadsTest : public ::testing::Test {
   }
 
   model::Profile StopAndLoad() {
-    EXPECT_TRUE(Stop("test").ok());
+    EXPECT_TRUE(TheSession().Stop(StopReason::StopCall()).ok());
     // Nothing is left in the fake: Stop's forced flush took it all.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     absl::StatusOr<model::Profile> p = store::LoadProfile(path_);
