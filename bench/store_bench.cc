@@ -56,7 +56,7 @@ void AddKernels(Profile& batch, size_t count, uint64_t& clock) {
   }
 }
 
-void BM_AppendKernels(benchmark::State& state) {
+void BM_StoreAppend_Kernels(benchmark::State& state) {
   const size_t batch_size = static_cast<size_t>(state.range(0));
   const std::string path = BenchPath("append");
   auto writer = ProfileWriter::Create(path);
@@ -81,11 +81,15 @@ void BM_AppendKernels(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * batch_size));
   unlink(path.c_str());
 }
-BENCHMARK(BM_AppendKernels)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StoreAppend_Kernels)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
 
 // A mixed batch: each kernel with its launch API call, plus some memcpys and
 // ranges; items are all records.
-void BM_AppendMixed(benchmark::State& state) {
+void BM_StoreAppend_Mixed(benchmark::State& state) {
   const size_t kernels = 10000;
   const std::string path = BenchPath("mixed");
   auto writer = ProfileWriter::Create(path);
@@ -137,7 +141,7 @@ void BM_AppendMixed(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(records));
   unlink(path.c_str());
 }
-BENCHMARK(BM_AppendMixed)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StoreAppend_Mixed)->Unit(benchmark::kMillisecond);
 
 // SaveProfile of `profile` at BenchPath(name), each iteration; items are state.range(0)
 // rows.
@@ -259,7 +263,7 @@ void AddSamples(Profile& batch, size_t count, uint64_t& clock) {
 }
 
 // Appending samples in the collector's batches; items are samples.
-void BM_AppendSamples(benchmark::State& state) {
+void BM_StoreAppend_Samples(benchmark::State& state) {
   const size_t batch_size = static_cast<size_t>(state.range(0));
   const std::string path = BenchPath("samples");
   auto writer = ProfileWriter::Create(path);
@@ -284,7 +288,7 @@ void BM_AppendSamples(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * batch_size));
   unlink(path.c_str());
 }
-BENCHMARK(BM_AppendSamples)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StoreAppend_Samples)->Arg(10000)->Unit(benchmark::kMillisecond);
 
 // LoadProfile of a profile with N samples of 8 metrics; items are samples.
 void BM_LoadSamples(benchmark::State& state) {
