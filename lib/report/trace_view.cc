@@ -1,21 +1,16 @@
 #include "lib/report/trace_view.h"
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/occupancy.h"
 #include "lib/analysis/summary.h"
-#include "lib/model/demangle.h"
 #include "lib/model/enum_names.h"
 #include "lib/report/kineto_names.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
-
-using model::Demangle;
 namespace {
 
 using analysis::HasValidTimes;
@@ -91,6 +86,11 @@ void SortIndex(TraceSink& sink, TraceEvent& e, const char* what, int64_t pid, in
 
 }  // namespace
 
+TraceView::TraceView(const model::Profile& profile,
+                     const std::vector<analysis::KernelCounters>& counters,
+                     const TraceFilter* filter)
+    : p_(profile), filter_(filter), index_(profile, counters, filter) {}
+
 void TraceView::Events(TraceSink& sink) const {
   TraceEvent e;
   e.args.reserve(24);
@@ -102,7 +102,7 @@ void TraceView::Events(TraceSink& sink) const {
   CopyAndSetEvents(sink, e);
   ApiAndSyncEvents(sink, e);
   RangeAndOverheadEvents(sink, e);
-  SampleEvents(sink, e);
+  index_.samples().Events(sink, e);
 }
 
 // Processes and threads: host processes and threads, GPUs and their streams, the
@@ -110,39 +110,39 @@ void TraceView::Events(TraceSink& sink) const {
 void TraceView::MetadataEvents(TraceSink& sink, TraceEvent& e) const {
   const model::RunInfo& run = p_.run;
   std::set<uint32_t> host_pids;
-  for (uint64_t key : host_threads_) host_pids.insert(static_cast<uint32_t>(key >> 32));
+  for (uint64_t key : index_.host_threads()) host_pids.insert(static_cast<uint32_t>(key >> 32));
   for (uint32_t pid : host_pids) {
-    const std::string name = pid == run_pid_ && !run.command_line.empty()
+    const std::string name = pid == index_.run_pid() && !run.command_line.empty()
                                  ? run.command_line
                                  : absl::StrCat("process ", pid);
     Metadata(sink, e, "process_name", pid, 0, name);
     SortIndex(sink, e, "process_sort_index", pid, 0, 0);
   }
-  for (uint64_t key : host_threads_) {
+  for (uint64_t key : index_.host_threads()) {
     const uint32_t pid = static_cast<uint32_t>(key >> 32), tid = static_cast<uint32_t>(key);
     Metadata(sink, e, "thread_name", pid, tid, absl::StrCat("thread ", tid));
     SortIndex(sink, e, "thread_sort_index", pid, tid, tid);
   }
-  for (uint32_t id : devices_) {
+  for (uint32_t id : index_.devices()) {
     std::string name = absl::StrCat("GPU ", id);
     const model::DeviceInfo* d = p_.FindDevice(id);
     if (d != nullptr && !d->name.empty()) absl::StrAppend(&name, " ", d->name);
     Metadata(sink, e, "process_name", id, 0, name);
     SortIndex(sink, e, "process_sort_index", id, 0, 0x1000000 + int64_t{id});
   }
-  for (uint64_t key : streams_) {
+  for (uint64_t key : index_.streams()) {
     const uint32_t device = static_cast<uint32_t>(key >> 32), stream = static_cast<uint32_t>(key);
     Metadata(sink, e, "thread_name", device, stream, absl::StrCat("stream ", stream));
     SortIndex(sink, e, "thread_sort_index", device, stream, stream);
   }
-  if (any_overhead_) {
+  if (index_.any_overhead()) {
     Metadata(sink, e, "process_name", kTraceOverheadPid, 0, "CUPTI overhead");
     SortIndex(sink, e, "process_sort_index", kTraceOverheadPid, 0, 0x2000000);
   }
 }
 
 void TraceView::AnnotationEvents(TraceSink& sink, TraceEvent& e) const {
-  for (const auto& [key, span] : annotation_spans_) {
+  for (const auto& [key, span] : index_.annotation_spans()) {
     const auto [r, device, stream] = key;
     const model::RangeRecord& range = p_.ranges[r];
     Complete(e, "gpu_user_annotation", p_.str(range.name), device, stream, span.start, span.end);
@@ -159,9 +159,10 @@ void TraceView::KernelEvents(TraceSink& sink, TraceEvent& e) const {
     if (!HasValidTimes(k) || !KeepKernel(i)) continue;
     const uint32_t count = filter_ != nullptr ? filter_->KernelCount(i) : 1;
     const uint64_t end = count > 1 ? filter_->AggregateEnd(i) : k.end_ns;
-    Complete(e, "kernel", KernelName(i), k.device_id, k.stream_id, k.start_ns, end);
+    Complete(e, "kernel", index_.names().Kernel(i), k.device_id, k.stream_id, k.start_ns, end);
     if (count > 1) Uint(e, "aggregated kernels", count);
-    if (!kernel_op_.empty() && kernel_op_[i] != kNoOp) Uint(e, "External id", kernel_op_[i] + 1);
+    const uint32_t op = index_.KernelOp(i);
+    if (op != TraceIndex::kNoOp) Uint(e, "External id", op + 1);
     Uint(e, "queued", 0);  // CUPTI's queued time needs latency timestamps: not recorded
     Uint(e, "device", k.device_id);
     Uint(e, "context", k.context_id);
@@ -169,14 +170,14 @@ void TraceView::KernelEvents(TraceSink& sink, TraceEvent& e) const {
     Uint(e, "correlation", k.correlation_id);
     Uint(e, "registers per thread", k.registers_per_thread);
     Uint(e, "shared memory", uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
-    if (k.device_id < shapes_.size() && shapes_[k.device_id].sm_count > 0) {
-      const DeviceShape& shape = shapes_[k.device_id];
+    const TraceIndex::DeviceShape* shape = index_.Shape(k.device_id);
+    if (shape != nullptr && shape->sm_count > 0) {
       const double blocks_per_sm =
-          static_cast<double>(k.grid.volume()) / static_cast<double>(shape.sm_count);
+          static_cast<double>(k.grid.volume()) / static_cast<double>(shape->sm_count);
       Num(e, "blocks per SM", blocks_per_sm);
-      if (shape.warp_size > 0) {
+      if (shape->warp_size > 0) {
         Num(e, "warps per SM",
-            blocks_per_sm * static_cast<double>(k.block.volume()) / shape.warp_size);
+            blocks_per_sm * static_cast<double>(k.block.volume()) / shape->warp_size);
       }
     }
     Dim(e, "grid", k.grid);
@@ -188,7 +189,7 @@ void TraceView::KernelEvents(TraceSink& sink, TraceEvent& e) const {
     if (k.flags & model::kKernelFromLaunch) Bool(e, "record made from the launch", true);
     KernelCounterArgs(k, e);
     sink.Event(e);
-    if (HasLaunch(k.correlation_id)) {
+    if (index_.HasLaunch(k.correlation_id)) {
       Flow(sink, e, TracePhase::kFlowEnd, k.correlation_id, k.device_id, k.stream_id, k.start_ns);
     }
   }
@@ -198,9 +199,7 @@ void TraceView::KernelEvents(TraceSink& sink, TraceEvent& e) const {
 // theoretical limit and the grid's blocks per SM) times the block's threads, over
 // the SM's threads, rounded; -1 when the device or the launch is unknown.
 int64_t TraceView::EstimatedOccupancy(const model::KernelRecord& k) const {
-  const model::DeviceInfo* d = k.device_id < device_index_.size() && device_index_[k.device_id] >= 0
-                                   ? &p_.devices[static_cast<size_t>(device_index_[k.device_id])]
-                                   : nullptr;
+  const model::DeviceInfo* d = index_.Device(k.device_id);
   if (d == nullptr || d->sm_count <= 0) return -1;
   // A record made from its launch does not know the kernel's registers.
   if (k.flags & model::kKernelFromLaunch) return -1;
@@ -218,23 +217,19 @@ int64_t TraceView::EstimatedOccupancy(const model::KernelRecord& k) const {
 
 // The counters of the set that measured the launch, and its signature's verdict.
 void TraceView::KernelCounterArgs(const model::KernelRecord& k, TraceEvent& e) const {
-  if (counter_set_of_.empty() || k.correlation_id == 0) return;
-  auto it = counter_set_of_.find(k.correlation_id);
-  if (it == counter_set_of_.end()) return;
-  const model::CounterSet& set = p_.counters[it->second];
-  Add(e, "counters", Kind::kMetrics).metrics = &set_metrics_[it->second];
-  Str(e, "counter strategy", model::CounterStrategyName(set.strategy));
-  const int32_t c = counters_of_set_[it->second];
-  if (c < 0) return;
-  Str(e, "verdict", analysis::VerdictName(counters_[static_cast<size_t>(c)].verdict.bound));
-  Str(e, "verdict reason", reasons_[static_cast<size_t>(c)]);
+  const TraceLaunchCounters c = index_.Counters(k.correlation_id);
+  if (c.set == nullptr) return;
+  Add(e, "counters", Kind::kMetrics).metrics = c.metrics;
+  Str(e, "counter strategy", model::CounterStrategyName(c.set->strategy));
+  if (c.analysis == nullptr) return;
+  Str(e, "verdict", analysis::VerdictName(c.analysis->verdict.bound));
+  Str(e, "verdict reason", *c.reason);
 }
 
 void TraceView::CopyAndSetEvents(TraceSink& sink, TraceEvent& e) const {
   for (const model::MemcpyRecord& m : p_.memcpys) {
     if (!HasValidTimes(m) || (filter_ != nullptr && !filter_->KeepMemcpy(m))) continue;
-    const std::string& name = memcpy_names_.at(
-        {static_cast<int>(m.kind), static_cast<int>(m.src_kind), static_cast<int>(m.dst_kind)});
+    const std::string& name = index_.names().Memcpy(m);
     const uint64_t dur = m.duration_ns();
     Complete(e, "gpu_memcpy", name, m.device_id, m.stream_id, m.start_ns, m.end_ns);
     Uint(e, "device", m.device_id);
@@ -249,13 +244,13 @@ void TraceView::CopyAndSetEvents(TraceSink& sink, TraceEvent& e) const {
     }
     if (m.graph_node_id != 0) Uint(e, "graph node", m.graph_node_id);
     sink.Event(e);
-    if (HasLaunch(m.correlation_id)) {
+    if (index_.HasLaunch(m.correlation_id)) {
       Flow(sink, e, TracePhase::kFlowEnd, m.correlation_id, m.device_id, m.stream_id, m.start_ns);
     }
   }
   for (const model::MemsetRecord& m : p_.memsets) {
     if (!HasValidTimes(m) || (filter_ != nullptr && !filter_->KeepMemset(m))) continue;
-    const std::string& name = memset_names_.at(static_cast<int>(m.memory_kind));
+    const std::string& name = index_.names().Memset(m);
     const uint64_t dur = m.duration_ns();
     Complete(e, "gpu_memset", name, m.device_id, m.stream_id, m.start_ns, m.end_ns);
     Uint(e, "device", m.device_id);
@@ -266,7 +261,7 @@ void TraceView::CopyAndSetEvents(TraceSink& sink, TraceEvent& e) const {
     Num(e, "memory bandwidth (GB/s)", dur > 0 ? double(m.bytes) / double(dur) : 0.0);
     if (m.graph_node_id != 0) Uint(e, "graph node", m.graph_node_id);
     sink.Event(e);
-    if (HasLaunch(m.correlation_id)) {
+    if (index_.HasLaunch(m.correlation_id)) {
       Flow(sink, e, TracePhase::kFlowEnd, m.correlation_id, m.device_id, m.stream_id, m.start_ns);
     }
   }
@@ -279,19 +274,17 @@ void TraceView::ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const {
     const model::ApiRecord& a = p_.api_calls[i];
     if (!HasValidTimes(a) || !KeepApi(i)) continue;
     const std::string* name = &p_.str(a.name);
-    if (name->empty()) name = &unnamed_apis_.at(a.callback_id);
-    const int64_t pid = HostPid(a.process_id);
+    if (name->empty()) name = &index_.names().UnnamedApi(a.callback_id);
+    const int64_t pid = index_.HostPid(a.process_id);
     Complete(e, a.domain == model::ApiDomain::kDriver ? "cuda_driver" : "cuda_runtime", *name, pid,
              a.thread_id, a.start_ns, a.end_ns);
-    if (!api_op_.empty()) {
-      auto op = api_op_.find(i);
-      if (op != api_op_.end()) Uint(e, "External id", op->second + 1);
-    }
+    const uint32_t op = index_.ApiOp(i);
+    if (op != TraceIndex::kNoOp) Uint(e, "External id", op + 1);
     Uint(e, "cbid", a.callback_id);
     Uint(e, "correlation", a.correlation_id);
     if (a.return_value != 0) Int(e, "return value", a.return_value);
     sink.Event(e);
-    if (api_launched_[i]) {
+    if (index_.Launched(i)) {
       Flow(sink, e, TracePhase::kFlowStart, a.correlation_id, pid, a.thread_id, a.start_ns);
     }
   }
@@ -301,13 +294,13 @@ void TraceView::ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const {
   for (size_t i = 0; i < p_.syncs.size(); ++i) {
     const model::SyncRecord& s = p_.syncs[i];
     if (!HasValidTimes(s) || !KeepHost(s)) continue;
-    const uint32_t device = SyncDevice(s);
+    const uint32_t device = index_.SyncDevice(s);
     Complete(e, "cuda_sync", KinetoSyncKind(s.type), device, KinetoStreamTid(s.stream_id),
              s.start_ns, s.end_ns);
     Str(e, "cuda_sync_kind", KinetoSyncKind(s.type));
     if (s.type == model::SyncType::kEventSynchronize ||
         s.type == model::SyncType::kStreamWaitEvent) {
-      const int32_t record = event_waits_[i];
+      const int32_t record = index_.EventWait(i);
       const model::CudaEventRecord* r = record >= 0 ? &p_.event_records[record] : nullptr;
       Int(e, "wait_on_stream", r != nullptr ? int64_t{r->stream_id} : -1);
       Int(e, "wait_on_cuda_event_record_corr_id", r != nullptr ? int64_t{r->correlation_id} : -1);
@@ -325,7 +318,7 @@ void TraceView::RangeAndOverheadEvents(TraceSink& sink, TraceEvent& e) const {
   for (uint32_t i = 0; i < p_.ranges.size(); ++i) {
     const model::RangeRecord& r = p_.ranges[i];
     if (!HasValidTimes(r) || !KeepHost(r)) continue;
-    const int64_t pid = HostPid(r.process_id);
+    const int64_t pid = index_.HostPid(r.process_id);
     const bool mark = r.source == model::RangeSource::kNvtxMark || r.end_ns == r.start_ns;
     Complete(e, "user_annotation", p_.str(r.name), pid, r.thread_id, r.start_ns, r.end_ns);
     if (mark) {

@@ -1,24 +1,18 @@
+#include "lib/report/trace_index.h"
+
 #include <algorithm>
 #include <charconv>
 #include <set>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/str_cat.h"
 #include "lib/analysis/event_waits.h"
 #include "lib/analysis/summary.h"
-#include "lib/model/demangle.h"
-#include "lib/model/enum_names.h"
-#include "lib/report/kineto_names.h"
-#include "lib/report/trace_view.h"
 #include "lib/report/verdict_text.h"
 
-// What TraceView works out once, before the events: the header, the tracks, names,
-// External ids, annotation spans and counters.
 namespace cuscope::report {
 namespace {
 
 using analysis::HasValidTimes;
-using model::Demangle;
 
 // The first of the run's extra entries `a`, `b` that holds an integer.
 std::optional<int64_t> ExtraInt(const model::RunInfo& run, const char* a, const char* b) {
@@ -34,26 +28,29 @@ std::optional<int64_t> ExtraInt(const model::RunInfo& run, const char* a, const 
 
 }  // namespace
 
-TraceView::TraceView(const model::Profile& profile,
-                     const std::vector<analysis::KernelCounters>& counters,
-                     const TraceFilter* filter)
+TraceIndex::TraceIndex(const model::Profile& profile,
+                       const std::vector<analysis::KernelCounters>& counters,
+                       const TraceFilter* filter)
     : p_(profile),
       counters_(counters),
       filter_(filter),
       run_pid_(static_cast<uint32_t>(profile.run.pid)),
       apis_(profile),
-      event_waits_(analysis::LinkEventWaits(profile)) {
+      event_waits_(analysis::LinkEventWaits(profile)),
+      names_(profile),
+      samples_(profile, filter) {
   ComputeHeader();
   CollectTracks();
-  CollectNames();
+  CollectShapes();
+  if (names_.any_nccl()) header_.backend = "nccl";
   CollectAnnotationSpans();
   CollectCounters();
-  CollectSamples();
+  samples_.AddDevices(devices_);
 }
 
 // Timestamps are written relative to an origin on CUPTI's clock so that they keep
 // nanosecond precision as doubles; baseTimeNanoseconds is the origin's Unix time.
-void TraceView::ComputeHeader() {
+void TraceIndex::ComputeHeader() {
   const model::RunInfo& run = p_.run;
   if (run.start_unix_ns > 0 && run.start_ns > 0) {
     const uint64_t lo = p_.TimeSpan().first;
@@ -69,7 +66,7 @@ void TraceView::ComputeHeader() {
 
 // The tracks (devices, streams, host threads) and the API calls that launched a GPU op
 // (runtime preferred over driver: the one ApiByCorrelation finds).
-void TraceView::CollectTracks() {
+void TraceIndex::CollectTracks() {
   api_launched_.assign(p_.api_calls.size(), 0);
   std::set<uint32_t> devices;
   absl::flat_hash_set<uint64_t> streams;
@@ -90,7 +87,7 @@ void TraceView::CollectTracks() {
     }
   };
   for (size_t i = 0; i < p_.kernels.size(); ++i) {
-    if (KeepKernel(i)) note_gpu(p_.kernels[i]);
+    if (TraceKeepsKernel(filter_, i)) note_gpu(p_.kernels[i]);
   }
   for (const auto& r : p_.memcpys) {
     if (!filter_ || filter_->KeepMemcpy(r)) note_gpu(r);
@@ -99,7 +96,7 @@ void TraceView::CollectTracks() {
     if (!filter_ || filter_->KeepMemset(r)) note_gpu(r);
   }
   for (const auto& s : p_.syncs) {
-    if (!HasValidTimes(s) || !KeepHost(s)) continue;
+    if (!HasValidTimes(s) || !TraceKeepsHost(filter_, s)) continue;
     const uint32_t device = SyncDevice(s);
     devices.insert(device);
     streams.insert(Pack(device, KinetoStreamTid(s.stream_id)));
@@ -111,18 +108,23 @@ void TraceView::CollectTracks() {
   absl::flat_hash_set<uint64_t> host_threads;
   for (uint32_t i = 0; i < p_.api_calls.size(); ++i) {
     const model::ApiRecord& a = p_.api_calls[i];
-    if (HasValidTimes(a) && KeepApi(i))
+    if (HasValidTimes(a) && TraceKeepsApi(filter_, i))
       host_threads.insert(Pack(HostPid(a.process_id), a.thread_id));
   }
   for (const auto& r : p_.ranges) {
-    if (HasValidTimes(r) && KeepHost(r))
+    if (HasValidTimes(r) && TraceKeepsHost(filter_, r))
       host_threads.insert(Pack(HostPid(r.process_id), r.thread_id));
   }
   host_threads_.assign(host_threads.begin(), host_threads.end());
   std::sort(host_threads_.begin(), host_threads_.end());
   for (const auto& o : p_.overheads) {
-    any_overhead_ = any_overhead_ || (HasValidTimes(o) && KeepHost(o));
+    any_overhead_ = any_overhead_ || (HasValidTimes(o) && TraceKeepsHost(filter_, o));
   }
+}
+
+// Each described device's shape and its place in profile.devices (the last entry of
+// an id that appears twice).
+void TraceIndex::CollectShapes() {
   for (size_t i = 0; i < p_.devices.size(); ++i) {
     const model::DeviceInfo& d = p_.devices[i];
     if (d.id >= shapes_.size()) shapes_.resize(d.id + 1);
@@ -134,56 +136,9 @@ void TraceView::CollectTracks() {
   }
 }
 
-// Names: kernels demangled once per string id, copies and sets once per kind,
-// unnamed API calls once per callback id.
-void TraceView::CollectNames() {
-  kernel_name_index_.assign(p_.strings.size(), -1);
-  for (size_t i = 0; i < p_.kernels.size(); ++i) {
-    const model::KernelRecord& k = p_.kernels[i];
-    if (!HasValidTimes(k)) continue;
-    const model::StringId id = !p_.str(k.name).empty() ? k.name : k.mangled_name;
-    if (id >= kernel_name_index_.size()) {  // not in the string table
-      odd_kernel_names_[i] = kernel_names_.size();
-      kernel_names_.push_back(Demangle(analysis::KernelDisplayName(p_, k)));
-      continue;
-    }
-    int32_t& slot = kernel_name_index_[id];
-    if (slot >= 0) continue;
-    slot = static_cast<int32_t>(kernel_names_.size());
-    kernel_names_.push_back(Demangle(analysis::KernelDisplayName(p_, k)));
-    if (kernel_names_.back().rfind("nccl", 0) == 0) header_.backend = "nccl";
-  }
-  for (const model::MemcpyRecord& m : p_.memcpys) {
-    if (!HasValidTimes(m)) continue;
-    std::string& name = memcpy_names_[{static_cast<int>(m.kind), static_cast<int>(m.src_kind),
-                                       static_cast<int>(m.dst_kind)}];
-    if (name.empty()) {
-      name = absl::StrCat("Memcpy ", model::MemcpyKindName(m.kind), " (",
-                          KinetoMemoryKind(m.src_kind), " -> ", KinetoMemoryKind(m.dst_kind), ")");
-    }
-  }
-  for (const model::MemsetRecord& m : p_.memsets) {
-    if (!HasValidTimes(m)) continue;
-    std::string& name = memset_names_[static_cast<int>(m.memory_kind)];
-    if (name.empty()) name = absl::StrCat("Memset (", KinetoMemoryKind(m.memory_kind), ")");
-  }
-  for (const model::ApiRecord& a : p_.api_calls) {
-    if (!HasValidTimes(a) || !p_.str(a.name).empty()) continue;
-    std::string& name = unnamed_apis_[a.callback_id];
-    if (name.empty()) name = absl::StrCat("<cbid ", a.callback_id, ">");
-  }
-}
-
-const std::string& TraceView::KernelName(size_t index) const {
-  const model::KernelRecord& k = p_.kernels[index];
-  const model::StringId id = !p_.str(k.name).empty() ? k.name : k.mangled_name;
-  if (id >= kernel_name_index_.size()) return kernel_names_[odd_kernel_names_.at(index)];
-  return kernel_names_[static_cast<size_t>(kernel_name_index_[id])];
-}
-
 // gpu_user_annotation spans: per (range, device, stream), the first kernel start to
 // the last kernel end of the kernels launched inside the range.
-void TraceView::CollectAnnotationSpans() {
+void TraceIndex::CollectAnnotationSpans() {
   if (p_.ranges.empty() || p_.kernels.empty()) return;
   const analysis::KernelRangeAttribution attribution =
       analysis::AttributeKernelsToRanges(p_, apis_);
@@ -212,7 +167,7 @@ void TraceView::CollectAnnotationSpans() {
 
 // Hardware counters: the set that measured each launch, the metrics of each set, and
 // the verdict of each signature (device, name, grid, block) by set index.
-void TraceView::CollectCounters() {
+void TraceIndex::CollectCounters() {
   if (p_.counters.empty()) return;
   counters_of_set_.assign(p_.counters.size(), -1);
   for (size_t c = 0; c < counters_.size(); ++c) {
@@ -232,18 +187,45 @@ void TraceView::CollectCounters() {
   }
 }
 
-// The device of a sync: the one its context's GPU work ran on (the first device when
-// the context ran none).
-uint32_t TraceView::SyncDevice(const model::SyncRecord& s) const {
+const TraceIndex::DeviceShape* TraceIndex::Shape(uint32_t id) const {
+  return id < shapes_.size() ? &shapes_[id] : nullptr;
+}
+
+const model::DeviceInfo* TraceIndex::Device(uint32_t id) const {
+  if (id >= device_index_.size() || device_index_[id] < 0) return nullptr;
+  return &p_.devices[static_cast<size_t>(device_index_[id])];
+}
+
+uint32_t TraceIndex::SyncDevice(const model::SyncRecord& s) const {
   auto it = context_device_.find(s.context_id);
   if (it != context_device_.end()) return it->second;
   return p_.devices.empty() ? 0 : p_.devices.front().id;
 }
 
-bool TraceView::HasLaunch(uint32_t correlation_id) const {
+bool TraceIndex::HasLaunch(uint32_t correlation_id) const {
   if (correlation_id == 0) return false;
   const uint32_t api = apis_.Find(correlation_id);
-  return api != analysis::ApiByCorrelation::kNone && KeepApi(api);
+  return api != analysis::ApiByCorrelation::kNone && TraceKeepsApi(filter_, api);
+}
+
+uint32_t TraceIndex::ApiOp(uint32_t api) const {
+  if (api_op_.empty()) return kNoOp;
+  auto it = api_op_.find(api);
+  return it != api_op_.end() ? it->second : kNoOp;
+}
+
+TraceLaunchCounters TraceIndex::Counters(uint32_t correlation_id) const {
+  TraceLaunchCounters out;
+  if (counter_set_of_.empty() || correlation_id == 0) return out;
+  auto it = counter_set_of_.find(correlation_id);
+  if (it == counter_set_of_.end()) return out;
+  out.set = &p_.counters[it->second];
+  out.metrics = &set_metrics_[it->second];
+  const int32_t c = counters_of_set_[it->second];
+  if (c < 0) return out;
+  out.analysis = &counters_[static_cast<size_t>(c)];
+  out.reason = &reasons_[static_cast<size_t>(c)];
+  return out;
 }
 
 }  // namespace cuscope::report

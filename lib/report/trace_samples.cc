@@ -1,15 +1,10 @@
-// The GPU metric samples of a trace (model::GpuSample): per sample, or per bin of
-// samples (TraceOptions::sample_bin_ns), a counter event on its GPU's process for each
-// rate its device's metrics make (the per-sample rates of lib/analysis/gpu_samples.h),
-// as nsys shows them in rows under each GPU.
+#include "lib/report/trace_samples.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <vector>
-
-#include "lib/analysis/gpu_samples.h"
-#include "lib/report/trace_view.h"
 
 namespace cuscope::report {
 namespace {
@@ -82,29 +77,29 @@ class Bin {
 
 }  // namespace
 
-// The sampled devices' configurations (the first of each device, as the analysis
-// takes them); a device with samples kept gets its GPU process even without other work.
-void TraceView::CollectSamples() {
+TraceSamples::TraceSamples(const model::Profile& profile, const TraceFilter* filter)
+    : p_(profile), filter_(filter) {
   if (p_.samples.empty()) return;
   for (const model::GpuSampleConfig& c : p_.sample_configs) {
-    if (sample_layouts_.count(c.device_id) == 0) {
-      sample_layouts_.emplace(c.device_id, analysis::SampleLayoutOf(p_, c));
+    if (layouts_.count(c.device_id) == 0) {
+      layouts_.emplace(c.device_id, analysis::SampleLayoutOf(p_, c));
     }
-  }
-  for (const auto& entry : sample_layouts_) {
-    const uint32_t device = entry.first;  // a copy: lambdas cannot capture a binding (C++17)
-    if (std::binary_search(devices_.begin(), devices_.end(), device)) continue;
-    const bool kept = std::any_of(p_.samples.begin(), p_.samples.end(), [&](const auto& s) {
-      return s.device_id == device && (filter_ == nullptr || filter_->KeepSample(s));
-    });
-    if (kept) devices_.insert(std::upper_bound(devices_.begin(), devices_.end(), device), device);
   }
 }
 
-// Each kept sample's counters, or each bin's. Samples of a device without a
-// configuration, with no time or the wrong number of values make none.
-void TraceView::SampleEvents(TraceSink& sink, TraceEvent& e) const {
-  if (sample_layouts_.empty()) return;
+void TraceSamples::AddDevices(std::vector<uint32_t>& devices) const {
+  for (const auto& entry : layouts_) {
+    const uint32_t device = entry.first;  // a copy: lambdas cannot capture a binding (C++17)
+    if (std::binary_search(devices.begin(), devices.end(), device)) continue;
+    const bool kept = std::any_of(p_.samples.begin(), p_.samples.end(), [&](const auto& s) {
+      return s.device_id == device && (filter_ == nullptr || filter_->KeepSample(s));
+    });
+    if (kept) devices.insert(std::upper_bound(devices.begin(), devices.end(), device), device);
+  }
+}
+
+void TraceSamples::Events(TraceSink& sink, TraceEvent& e) const {
+  if (layouts_.empty()) return;
   const uint64_t width = filter_ != nullptr ? filter_->SampleBin() : 0;
   std::map<uint32_t, Bin> bins;  // per device, while binning
   uint32_t last_device = 0;
@@ -112,8 +107,8 @@ void TraceView::SampleEvents(TraceSink& sink, TraceEvent& e) const {
   Bin* bin = nullptr;
   for (const model::GpuSample& s : p_.samples) {
     if (layout == nullptr || s.device_id != last_device) {
-      auto it = sample_layouts_.find(s.device_id);
-      if (it == sample_layouts_.end()) continue;
+      auto it = layouts_.find(s.device_id);
+      if (it == layouts_.end()) continue;
       layout = &it->second;
       last_device = s.device_id;
       if (width > 0) bin = &bins.try_emplace(s.device_id, s.device_id, *layout).first->second;
