@@ -49,7 +49,7 @@ struct CounterOptions {
   int window = 2048;  // most launches (ranges) in one rotate pass
   // With a bounded number of samples (per_signature or launch_count): after this many
   // launches in a row with nothing left to measure, the launch callbacks go off until
-  // a kernel record shows a signature still to sample (CounterSampler::Tick). 0: never.
+  // a kernel record shows a signature still to sample (launch_switch.h). 0: never.
   uint64_t idle_launches = 1000;
   // Rotate: the wall time its sets take (preparation, passes, decoding, evaluation) at
   // most this percent of the time outside them since the first set (set_budget.h); a
@@ -60,6 +60,14 @@ struct CounterOptions {
   int tick_ms = 1000;
   std::string regions;           // counters only inside regions matching this regex
   bool region_counters = false;  // measure matching regions as a whole (user range)
+  // Debugging switches, from the environment (lib/inject/collect_options.cc):
+  // CUSCOPE_INTERNAL_SETCONFIG=1 makes rotate call SetConfig(passIndex) before each
+  // window (its image then not reused across sets);
+  bool setconfig_each_pass = false;
+  // rotate's counter image sized to each set when it is re-initialized
+  // (ImageRanges::Before), not to the window limit once; CUSCOPE_INTERNAL_IMAGE_SIZING=0
+  // turns it off (the window limit's image).
+  bool size_images = true;
 };
 
 // GPU metrics sampling (CUPTI PM sampling; lib/collect/gpu_sampler.h).

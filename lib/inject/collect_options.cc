@@ -1,5 +1,7 @@
 #include "lib/inject/collect_options.h"
 
+#include <cstdlib>
+
 namespace cuscope::inject {
 
 collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
@@ -36,6 +38,11 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
   o.counters.tick_ms = c.flush_period_ms;
   o.counters.regions = c.regions;
   o.counters.region_counters = c.region_counters;
+  // Debugging switches of the counters, not settings: read from the environment only.
+  const char* setconfig = std::getenv("CUSCOPE_INTERNAL_SETCONFIG");
+  o.counters.setconfig_each_pass = setconfig != nullptr && setconfig[0] == '1';
+  const char* sizing = std::getenv("CUSCOPE_INTERNAL_IMAGE_SIZING");
+  o.counters.size_images = sizing == nullptr || sizing[0] != '0';
   o.sampling.enabled = c.gpu_metrics;
   o.sampling.interval_ns = c.gpu_metrics_interval_us * 1000;
   o.sampling.max_samples = c.gpu_metrics_max_samples;

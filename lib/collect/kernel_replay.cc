@@ -1,0 +1,69 @@
+#include "lib/collect/kernel_replay.h"
+
+#include "lib/collect/elapsed.h"
+#include "lib/collect/held_timer.h"
+#include "lib/collect/rotate_driver.h"
+
+namespace cuscope::collect {
+
+void KernelReplay::Enter(ProfiledContext& c, const CUpti_CallbackData* cb, const LaunchShape& shape,
+                         const Signature& sig, bool want, bool settled) {
+  Replayed& r = contexts_[c.ctx];
+  Launch launch{sig, cb->correlationId, want};
+  r.plan.last_wanted = want;
+  switch_.CountIdle(sig, settled, /*busy=*/false);
+  if (!want) {
+    run_.AdviseOnce();
+    return;
+  }
+  uint64_t start_ns = MonotonicNs();
+  CUptiResult result;
+  {
+    Phase named(HeldPhase::kPass, /*sum=*/nullptr, start_ns);  // counted at the Stop
+    result = c.profiler.Start();
+  }
+  if (result != CUPTI_SUCCESS) {
+    run_.notes().Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", result));
+    c.failed = true;
+    return;
+  }
+  r.plan.windows.assign(1, {launch});
+  r.replaying = launch;
+  r.start_ns = start_ns;
+  run_.planner().CountMeasured();
+  run_.MarkMeasured(cb->correlationId, sig.name);
+}
+
+void KernelReplay::Exit(const CUpti_CallbackData* cb) {
+  auto it = contexts_.find(cb->context);
+  if (it == contexts_.end() || !it->second.replaying) return;
+  ProfiledContext* c = run_.contexts().Find(cb->context);
+  if (c == nullptr) return;
+  Replayed& r = it->second;
+  r.replaying.reset();
+  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns, r.start_ns);
+  RangeProfiler::StopResult stop = c->profiler.Stop();
+  if (stop.result != CUPTI_SUCCESS) {
+    run_.notes().Note("counters.stop", ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    return;
+  }
+  sets_.DecodeSet(*c, r.plan);
+  flush_after_replay_->store(true);  // once the session lock is let go (CounterSampler)
+}
+
+bool KernelReplay::AnySetInProgress() const {
+  for (const auto& [ctx, r] : contexts_) {
+    if (r.plan.in_set || r.plan.window_open || r.replaying) return true;
+  }
+  return false;
+}
+
+void KernelReplay::ForgetWanted() {
+  for (auto& [ctx, r] : contexts_) r.plan.last_wanted = false;
+}
+
+void KernelReplay::Resumed() {
+  for (auto& [ctx, r] : contexts_) RotateDriver::Resumed(r.plan);
+}
+
+}  // namespace cuscope::collect

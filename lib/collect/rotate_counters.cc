@@ -1,0 +1,153 @@
+#include "lib/collect/rotate_counters.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/collect/elapsed.h"
+#include "lib/collect/held_timer.h"
+
+namespace cuscope::collect {
+
+// The rotate driver's Range Profiler calls on one context, made under the session lock
+// from the launch callbacks and Stop.
+class RotateCounters::Calls final : public RangeCalls {
+ public:
+  Calls(RotateCounters& s, ProfiledContext& c, Rotated& r) : s_(s), c_(c), r_(r) {}
+  bool Start() override { return s_.StartPass(c_, r_); }
+  Stopped Stop() override { return s_.StopPass(c_, r_); }
+  std::optional<size_t> Decode() override { return s_.sets_.DecodeRanges(c_, r_.plan.windows); }
+  bool Keep(size_t range, RangeMatch& match) override {
+    return s_.sets_.EvaluateSet(c_, range, match);
+  }
+  bool Prepare(size_t ranges) override { return s_.run_.PrepareSet(c_, ranges); }
+  void Finished(bool decoded) override {
+    if (!decoded) c_.image.Invalidate();
+    s_.run_.Progress();
+  }
+  void SetInProgress(bool in_set) override { s_.SetInProgress(r_, in_set); }
+  void Measured(const Launch& launch) override {
+    s_.run_.MarkMeasured(launch.correlation_id, launch.sig.name);
+  }
+  uint64_t NowNs() override { return MonotonicNs(); }
+
+ private:
+  RotateCounters& s_;
+  ProfiledContext& c_;
+  Rotated& r_;
+};
+
+void RotateCounters::Enter(ProfiledContext& c, const CUpti_CallbackData* cb,
+                           const LaunchShape& shape, const Signature& sig, bool want,
+                           bool settled) {
+  Rotated& r = contexts_[c.ctx];
+  Launch launch{sig, cb->correlationId, want};
+  // Every launch on the context goes into its history; one inside a window is a range.
+  Calls calls(*this, c, r);
+  RotateDriver(run_.planner(), calls).Enter(r.plan, launch);
+  const ContextPlan& plan = r.plan;
+  switch_.CountIdle(sig, settled, plan.in_set || plan.window_open);
+  if (r.kernels_held && plan.window_open && !plan.windows.empty() && !plan.windows.back().empty() &&
+      plan.windows.back().back().correlation_id == cb->correlationId &&
+      kinds_->KernelRecordsHeldOff()) {
+    r.made.Record(c.device_id, cb, sig, shape);
+  }
+}
+
+void RotateCounters::Exit(const CUpti_CallbackData* cb) {
+  auto it = contexts_.find(cb->context);
+  if (it != contexts_.end() && !it->second.made.empty()) QueueHeldLaunch(it->second, cb);
+  ProfiledContext* c = run_.contexts().Find(cb->context);
+  if (c == nullptr || c->failed) return;
+  Rotated& r = contexts_[cb->context];
+  Calls calls(*this, *c, r);
+  RotateDriver(run_.planner(), calls).Exit(r.plan);
+  run_.Progress();
+}
+
+void RotateCounters::Graph(const CUpti_CallbackData* cb) {
+  ProfiledContext* c = run_.contexts().Find(cb->context);
+  if (c == nullptr || c->failed) return;
+  Rotated& r = contexts_[cb->context];
+  Calls calls(*this, *c, r);
+  RotateDriver(run_.planner(), calls).Graph(r.plan);
+}
+
+void RotateCounters::EndContext(ProfiledContext& c) {
+  auto it = contexts_.find(c.ctx);
+  if (it == contexts_.end()) return;
+  if (!c.failed) {
+    Calls calls(*this, c, it->second);
+    RotateDriver(run_.planner(), calls).End(it->second.plan);
+  }
+  SetInProgress(it->second, false);  // a hold left by a set that could not end (none expected)
+}
+
+bool RotateCounters::StartPass(ProfiledContext& c, Rotated& r) {
+  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
+  if (run_.options().counters.setconfig_each_pass && r.plan.next_pass > 0 &&
+      !run_.SetConfig(c, r.plan.next_pass, r.plan.next_level)) {
+    c.failed = true;
+    return false;
+  }
+  CUptiResult result = c.profiler.Start();
+  if (result != CUPTI_SUCCESS) {
+    run_.notes().Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", result));
+    c.failed = true;
+    return false;
+  }
+  return true;
+}
+
+RangeCalls::Stopped RotateCounters::StopPass(ProfiledContext& c, Rotated& r) {
+  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
+  RangeProfiler::StopResult stop = c.profiler.Stop();
+  CounterNotes& notes = run_.notes();
+  if (stop.result != CUPTI_SUCCESS) {
+    notes.Note("counters.stop", ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    c.failed = true;
+    return {};
+  }
+  r.plan.next_pass = stop.all_passes_submitted ? 0 : stop.pass_index;
+  r.plan.next_level = stop.all_passes_submitted ? 1 : stop.target_level;
+  if (const int n = run_.options().verbose ? notes.NextNumbered(12) : 0; n > 0) {
+    notes.Note(absl::StrCat("counters.window", n),
+               absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
+                               r.plan.windows.size(), r.plan.windows.back().size(), stop.pass_index,
+                               stop.all_passes_submitted ? 1 : 0));
+  }
+  return {true, stop.all_passes_submitted};
+}
+
+void RotateCounters::SetInProgress(Rotated& r, bool in_set) {
+  if (hold_ == nullptr || r.kernels_held == in_set) return;
+  r.kernels_held = in_set;
+  hold_->SetInProgress(in_set);
+}
+
+void RotateCounters::QueueHeldLaunch(Rotated& r, const CUpti_CallbackData* cb) {
+  std::optional<MadeKernel> k = r.made.Take(cb);
+  if (!k || run_.outbox().AddKernel(std::move(*k))) return;
+  if (made_dropped_++ == 0) {
+    run_.notes().Note("counters.made_records",
+                      "kernel records made from launches were left out: none was drained (the "
+                      "activity buffers stopped coming back)");
+  }
+}
+
+bool RotateCounters::AnySetInProgress() const {
+  for (const auto& [ctx, r] : contexts_) {
+    if (r.plan.in_set || r.plan.window_open) return true;
+  }
+  return false;
+}
+
+void RotateCounters::ForgetWanted() {
+  for (auto& [ctx, r] : contexts_) r.plan.last_wanted = false;
+}
+
+void RotateCounters::Resumed() {
+  for (auto& [ctx, r] : contexts_) RotateDriver::Resumed(r.plan);
+}
+
+}  // namespace cuscope::collect
