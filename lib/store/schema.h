@@ -30,7 +30,7 @@ namespace cuscope::store {
 // The schema version this build writes. Bump it on any change of tables or columns;
 // LoadProfile reads it and the older versions older_versions.h describes, and refuses
 // others with a clear error.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // meta.format of every profile.
 inline constexpr char kFormatName[] = "cuscope-profile";
@@ -208,6 +208,21 @@ struct Table<model::RangeRecord> {
     v.Int("thread_id", r.thread_id);
     v.Int("range_id", r.id);
     v.Int("depth", r.depth);
+    v.Int("location_id", r.location);  // the range's site: source_locations.id; 0 none (v5)
+  }
+};
+
+// Source locations (since version 5): one row per site that records name, by id.
+template <>
+struct Table<model::SourceLocation> {
+  static constexpr char kName[] = "source_locations";
+  template <typename R, typename V>
+  static void Visit(R& s, V& v) {
+    v.Int("id", s.id);                   // the location's id, unique, not 0
+    v.Int("kind", s.kind);               // what the site is: enum source_location_kind
+    v.StrId("file_id", s.file);          // the source file as compiled (__FILE__); "" unknown
+    v.Int("line", s.line);               // 1-based line in the file; 0 unknown
+    v.StrId("function_id", s.function);  // the enclosing function (__func__); "" unknown
   }
 };
 
