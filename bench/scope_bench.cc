@@ -65,6 +65,45 @@ void BM_ScopeRecording(benchmark::State& state) {
 }
 BENCHMARK(BM_ScopeRecording)->Arg(9)->Arg(48)->Threads(1)->Threads(2)->Threads(8);
 
+// Push + pop of a scope at a static site (CUSCOPE_SCOPE's path: scopes::PushAt with
+// the site's literal name, which is not copied), while recording. Arg: name length,
+// as BM_ScopeRecording. Drain as there.
+void BM_ScopeLocatedRecording(benchmark::State& state) {
+  if (state.thread_index() == 0) scopes::SetRecording(true);
+  static const std::string kShort = "attention", kLong(48, 'n');
+  static const cuscope_source_location kShortSite = {kShort.c_str(), "Bench", __FILE__, __LINE__};
+  static const cuscope_source_location kLongSite = {kLong.c_str(), "Bench", __FILE__, __LINE__};
+  const cuscope_source_location* site = state.range(0) <= 9 ? &kShortSite : &kLongSite;
+  cuscope::model::Profile batch;
+  int64_t n = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(scopes::PushAt(site, nullptr));
+    benchmark::DoNotOptimize(scopes::Pop());
+    if (++n % 10000 == 0) {
+      state.PauseTiming();
+      scopes::Drain(&batch);
+      batch.ClearRecords();
+      state.ResumeTiming();
+    }
+  }
+  scopes::Drain(&batch);
+  if (state.thread_index() == 0) scopes::SetRecording(false);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ScopeLocatedRecording)->Arg(9)->Arg(48)->Threads(1)->Threads(2)->Threads(8);
+
+// The same outside a session.
+void BM_ScopeLocatedNoSession(benchmark::State& state) {
+  if (state.thread_index() == 0) scopes::SetRecording(false);
+  static const cuscope_source_location kSite = {"attention", "Bench", __FILE__, __LINE__};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(scopes::PushAt(&kSite, nullptr));
+    benchmark::DoNotOptimize(scopes::Pop());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ScopeLocatedNoSession);
+
 // The collector's side: moving closed scopes into a batch, per scope.
 void BM_ScopeDrain(benchmark::State& state) {
   const int64_t batch_size = state.range(0);

@@ -60,6 +60,28 @@ CUSCOPE_API const char* cuscope_version(void);
  * cuscope_range_push returns the thread's new nesting depth (>= 1) when the scope is
  * recorded, 0 when no session records (the push still counts for balance: pop it). */
 CUSCOPE_API int cuscope_range_push(const char* name);
+/* A scope's site in the source code, for cuscope_range_push_at: CUSCOPE_SCOPE makes
+ * one per use as a static constant, so a push passes a pointer and copies no string.
+ * `name` is the scope's name, or NULL when each push gives it; `function`, `file`
+ * (NULL is "") and `line` (0: unknown) say where the site is. */
+typedef struct cuscope_source_location {
+  const char* name;
+  const char* function;
+  const char* file;
+  uint32_t line;
+} cuscope_source_location;
+
+/* Opens a scope at `site`, as cuscope_range_push does, and records where it is: the
+ * profile's source_locations table gets one row per distinct site, and the scope's
+ * region names it. With `name` NULL the scope is named site->name, which is not
+ * copied; a non-NULL `name` is copied (a name made at run time). `site` NULL: as
+ * cuscope_range_push(name).
+ *
+ * The library keeps the pointer: the record and the strings it points to must stay
+ * unchanged while the process runs (static storage; a library holding sites must not
+ * be unloaded while a session records). Returns as cuscope_range_push; close the
+ * scope with cuscope_range_pop. */
+CUSCOPE_API int cuscope_range_push_at(const cuscope_source_location* site, const char* name);
 /* Closes the calling thread's innermost scope. Returns the remaining depth (>= 0), or
  * -1 when the thread has no open scope (ignored; the first such pop in the process
  * prints one warning line on stderr). */

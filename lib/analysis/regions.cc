@@ -150,7 +150,33 @@ struct RowData {
   uint32_t path = 0;
   std::vector<uint64_t> durations;
   uint64_t kernel_count = 0, gpu_time_ns = 0;
+  std::vector<model::LocationId> locations;  // distinct, in order of first instance
+
+  void AddInstance(const model::RangeRecord& r) {
+    durations.push_back(r.duration_ns());
+    if (r.location != model::kNoLocation &&
+        std::find(locations.begin(), locations.end(), r.location) == locations.end()) {
+      locations.push_back(r.location);
+    }
+  }
 };
+
+// The label of a row's sites: the first one known, and how many more there are.
+std::string LocationsLabel(const std::vector<model::LocationId>& ids,
+                           const model::SourceLocationIndex& index,
+                           const model::StringTable& strings) {
+  std::string label;
+  size_t known = 0;
+  for (model::LocationId id : ids) {
+    const model::SourceLocation* location = index.Find(id);
+    if (location == nullptr) continue;
+    std::string l = model::SourceLocationLabel(strings.Get(location->file), location->line);
+    if (l.empty()) continue;
+    if (++known == 1) label = std::move(l);
+  }
+  if (known > 1) absl::StrAppend(&label, " (+", known - 1, ")");
+  return label;
+}
 
 struct KernelTotal {
   uint64_t count = 0, total_ns = 0;
@@ -214,7 +240,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
       rows.back().path = pit->second;
     }
     range_row[i] = rit->second;
-    rows[rit->second].durations.push_back(r.duration_ns());
+    rows[rit->second].AddInstance(r);
   }
 
   // Kernels: each counts for its innermost region and every enclosing one. Kernel
@@ -238,6 +264,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
     }
   }
 
+  const model::SourceLocationIndex locations(profile.source_locations);
   std::vector<RegionSummaryRow> out(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     RowData& data = rows[i];
@@ -247,6 +274,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
     row.stats = ComputeStats(std::move(data.durations));
     row.kernel_count = data.kernel_count;
     row.gpu_time_ns = data.gpu_time_ns;
+    row.location = LocationsLabel(data.locations, locations, profile.strings);
   }
   for (const auto& [key, total] : row_kernels) {
     RegionSummaryRow& row = out[key >> 32];

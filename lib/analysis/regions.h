@@ -27,6 +27,9 @@ struct RegionSummaryRow {
   uint64_t kernel_count = 0;  // kernels launched inside (all instances)
   uint64_t gpu_time_ns = 0;   // sum of those kernels' durations
   std::vector<RegionTopKernel> top_kernels;  // by total time, at most 5
+  // Where its instances' site is in the source, "file:line" (model::SourceLocationLabel);
+  // "" when none has a location. Instances from N more sites add " (+N)".
+  std::string location;
 };
 
 // "path", or "[domain] path" for a domain other than NVTX's default: how reports

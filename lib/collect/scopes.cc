@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/node_hash_map.h"
+
 namespace cuscope::collect::scopes {
 namespace {
 
@@ -31,17 +33,32 @@ std::atomic<bool> g_warned_unbalanced{false};
 
 uint32_t Generation(uint64_t state) { return static_cast<uint32_t>(state >> 1); }
 
+using Site = cuscope_source_location;
+
+// Recorded entries only: the name is `name` unless `site_named`, then site->name.
 struct Entry {
-  uint64_t state = 0;     // g_state at push; bit 0 set = recorded (else a marker)
-  uint64_t start_ns = 0;  // recorded entries only
-  uint32_t depth = 0;     // recorded scopes of its generation enclosing it
-  std::string name;       // recorded entries only; capacity reused across pushes
+  uint64_t state = 0;          // g_state at push; bit 0 set = recorded (else a marker)
+  uint64_t start_ns = 0;       // recorded entries only
+  uint32_t depth = 0;          // recorded scopes of its generation enclosing it
+  bool site_named = false;     // recorded entries only
+  const Site* site = nullptr;  // recorded entries only; nullptr: no site
+  std::string name;            // recorded entries only; capacity reused across pushes
 };
 
 struct PendingScope {
-  std::string name;
+  std::string name;  // "" when site_named
+  const Site* site = nullptr;
+  bool site_named = false;
   uint64_t start_ns = 0, end_ns = 0;
   uint32_t pid = 0, tid = 0, depth = 0;
+};
+
+// A site met by Drain: its strings, copied the first time, and its location id.
+struct SiteInfo {
+  model::LocationId id = model::kNoLocation;
+  std::string name, function, file;
+  uint32_t line = 0;
+  uint64_t emitted_in = 0;  // 1 + the generation whose batch got its location; 0: none
 };
 
 struct ThreadState {
@@ -61,9 +78,10 @@ struct ThreadState {
 // Never destroyed: threads may push and pop while the process exits.
 // Lock order: drain_mu, then registry_mu, then a thread's mu.
 struct Shared {
-  std::mutex drain_mu;  // serializes Drain; guards next_id and drained
+  std::mutex drain_mu;  // serializes Drain; guards next_id, drained and sites
   uint64_t next_id = 0;
   uint64_t drained = 0;
+  absl::node_hash_map<const Site*, SiteInfo> sites;  // stable references
   std::mutex registry_mu;
   std::vector<ThreadState*> threads;  // guarded by registry_mu
   std::vector<PendingScope> orphans;  // closed scopes of exited threads; registry_mu
@@ -98,8 +116,7 @@ uint64_t Now() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-void Append(ThreadState* t, std::string&& name, uint64_t start_ns, uint64_t end_ns,
-            uint32_t depth) {
+void Append(ThreadState* t, const Entry& e, std::string&& name, uint64_t end_ns) {
   const uint32_t pid = g_pid.load(std::memory_order_relaxed);
   const uint32_t tid = ThreadIdOf(t);
   std::lock_guard<std::mutex> lock(t->mu);
@@ -108,12 +125,14 @@ void Append(ThreadState* t, std::string&& name, uint64_t start_ns, uint64_t end_
     return;
   }
   PendingScope& s = t->done.emplace_back();
-  s.name = std::move(name);
-  s.start_ns = start_ns;
+  if (!e.site_named) s.name = std::move(name);
+  s.site = e.site;
+  s.site_named = e.site_named;
+  s.start_ns = e.start_ns;
   s.end_ns = end_ns;
   s.pid = pid;
   s.tid = tid;
-  s.depth = depth;
+  s.depth = e.depth;
 }
 
 // fork(): the child inherits neither a session nor the other threads. Locks are
@@ -192,16 +211,31 @@ __attribute__((noinline)) ThreadState* InitThread() {
   return t;
 }
 
+// `site` nullptr: a plain push, `name` copied. Else named site->name when `name`
+// is nullptr (no copy).
 __attribute__((noinline)) uint32_t PushRecorded(ThreadState* t, Entry& e, uint64_t state,
-                                                const char* name) {
+                                                const Site* site, const char* name) {
   const uint32_t gen = Generation(state);
   const uint64_t open = t->open.load(std::memory_order_relaxed);
   const uint32_t enclosing = (open >> 32) == gen ? static_cast<uint32_t>(open) : 0;
   t->open.store((uint64_t{gen} << 32) | (enclosing + 1), std::memory_order_relaxed);
   e.depth = enclosing;
-  e.name.assign(name != nullptr ? name : "");
+  e.site = site;
+  e.site_named = site != nullptr && name == nullptr;
+  if (!e.site_named) e.name.assign(name != nullptr ? name : "");
   e.start_ns = Now();  // last: the name copy is not part of the scope
   return t->depth;
+}
+
+inline uint32_t PushEntry(const Site* site, const char* name) {
+  ThreadState* t = t_state;
+  if (__builtin_expect(t == nullptr, 0)) t = InitThread();
+  const uint64_t state = g_state.load(std::memory_order_relaxed);
+  if (__builtin_expect(t->depth == t->entries.size(), 0)) t->entries.emplace_back();
+  Entry& e = t->entries[t->depth++];
+  e.state = state;
+  if (!(state & kRecordingBit)) return 0;
+  return PushRecorded(t, e, state, site, name);
 }
 
 __attribute__((noinline)) void PopRecorded(ThreadState* t, Entry& e) {
@@ -213,7 +247,7 @@ __attribute__((noinline)) void PopRecorded(ThreadState* t, Entry& e) {
   // Pushed in another session, or the session has stopped: not recorded. (Counted
   // by CloseOpenScopes at the stop.)
   if (g_state.load(std::memory_order_relaxed) != e.state) return;
-  Append(t, std::move(e.name), e.start_ns, end_ns, e.depth);
+  Append(t, e, std::move(e.name), end_ns);
 }
 
 __attribute__((noinline, cold)) int UnbalancedPop() {
@@ -227,27 +261,59 @@ __attribute__((noinline, cold)) int UnbalancedPop() {
   return -1;
 }
 
+// The site's record, registered (its strings copied, a location id given) the
+// first time; its location goes into `batch` once per generation.
+SiteInfo& Register(Shared& g, const Site* site, uint64_t generation, model::Profile* batch) {
+  auto [it, inserted] = g.sites.try_emplace(site);
+  SiteInfo& info = it->second;
+  if (inserted) {
+    info.id = static_cast<model::LocationId>(g.sites.size());
+    info.name = site->name != nullptr ? site->name : "";
+    info.function = site->function != nullptr ? site->function : "";
+    info.file = site->file != nullptr ? site->file : "";
+    info.line = site->line;
+  }
+  if (info.emitted_in != generation + 1) {
+    info.emitted_in = generation + 1;
+    model::SourceLocation& loc = batch->source_locations.emplace_back();
+    loc.id = info.id;
+    loc.kind = model::SourceLocationKind::kScope;
+    loc.file = batch->strings.Intern(info.file);
+    loc.line = info.line;
+    loc.function = batch->strings.Intern(info.function);
+  }
+  return info;
+}
+
 // Moves `from` into batch->ranges; ids are assigned here, in drain order.
-void Convert(std::vector<PendingScope>& from, model::Profile* batch, model::StringId domain,
-             uint64_t* next_id) {
-  // Consecutive scopes often share a name: skip the hash lookup then.
+void Convert(Shared& g, std::vector<PendingScope>& from, model::Profile* batch,
+             model::StringId domain, uint64_t generation) {
+  // Consecutive scopes often share a name or a site: skip the hash lookups then.
   const std::string* last_name = nullptr;
   model::StringId last_id = model::kEmptyString;
+  const Site* last_site = nullptr;
+  SiteInfo* site = nullptr;
   for (const PendingScope& s : from) {
     model::RangeRecord& r = batch->ranges.emplace_back();
     r.start_ns = s.start_ns;
     r.end_ns = s.end_ns;
-    if (last_name == nullptr || *last_name != s.name) {
-      last_id = batch->strings.Intern(s.name);
-      last_name = &s.name;
+    if (s.site != last_site) {
+      site = s.site != nullptr ? &Register(g, s.site, generation, batch) : nullptr;
+      last_site = s.site;
+    }
+    const std::string& name = s.site_named ? site->name : s.name;
+    if (last_name == nullptr || *last_name != name) {
+      last_id = batch->strings.Intern(name);
+      last_name = &name;
     }
     r.name = last_id;
     r.domain = domain;
     r.source = model::RangeSource::kScope;
     r.process_id = s.pid;
     r.thread_id = s.tid;
-    r.id = ++*next_id;
+    r.id = ++g.next_id;
     r.depth = s.depth;
+    r.location = site != nullptr ? site->id : model::kNoLocation;
   }
   from.clear();  // keeps the capacity
 }
@@ -274,15 +340,10 @@ void SetRecording(bool on, Clock clock) {
 
 bool Recording() { return g_state.load(std::memory_order_relaxed) & kRecordingBit; }
 
-uint32_t Push(const char* name) {
-  ThreadState* t = t_state;
-  if (__builtin_expect(t == nullptr, 0)) t = InitThread();
-  const uint64_t state = g_state.load(std::memory_order_relaxed);
-  if (__builtin_expect(t->depth == t->entries.size(), 0)) t->entries.emplace_back();
-  Entry& e = t->entries[t->depth++];
-  e.state = state;
-  if (!(state & kRecordingBit)) return 0;
-  return PushRecorded(t, e, state, name);
+uint32_t Push(const char* name) { return PushEntry(nullptr, name); }
+
+uint32_t PushAt(const cuscope_source_location* site, const char* name) {
+  return PushEntry(site, name);
 }
 
 int Pop() {
@@ -303,8 +364,8 @@ size_t CloseOpenScopes(uint64_t end_ns) {
     for (uint32_t i = 0; i < self->depth; ++i) {
       Entry& e = self->entries[i];
       if (e.state != target) continue;
-      Append(self, std::string(e.name), e.start_ns, end_ns > e.start_ns ? end_ns : e.start_ns,
-             e.depth);
+      std::string name = e.site_named ? std::string() : e.name;  // e keeps its name
+      Append(self, e, std::move(name), end_ns > e.start_ns ? end_ns : e.start_ns);
       e.state &= ~kRecordingBit;  // now a marker: the user's pop discards it
       ++closed;
     }
@@ -331,11 +392,12 @@ void Drain(model::Profile* batch) {
   std::lock_guard<std::mutex> dlock(g.drain_mu);
   std::lock_guard<std::mutex> rlock(g.registry_mu);
   model::StringId domain = model::kEmptyString;
+  const uint64_t generation = Generation(g_state.load());
   auto take = [&](std::vector<PendingScope>& from) {
     if (from.empty()) return;
     if (domain == model::kEmptyString) domain = batch->strings.Intern(kDomain);
     g.drained += from.size();
-    Convert(from, batch, domain, &g.next_id);
+    Convert(g, from, batch, domain, generation);
   };
   take(g.orphans);
   for (ThreadState* t : g.threads) {

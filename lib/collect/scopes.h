@@ -8,6 +8,14 @@
 // Drain() before handing the batch to the sink; a thread that exits leaves its
 // closed scopes for the next Drain.
 //
+// Source locations. PushAt takes a static site (cuscope_source_location, made once
+// per CUSCOPE_SCOPE use): the entry keeps the pointer, and the site's name is not
+// copied. Drain registers each distinct site once, by pointer (copying its strings,
+// so a site is read only the first time a Drain meets it), gives it a location id
+// (1, 2, ... in first-drain order, stable for the process) and appends its
+// model::SourceLocation to the first batch of each session (generation) whose
+// scopes name it; the scope's RangeRecord::location is that id.
+//
 // Sessions. Push always pushes an entry, recording or not: an entry pushed while not
 // recording is a marker that Pop discards, so a scope that straddles a session start
 // or stop stays balanced. Every SetRecording(true) starts a new generation; a scope
@@ -32,6 +40,7 @@
 
 #include <cstdint>
 
+#include "cuscope/cuscope_c.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::collect::scopes {
@@ -60,6 +69,11 @@ bool Recording();
 // (a marker entry is pushed all the same, for Pop to discard).
 uint32_t Push(const char* name);
 
+// Opens a scope at a static site (see "Source locations"): named site->name (not
+// copied; nullptr is "") when `name` is nullptr, else `name` (copied). `site` must
+// stay valid and unchanged for the life of the process. Returns as Push.
+uint32_t PushAt(const cuscope_source_location* site, const char* name);
+
 // Closes the calling thread's innermost scope. Returns the remaining stack depth
 // (>= 0), or -1 when the thread has no open scope (an unbalanced pop: ignored; the
 // first one in the process prints one warning line on stderr).
@@ -74,7 +88,9 @@ size_t CloseOpenScopes(uint64_t end_ns);
 
 // Moves the closed scopes of every thread into batch->ranges (names and the domain
 // interned in batch->strings; source kScope; ids 1, 2, ... in drain order, unique in
-// the process). Drains are serialized; the caller serializes other uses of `batch`.
+// the process), and the sites new to this session into batch->source_locations
+// (their file and function interned). Drains are serialized; the caller serializes
+// other uses of `batch`.
 void Drain(model::Profile* batch);
 
 // Closed scopes waiting for Drain, all threads.

@@ -1,5 +1,6 @@
-// The C ABI of user scopes: cuscope_range_push / cuscope_range_pop. The C++ Scope
-// class and CUSCOPE_SCOPE (include/cuscope/scope.h) are inline over these.
+// The C ABI of user scopes: cuscope_range_push / cuscope_range_push_at /
+// cuscope_range_pop. The C++ Scope class and CUSCOPE_SCOPE (include/cuscope/scope.h)
+// are inline over these.
 #include "cuscope/cuscope_c.h"
 #include "lib/collect/scopes.h"
 #include "lib/inject/session.h"
@@ -11,6 +12,13 @@ CUSCOPE_EXPORT int cuscope_range_push(const char* name) {
   // Scopes are regions like NVTX ranges: they can open a capture window too.
   cuscope::inject::TheSession().OnScopePush(n);
   return static_cast<int>(cuscope::collect::scopes::Push(n));
+}
+
+CUSCOPE_EXPORT int cuscope_range_push_at(const cuscope_source_location* site, const char* name) {
+  if (site == nullptr) return cuscope_range_push(name);
+  const char* n = name != nullptr ? name : (site->name != nullptr ? site->name : "");
+  cuscope::inject::OnScopePush(n);
+  return static_cast<int>(cuscope::collect::scopes::PushAt(site, name));
 }
 
 CUSCOPE_EXPORT int cuscope_range_pop(void) {

@@ -8,6 +8,7 @@ static_assert(EnumRowsAreDense<SyncType>());
 static_assert(EnumRowsAreDense<ApiDomain>());
 static_assert(EnumRowsAreDense<RangeSource>());
 static_assert(EnumRowsAreDense<CounterStrategy>());
+static_assert(EnumRowsAreDense<SourceLocationKind>());
 
 // Each enum's last value is in its table (a value added to an enum must be named).
 static_assert(MaxEnumValue<MemcpyKind>() == static_cast<int64_t>(MemcpyKind::kPtoP));
@@ -16,6 +17,8 @@ static_assert(MaxEnumValue<SyncType>() == static_cast<int64_t>(SyncType::kContex
 static_assert(MaxEnumValue<ApiDomain>() == static_cast<int64_t>(ApiDomain::kDriver));
 static_assert(MaxEnumValue<RangeSource>() == static_cast<int64_t>(RangeSource::kScope));
 static_assert(MaxEnumValue<CounterStrategy>() == static_cast<int64_t>(CounterStrategy::kUserRange));
+static_assert(MaxEnumValue<SourceLocationKind>() ==
+              static_cast<int64_t>(SourceLocationKind::kScope));
 
 const char* MemcpyKindName(MemcpyKind k) { return EnumName(k); }
 const char* MemoryKindName(MemoryKind k) { return EnumName(k); }

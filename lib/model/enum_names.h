@@ -96,6 +96,14 @@ struct EnumNames<CounterStrategy> {
   };
 };
 
+template <>
+struct EnumNames<SourceLocationKind> {
+  static constexpr char kEnum[] = "source_location_kind";
+  static constexpr EnumNameRow<SourceLocationKind> kRows[] = {
+      {SourceLocationKind::kScope, "scope"},
+  };
+};
+
 // The row of `e`, or nullptr for a value outside E's table.
 template <typename E>
 const EnumNameRow<E>* FindEnumRow(E e) {

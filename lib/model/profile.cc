@@ -103,9 +103,9 @@ bool CudaEventRecord::operator==(const CudaEventRecord& o) const {
 }
 
 bool RangeRecord::operator==(const RangeRecord& o) const {
-  return std::tie(start_ns, end_ns, name, domain, source, process_id, thread_id, id, depth) ==
-         std::tie(o.start_ns, o.end_ns, o.name, o.domain, o.source, o.process_id, o.thread_id, o.id,
-                  o.depth);
+  return std::tie(start_ns, end_ns, name, domain, source, process_id, thread_id, id, depth,
+                  location) == std::tie(o.start_ns, o.end_ns, o.name, o.domain, o.source,
+                                        o.process_id, o.thread_id, o.id, o.depth, o.location);
 }
 
 bool OverheadRecord::operator==(const OverheadRecord& o) const {
@@ -159,6 +159,7 @@ void Profile::ClearRecords() {
   device_metrics.clear();
   sample_configs.clear();
   samples.clear();
+  source_locations.clear();
 }
 
 namespace {

@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/finding.h"
+#include "lib/model/source_location.h"
 
 namespace cuscope::model {
 
@@ -235,8 +236,9 @@ struct RangeRecord {
   StringId domain = kEmptyString;  // "" for NVTX's default domain
   RangeSource source = RangeSource::kNvtxPushPop;
   uint32_t process_id = 0, thread_id = 0;
-  uint64_t id = 0;     // NVTX range id / cuscope scope id
-  uint32_t depth = 0;  // nesting depth on its thread at push time (0 = outermost)
+  uint64_t id = 0;                    // NVTX range id / cuscope scope id
+  uint32_t depth = 0;                 // nesting depth on its thread at push time (0 = outermost)
+  LocationId location = kNoLocation;  // its site in Profile::source_locations; 0: unknown
   uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
   bool operator==(const RangeRecord& o) const;
 };
@@ -352,6 +354,9 @@ struct Profile {
   std::vector<DeviceMetric> device_metrics;
   std::vector<GpuSampleConfig> sample_configs;
   std::vector<GpuSample> samples;
+  // Where records come from (RangeRecord::location). Not records: record_count()
+  // leaves them out; ClearRecords() clears them (a batch holds the new ones).
+  std::vector<SourceLocation> source_locations;
   // The advisor's findings stored in the file (ranked), or nullopt when the file has
   // none stored (written before findings existed, or not finished): the readers then
   // compute them (lib/analysis/advise.h).

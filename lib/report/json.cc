@@ -153,6 +153,7 @@ void WriteRegions(Writer& w, const std::vector<analysis::RegionSummaryRow>& regi
     JsonStats(w, r.stats);
     Key(w, "kernel_count"), w.Uint64(r.kernel_count);
     Key(w, "gpu_time_ns"), w.Uint64(r.gpu_time_ns);
+    if (!r.location.empty()) Key(w, "location"), Str(w, r.location);  // only when known
     Key(w, "top_kernels");
     w.StartArray();
     for (const analysis::RegionTopKernel& k : r.top_kernels) {

@@ -1,5 +1,6 @@
 #include "lib/report/text.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -201,16 +202,23 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions,
     return;
   }
   const size_t shown = ShownRows(regions.size(), options.top);
-  TextTable table({"Total Time", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Kernels",
-                   "GPU Time", "Region"});
+  // "Where" (the site's file name and line) only when a region shown has a location.
+  const bool located = std::any_of(regions.begin(), regions.begin() + shown,
+                                   [](const auto& r) { return !r.location.empty(); });
+  std::vector<std::string> headers = {"Total Time", "Instances", "Avg",     "Med",     "Min",
+                                      "Max",        "StdDev",    "Kernels", "GPU Time"};
+  if (located) headers.push_back("Where");
+  headers.push_back("Region");
+  TextTable table(std::move(headers));
   table.Fit(options.width, options.max_name_width);
-  table.SetDroppable({"Med", "Min", "Max", "StdDev"});
+  table.SetDroppable({"Med", "Min", "Max", "StdDev", "Where"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::RegionSummaryRow& r = regions[i];
     std::vector<std::string> cells =
         WithStats({FormatDuration(double(r.stats.total_ns)), absl::StrCat(r.stats.count)}, r.stats);
     cells.push_back(absl::StrCat(r.kernel_count));
     cells.push_back(FormatDuration(double(r.gpu_time_ns)));
+    if (located) cells.push_back(r.location.substr(r.location.rfind('/') + 1));  // no dirs
     cells.push_back(analysis::RegionLabel(r));
     table.AddRow(std::move(cells));
     for (const analysis::RegionTopKernel& k : r.top_kernels) {

@@ -315,6 +315,8 @@ void TraceView::ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const {
 
 // NVTX ranges and scopes on their CPU thread, marks as instant events; CUPTI overhead.
 void TraceView::RangeAndOverheadEvents(TraceSink& sink, TraceEvent& e) const {
+  const model::SourceLocationIndex locations(p_.source_locations);
+  std::string where;  // the "location" arg's text, alive until the event is written
   for (uint32_t i = 0; i < p_.ranges.size(); ++i) {
     const model::RangeRecord& r = p_.ranges[i];
     if (!HasValidTimes(r) || !KeepHost(r)) continue;
@@ -327,6 +329,10 @@ void TraceView::RangeAndOverheadEvents(TraceSink& sink, TraceEvent& e) const {
       Uint(e, "External id", i + 1);
       Uint(e, "range id", r.id);
       Str(e, "source", model::EnumDisplayName(r.source));
+      if (const model::SourceLocation* at = locations.Find(r.location); at != nullptr) {
+        where = model::SourceLocationLabel(p_.str(at->file), at->line);
+        if (!where.empty()) Str(e, "location", where);  // "file:line", only when known
+      }
     }
     if (r.domain != model::kEmptyString) Str(e, "domain", p_.str(r.domain));
     sink.Event(e);

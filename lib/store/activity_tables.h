@@ -230,6 +230,25 @@ struct Table<model::RangeRecord> {
     v.Int("thread_id", r.thread_id, "the thread that opened it");
     v.Int("range_id", r.id, "NVTX range id / cuscope scope id");
     v.Int("depth", r.depth, "nesting depth on its thread when pushed (0 = outermost)");
+    v.Int("location_id", r.location,
+          "the site that opened it: `source_locations.id`; `0` none (since version 5)");
+  }
+};
+
+template <>
+struct Table<model::SourceLocation> {
+  static constexpr char kName[] = "source_locations";
+  static constexpr char kDoc[] =
+      "One row per source site that recorded something (`SourceLocation`, since version 5): "
+      "a `CUSCOPE_SCOPE` or `cuscope_range_push_at` call site, referred to by id.";
+  static constexpr char kConstraints[] = "";
+  template <typename R, typename V>
+  static void Visit(R& s, V& v) {
+    v.Int("id", s.id, "the location's id, unique, not 0");
+    v.Int("kind", s.kind, "what the site is: enum `source_location_kind`");
+    v.StrId("file_id", s.file, "the source file as compiled (`__FILE__`); `''` unknown");
+    v.Int("line", s.line, "1-based line in the file; `0` unknown");
+    v.StrId("function_id", s.function, "the enclosing function (`__func__`); `''` unknown");
   }
 };
 

@@ -5,6 +5,7 @@
 //   2  the counter tables (version 1 had none: refused)
 //   3  syncs.event_id and syncs.event_sync_id, the cuda_events table
 //   4  gpu_sample_configs, gpu_samples
+//   5  ranges.location_id, the source_locations table
 #ifndef CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 #define CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 
@@ -28,6 +29,8 @@ inline constexpr int kOldestReadableSchemaVersion = 2;
 inline constexpr int kCudaEventsSince = 3;
 // The first version that has the GPU sample tables.
 inline constexpr int kGpuSamplesSince = 4;
+// The first version that has the source_locations table.
+inline constexpr int kSourceLocationsSince = 5;
 
 // "" when this build reads files of `version`, else why not (for the message
 // "PATH has profile schema version N, but ...").

@@ -89,6 +89,9 @@ class Loader {
       if (absl::Status s = LoadTable(profile.event_records, n); !s.ok()) return s;
     }
     if (absl::Status s = LoadTable(profile.ranges, n); !s.ok()) return s;
+    if (file_version_ >= kSourceLocationsSince) {
+      if (absl::Status s = LoadTable(profile.source_locations, n); !s.ok()) return s;
+    }
     if (absl::Status s = LoadTable(profile.overheads, n); !s.ok()) return s;
     if (absl::Status s = LoadCounters(profile.counters, n); !s.ok()) return s;
     if (absl::Status s = LoadTable(profile.device_metrics, n); !s.ok()) return s;

@@ -66,6 +66,12 @@ CREATE VIEW ranges_named AS
   LEFT JOIN strings AS n ON n.id = r.name_id
   LEFT JOIN strings AS d ON d.id = r.domain_id
   LEFT JOIN enum_names AS src ON src.enum = 'range_source' AND src.value = r.source;
+CREATE VIEW source_locations_named AS
+  SELECT k.name AS kind_name, f.text AS file, s.line AS line, fn.text AS function, s.*
+  FROM source_locations AS s
+  LEFT JOIN enum_names AS k ON k.enum = 'source_location_kind' AND k.value = s.kind
+  LEFT JOIN strings AS f ON f.id = s.file_id
+  LEFT JOIN strings AS fn ON fn.id = s.function_id;
 CREATE VIEW overheads_named AS
   SELECT n.text AS kind, o.end_ns - o.start_ns AS duration_ns, o.*
   FROM overheads AS o LEFT JOIN strings AS n ON n.id = o.kind_id;
@@ -141,6 +147,7 @@ std::string FixedRowsSql() {
   AddEnumRows<model::ApiDomain>(rows);
   AddEnumRows<model::RangeSource>(rows);
   AddEnumRows<model::CounterStrategy>(rows);
+  AddEnumRows<model::SourceLocationKind>(rows);
   absl::StrAppend(&sql, "INSERT INTO enum_names (enum, value, name) VALUES\n  ",
                   absl::StrJoin(rows, ",\n  "), ";\n");
   return sql;

@@ -30,7 +30,7 @@ namespace cuscope::store {
 // The schema version this build writes. Bump it on any change of tables or columns;
 // LoadProfile reads it and the older versions older_versions.h describes, and refuses
 // others with a clear error.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // meta.format of every profile.
 inline constexpr char kFormatName[] = "cuscope-profile";
@@ -46,8 +46,8 @@ inline constexpr char kExtraPrefix[] = "extra.";
 using ProfileTables =
     TableList<model::DeviceInfo, model::KernelRecord, model::MemcpyRecord, model::MemsetRecord,
               model::ApiRecord, model::SyncRecord, model::CudaEventRecord, model::RangeRecord,
-              model::OverheadRecord, CounterSetRow, CounterLaunchRow, CounterValueRow,
-              model::DeviceMetric, GpuSampleConfigRow, model::GpuSample>;
+              model::SourceLocation, model::OverheadRecord, CounterSetRow, CounterLaunchRow,
+              CounterValueRow, model::DeviceMetric, GpuSampleConfigRow, model::GpuSample>;
 using FindingsTables = TableList<FindingRow, FindingEvidenceRow>;
 
 // Findings as rows (ids 1, 2, ... in rank order), and back: "" when the rows make

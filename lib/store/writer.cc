@@ -241,7 +241,7 @@ struct ProfileWriter::Statements {
   Stmt upsert_device;
   Inserter kernels, memcpys, memsets, api_calls, syncs, event_records, ranges, overheads;
   Inserter counter_sets, counter_launches, counter_values, device_metrics;
-  Inserter gpu_sample_configs, gpu_samples;
+  Inserter gpu_sample_configs, gpu_samples, locations;
   // Counter sets in the file (committed); the next set gets this + 1 as its id.
   int64_t counter_sets_written = 0;
   // The devices whose sample configuration is in the file (committed).
@@ -277,6 +277,8 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
       {&event_records.many, InsertSql<model::CudaEventRecord>(kRowsPerInsert)},
       {&ranges.one, InsertSql<model::RangeRecord>()},
       {&ranges.many, InsertSql<model::RangeRecord>(kRowsPerInsert)},
+      {&locations.one, InsertSql<model::SourceLocation>()},
+      {&locations.many, InsertSql<model::SourceLocation>(kRowsPerInsert)},
       {&overheads.one, InsertSql<model::OverheadRecord>()},
       {&overheads.many, InsertSql<model::OverheadRecord>(kRowsPerInsert)},
       {&counter_sets.one, InsertSql<CounterSetRow>()},
@@ -407,6 +409,7 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
           rc = InsertAll(s.event_records, batch.event_records, string_count, bad);
         }
         if (rc == SQLITE_OK) rc = InsertAll(s.ranges, batch.ranges, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.locations, batch.source_locations, string_count, bad);
         if (rc == SQLITE_OK) rc = InsertAll(s.overheads, batch.overheads, string_count, bad);
         if (rc == SQLITE_OK) {
           rc = InsertCounters(s.counter_sets, s.counter_launches, s.counter_values, batch.counters,

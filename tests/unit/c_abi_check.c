@@ -50,6 +50,14 @@ int main(void) {
   check(cuscope_range_pop() == -1, "an extra cuscope_range_pop returns -1");
   check(cuscope_range_push("again") == 0 && cuscope_range_pop() == 0,
         "scopes still work after an unbalanced pop");
+  {
+    static const cuscope_source_location site = {"located", "main", __FILE__, __LINE__};
+    check(cuscope_range_push_at(&site, NULL) == 0, "cuscope_range_push_at without a session");
+    check(cuscope_range_push_at(&site, "renamed") == 0, "cuscope_range_push_at with a name");
+    check(cuscope_range_push_at(NULL, NULL) == 0, "cuscope_range_push_at(NULL, NULL)");
+    check(cuscope_range_pop() == 2 && cuscope_range_pop() == 1 && cuscope_range_pop() == 0,
+          "located scopes pop like the others");
+  }
 
   check(cuscope_stop() == CUSCOPE_ERROR_NOT_ACTIVE, "cuscope_stop() without a session");
   check(cuscope_last_error()[0] != '\0', "cuscope_last_error() says why");

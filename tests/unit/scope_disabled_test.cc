@@ -15,6 +15,9 @@
 static_assert(std::is_empty<cuscope::Scope>::value, "a disabled Scope holds nothing");
 static_assert(!std::is_copy_constructible<cuscope::Scope>::value, "Scope is not copyable");
 static_assert(std::is_nothrow_constructible<cuscope::Scope, const char*>::value, "");
+static_assert(std::is_nothrow_constructible<cuscope::Scope, const cuscope_source_location*,
+                                            const char*>::value,
+              "");
 
 namespace {
 
@@ -32,6 +35,8 @@ int Work(int n) {
     CUSCOPE_SCOPE(Name());
     CUSCOPE_SCOPE(std::string("loop"));
     cuscope::Scope explicit_scope("explicit");
+    static constexpr cuscope_source_location kSite = {"sited", __func__, __FILE__, __LINE__};
+    cuscope::Scope sited_scope(&kSite, nullptr);
     sum += i;
   }
   return sum;

@@ -182,10 +182,25 @@ inline Profile FullProfile() {
   g.thread_id = 98;
   g.id = kAbove32 + 8;
   g.depth = 5;
+  g.location = 7;
   p.ranges.push_back(g);
   g.source = RangeSource::kNvtxMark;
   g.end_ns = g.start_ns;  // marks have no duration
+  g.location = kNoLocation;
   p.ranges.push_back(g);
+
+  SourceLocation at;  // the scope's site
+  at.id = 7;
+  at.kind = SourceLocationKind::kScope;
+  at.file = p.strings.Intern("src/model/attention.cc");
+  at.line = 42;
+  at.function = p.strings.Intern("Attention");
+  p.source_locations.push_back(at);
+  at.id = 8;  // a site no range names, with nothing known but its id
+  at.file = kEmptyString;
+  at.line = 0;
+  at.function = kEmptyString;
+  p.source_locations.push_back(at);
 
   OverheadRecord o;
   o.start_ns = kAbove32 + 20;
@@ -290,6 +305,7 @@ inline void ExpectSameProfile(const Profile& actual, const Profile& expected) {
   EXPECT_TRUE(actual.syncs == expected.syncs);
   EXPECT_TRUE(actual.event_records == expected.event_records);
   EXPECT_TRUE(actual.ranges == expected.ranges);
+  EXPECT_TRUE(actual.source_locations == expected.source_locations);
   EXPECT_TRUE(actual.overheads == expected.overheads);
   EXPECT_TRUE(actual.counters == expected.counters);
   EXPECT_TRUE(actual.device_metrics == expected.device_metrics);

@@ -1,5 +1,6 @@
-// Profiles of an older schema version (lib/store/older_versions.h): a version-3 file
-// (before GPU samples) loads without samples, a version-2 file (before event records)
+// Profiles of an older schema version (lib/store/older_versions.h): a version-4 file
+// (before source locations) loads with regions of no location, a version-3 file
+// (before GPU samples) also without samples, a version-2 file (before event records)
 // also with its syncs without events and no event records; the same columns or
 // tables missing from a file that claims the current version are damage.
 #include <string>
@@ -21,7 +22,22 @@ using store::LoadProfile;
 using store::SaveProfile;
 using ::testing::HasSubstr;
 
-// What version 3 had: no GPU sample tables.
+// What version 4 had: no source locations.
+constexpr char kToVersion4[] =
+    "DROP VIEW source_locations_named; DROP TABLE source_locations;"
+    "DELETE FROM enum_names WHERE enum = 'source_location_kind';"
+    "DROP VIEW ranges_named; ALTER TABLE ranges DROP COLUMN location_id;"
+    "CREATE VIEW ranges_named AS SELECT * FROM ranges;"
+    "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
+
+// A profile as a file of version 4 loads it: no locations, and no region has one.
+Profile WithoutLocations(Profile p) {
+  p.source_locations.clear();
+  for (RangeRecord& r : p.ranges) r.location = kNoLocation;
+  return p;
+}
+
+// What version 3 had besides: no GPU sample tables.
 constexpr char kToVersion3[] =
     "DROP VIEW gpu_sample_configs_named; DROP TABLE gpu_sample_configs;"
     "DROP TABLE gpu_samples;"
@@ -34,15 +50,36 @@ constexpr char kToVersion2[] =
     "CREATE VIEW syncs_named AS SELECT * FROM syncs;"
     "UPDATE meta SET value = '2' WHERE key = 'schema_version';";
 
+TEST_F(StoreTest, Version4FileLoadsWithoutLocations) {
+  const std::string path = Path("v4.sqlite");
+  const Profile full = FullProfile();
+  ASSERT_FALSE(full.source_locations.empty());
+  ASSERT_NE(full.ranges[0].location, kNoLocation);
+  ASSERT_TRUE(SaveProfile(full, path).ok());
+  Exec(path, kToVersion4);
+  absl::StatusOr<Profile> loaded = LoadProfile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ExpectSameProfile(*loaded, WithoutLocations(full));
+}
+
+TEST_F(StoreTest, CurrentVersionMissingTheLocationsTableIsDamaged) {
+  const std::string path = Path("v5-missing.sqlite");
+  ASSERT_TRUE(SaveProfile(FullProfile(), path).ok());
+  Exec(path, "DROP VIEW source_locations_named; DROP TABLE source_locations;");
+  absl::StatusOr<Profile> loaded = LoadProfile(path);
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss) << loaded.status();
+  EXPECT_THAT(loaded.status().message(), HasSubstr("source_locations"));
+}
+
 TEST_F(StoreTest, Version3FileLoadsWithoutSamples) {
   const std::string path = Path("v3.sqlite");
   const Profile full = FullProfile();
   ASSERT_FALSE(full.samples.empty());
   ASSERT_TRUE(SaveProfile(full, path).ok());
-  Exec(path, kToVersion3);
+  Exec(path, std::string(kToVersion4) + kToVersion3);
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  Profile expected = full;
+  Profile expected = WithoutLocations(full);
   expected.sample_configs.clear();
   expected.samples.clear();
   ExpectSameProfile(*loaded, expected);
@@ -80,10 +117,10 @@ TEST_F(StoreTest, Version2FileLoadsWithoutEvents) {
   const std::string path = Path("v2.sqlite");
   const Profile full = FullProfile();
   ASSERT_TRUE(SaveProfile(full, path).ok());
-  Exec(path, std::string(kToVersion3) + kToVersion2);
+  Exec(path, std::string(kToVersion4) + kToVersion3 + kToVersion2);
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  Profile expected = full;
+  Profile expected = WithoutLocations(full);
   expected.sample_configs.clear();
   expected.samples.clear();
   expected.event_records.clear();

@@ -436,7 +436,7 @@ TEST_F(StoreTest, ViewsAndEnumNamesWork) {
   ASSERT_TRUE(SaveProfile(FullProfile(), path).ok());
   for (const char* view : {"kernels_named", "kernel_summary", "memcpy_named", "memset_named",
                            "api_calls_named", "syncs_named", "ranges_named", "overheads_named",
-                           "counters_named", "device_metrics_named"}) {
+                           "counters_named", "device_metrics_named", "source_locations_named"}) {
     EXPECT_GT(QueryInt(path, absl::StrCat("SELECT count(*) FROM ", view)), 0) << view;
   }
   EXPECT_EQ(QueryInt(path,
@@ -456,6 +456,12 @@ TEST_F(StoreTest, ViewsAndEnumNamesWork) {
                      "WHERE type_name = 'cudaDeviceSynchronize'"),
             1);
   EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM ranges_named WHERE source_name = 'scope'"), 1);
+  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM ranges_named WHERE location_id = 7"), 1);
+  EXPECT_EQ(QueryInt(path,
+                     "SELECT count(*) FROM source_locations_named WHERE kind_name = 'scope' "
+                     "AND file = 'src/model/attention.cc' AND line = 42 "
+                     "AND function = 'Attention' AND id = 7"),
+            1);
   EXPECT_EQ(QueryInt(path, "SELECT launches FROM kernel_summary LIMIT 1"), 1);
   EXPECT_EQ(QueryInt(path,
                      "SELECT count(*) FROM counters_named WHERE name LIKE 'void gemm%' "
@@ -503,7 +509,8 @@ TEST_F(StoreTest, EnumNamesAreTheModelsTables) {
   ExpectEnumRowsInFile<ApiDomain>(path);
   ExpectEnumRowsInFile<RangeSource>(path);
   ExpectEnumRowsInFile<CounterStrategy>(path);
-  EXPECT_EQ(QueryInt(path, "SELECT count(DISTINCT enum) FROM enum_names"), 6);
+  ExpectEnumRowsInFile<SourceLocationKind>(path);
+  EXPECT_EQ(QueryInt(path, "SELECT count(DISTINCT enum) FROM enum_names"), 7);
 }
 
 }  // namespace
