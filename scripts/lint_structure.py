@@ -7,13 +7,18 @@
 - no include cycle among the concepts of one lib/ folder (a concept is a file stem:
   a.h and a.cc are one node; an edge a -> b when a.h or a.cc includes b.h);
 - the layers: model, store, config, analysis and report never include collect,
-  inject or CUPTI; the CLI never includes collect.
+  inject or CUPTI; the CLI never includes collect;
+- no class with more than 2 mutexes or 15 guarded fields, and no member function
+  defined in a .cc not named like its class's header (lint_classes.py).
 
 Usage: lint_structure.py [ROOT]. Prints one line per violation; exit 1 if any.
 """
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lint_classes  # noqa: E402
 
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
@@ -168,6 +173,7 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     lib = os.path.join(root, "lib")
     problems = []
+    sources = {}
     for folder in sorted(os.listdir(lib)):
         fp = os.path.join(lib, folder)
         if not os.path.isdir(fp):
@@ -178,6 +184,7 @@ def main():
             rel = "lib/%s/%s" % (folder, f)
             with open(os.path.join(fp, f), encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
+            sources[rel] = text
             n = text.count("\n")
             if n > MAX_FILE_LINES:
                 problems.append("%s: %d lines (at most %d)" % (rel, n, MAX_FILE_LINES))
@@ -193,6 +200,7 @@ def main():
         cycle = find_cycle(include_graph(fp, folder))
         if cycle:
             problems.append("lib/%s: include cycle %s" % (folder, " -> ".join(cycle)))
+    problems += lint_classes.check(root, sources, strip_code, functions)
     for p in problems:
         print(p)
     print("structure: %d problem(s)" % len(problems))

@@ -17,7 +17,7 @@ CUSCOPE_EXPORT int cuscope_range_push(const char* name) {
 CUSCOPE_EXPORT int cuscope_range_push_at(const cuscope_source_location* site, const char* name) {
   if (site == nullptr) return cuscope_range_push(name);
   const char* n = name != nullptr ? name : (site->name != nullptr ? site->name : "");
-  cuscope::inject::OnScopePush(n);
+  cuscope::inject::TheSession().OnScopePush(n);
   return static_cast<int>(cuscope::collect::scopes::PushAt(site, name));
 }
 
