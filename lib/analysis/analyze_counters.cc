@@ -28,7 +28,7 @@ void AddRegionKernelTime(const model::Profile& p, std::map<uint32_t, Ceilings>& 
   bool any = false;
   for (const KernelCounters& k : *out) any = any || k.region;
   if (!any) return;
-  const bool paused = p.run.extra.count("counters.region_kernels") > 0;
+  const bool paused = !p.run.notes.counters_region_kernels.empty();
   std::vector<RegionSummaryRow> computed;
   if (region_rows == nullptr) {
     computed = SummarizeRegions(p);

@@ -243,11 +243,9 @@ DerivedRates SampleRates(const model::GpuSample& s, const SampleLayout& layout) 
 }
 
 std::vector<std::string> GpuSampleNotes(const model::Profile& p) {
-  constexpr std::string_view kPrefix = "gpu_metrics.";
   std::vector<std::string> notes;
-  for (const auto& [key, value] : p.run.extra) {
-    if (key.compare(0, kPrefix.size(), kPrefix) != 0) continue;
-    notes.push_back(key.substr(kPrefix.size()) + ": " + value);
+  for (const auto& [name, value] : model::NotesOfGroup(p.run.notes, "gpu_metrics")) {
+    notes.push_back(name + ": " + value);
   }
   return notes;
 }

@@ -70,8 +70,8 @@ struct GpuSampleAnalysis {
 
 GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p);
 
-// What the run says of its GPU metrics sampling: "key: value" for each run.extra key
-// starting with "gpu_metrics." (prefix removed), e.g. "status: cuptiPmSamplingEnable
+// What the run says of its GPU metrics sampling: "name: value" for each run note of
+// the "gpu_metrics" group (model::NotesOfGroup), e.g. "status: cuptiPmSamplingEnable
 // failed: ...", "metrics: ...", "samples: 1234".
 std::vector<std::string> GpuSampleNotes(const model::Profile& p);
 

@@ -41,10 +41,8 @@ std::vector<std::string> CounterNotes(const model::Profile& profile) {
 std::vector<std::string> CounterNotes(const model::Profile& profile,
                                       const std::vector<Ceilings>& ceilings) {
   std::vector<std::string> notes;
-  constexpr absl::string_view kPrefix = "counters.";
-  for (const auto& [key, value] : profile.run.extra) {
-    if (!absl::StartsWith(key, kPrefix)) continue;
-    notes.push_back(absl::StrCat(absl::string_view(key).substr(kPrefix.size()), ": ", value));
+  for (const auto& [name, value] : model::NotesOfGroup(profile.run.notes, "counters")) {
+    notes.push_back(absl::StrCat(name, ": ", value));
   }
   for (const Ceilings& c : ceilings) {
     if (!c.valid) {

@@ -170,8 +170,8 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& profile,
                                             const std::vector<Ceilings>& ceilings,
                                             const std::vector<RegionSummaryRow>* region_rows);
 
-// What is missing and why: "key: value" for each run.extra key starting with
-// "counters." (prefix removed), e.g. "status: not permitted: ERR_NVGPUCTRPERM ...",
+// What is missing and why: "name: value" for each run note of the "counters" group
+// (model::NotesOfGroup), e.g. "status: not permitted: ERR_NVGPUCTRPERM ...",
 // then a note for each device whose counters give no ceilings.
 std::vector<std::string> CounterNotes(const model::Profile& profile);
 std::vector<std::string> CounterNotes(const model::Profile& profile,

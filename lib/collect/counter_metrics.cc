@@ -13,12 +13,12 @@ bool CounterMetrics::SetUp(uint32_t device_id, const CollectOptions& options, Pl
                            CounterNotes& notes, CounterOutbox& outbox) {
   CUptiResult r = ChipName(device_id, &chip_);
   if (r != CUPTI_SUCCESS) {
-    notes.Note("counters.status", ExplainCupti("cuptiDeviceGetChipName", r));
+    notes.Note(&model::RunNotes::counters_status, ExplainCupti("cuptiDeviceGetChipName", r));
     return false;
   }
   auto host = MetricHost::Create(chip_);
   if (!host.ok()) {
-    notes.Note("counters.status", std::string(host.status().message()));
+    notes.Note(&model::RunNotes::counters_status, std::string(host.status().message()));
     return false;
   }
   host_ = std::move(*host);
@@ -27,7 +27,7 @@ bool CounterMetrics::SetUp(uint32_t device_id, const CollectOptions& options, Pl
   std::vector<std::string> collected = resolved->CollectedNames();
   auto image = host_->BuildConfig(collected);
   if (!image.ok()) {
-    notes.Note("counters.status", std::string(image.status().message()));
+    notes.Note(&model::RunNotes::counters_status, std::string(image.status().message()));
     return false;
   }
   names_ = collected;
@@ -42,13 +42,13 @@ bool CounterMetrics::SetUp(uint32_t device_id, const CollectOptions& options, Pl
   config_ = std::move(*image);
   planner.set_passes(config_.passes);
   const bool rotate = planner.rotate();
-  notes.Set("counters.chip", chip_);
-  notes.Set("counters.passes", absl::StrCat(config_.passes));
-  notes.Set("counters.strategy", planner.region_mode() ? "region (user range)"
+  notes.Set(&model::RunNotes::counters_chip, chip_);
+  notes.Set(&model::RunNotes::counters_passes, int64_t{config_.passes});
+  notes.Set(&model::RunNotes::counters_strategy, planner.region_mode() ? "region (user range)"
                                  : rotate              ? "rotate"
                                                        : "kernel replay");
   if (options.verbose) {
-    notes.Note("counters.config",
+    notes.Note(&model::RunNotes::counters_config,
                absl::StrFormat("%d metrics on %s in %d passes, %s", names_.size(), chip_,
                                config_.passes, rotate ? "rotate" : "kernel replay"));
   }
@@ -70,14 +70,14 @@ std::optional<Resolution> CounterMetrics::ResolveForChip(const CounterOptions& o
     absl::Status st = host_->Validate(d.name);
     if (st.ok())
       st = absl::InvalidArgumentError(absl::StrCat(d.name, " is not available on ", chip_));
-    notes.Note("counters.status", std::string(st.message()));
+    notes.Note(&model::RunNotes::counters_status, std::string(st.message()));
     return std::nullopt;
   }
   if (resolved.metrics.empty()) {
-    notes.Note("counters.status", absl::StrCat("none of the requested metrics exists on ", chip_));
+    notes.Note(&model::RunNotes::counters_status, absl::StrCat("none of the requested metrics exists on ", chip_));
     return std::nullopt;
   }
-  if (!resolved.dropped.empty()) notes.Note("counters.dropped", resolved.DroppedLine());
+  if (!resolved.dropped.empty()) notes.Note(&model::RunNotes::counters_dropped, resolved.DroppedLine());
   return resolved;
 }
 

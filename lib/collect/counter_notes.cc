@@ -5,29 +5,25 @@
 
 namespace cuscope::collect {
 
-void CounterNotes::Note(const std::string& key, const std::string& text) {
-  if (notes_.count(key) == 0) {
-    notes_[key] = text;
-    WriteStderr(absl::StrCat("cuscope: counters: ", text, "\n"));
-  }
+void CounterNotes::Note(TextNote note, std::string text) {
+  std::string& held = notes_.*note;
+  if (!held.empty()) return;
+  WriteStderr(absl::StrCat("cuscope: counters: ", text, "\n"));
+  held = std::move(text);
 }
 
-std::string CounterNotes::Get(const std::string& key) const {
-  auto it = notes_.find(key);
-  return it == notes_.end() ? std::string() : it->second;
+bool CounterNotes::Log(int limit, const std::string& text) {
+  if (logged_ >= limit) return false;
+  ++logged_;
+  WriteStderr(absl::StrCat("cuscope: counters: ", text, "\n"));
+  model::AddNote(&notes_.counters_log, text);
+  return true;
 }
 
-std::map<std::string, std::string> CounterNotes::ForRunInfo() const {
-  std::map<std::string, std::string> out;
-  for (const auto& [k, v] : notes_) {
-    if (k != "counters.config") out[k] = v;
-  }
+model::RunNotes CounterNotes::ForRunInfo() const {
+  model::RunNotes out = notes_;
+  out.counters_config.clear();
   return out;
-}
-
-int CounterNotes::NextNumbered(int limit) {
-  if (numbered_ >= limit) return 0;
-  return ++numbered_;
 }
 
 }  // namespace cuscope::collect

@@ -27,7 +27,7 @@ bool CounterRun::Reinit(ProfiledContext& c) {
   CUptiResult r = c.profiler.InitCounterData(metrics_.names(), c.max_ranges, &failed_call);
   if (r != CUPTI_SUCCESS) {
     c.image.Invalidate();
-    notes_.Note("counters.status", ExplainCupti(failed_call, r));
+    notes_.Note(&model::RunNotes::counters_status, ExplainCupti(failed_call, r));
     return false;
   }
   ++planner_.stats().reinits;
@@ -35,7 +35,7 @@ bool CounterRun::Reinit(ProfiledContext& c) {
   if (c.max_ranges > largest_image_ranges_) {  // the largest image
     largest_image_ranges_ = c.max_ranges;
     notes_.Set(
-        "counters.image",
+        &model::RunNotes::counters_image,
         absl::StrFormat("%.1f MiB for %d ranges (%d bytes per range)",
                         c.profiler.counter_data().size() / 1048576.0, c.max_ranges,
                         c.profiler.counter_data().size() / std::max<size_t>(1, c.max_ranges)));
@@ -47,7 +47,7 @@ bool CounterRun::SetConfig(ProfiledContext& c, size_t pass, size_t level) {
   CUptiResult r = c.profiler.SetConfig(metrics_.config().image, planner_.region_mode(),
                                        planner_.rotate(), c.max_ranges, pass, level);
   if (r != CUPTI_SUCCESS) {
-    notes_.Note("counters.status", ExplainCupti("cuptiRangeProfilerSetConfig", r));
+    notes_.Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerSetConfig", r));
     return false;
   }
   return true;
@@ -85,12 +85,12 @@ bool CounterRun::Reenable(ProfiledContext& c) {
   Phase timed(HeldPhase::kImage, &planner_.stats().reinit_ns);
   CUptiResult r = c.profiler.Disable();
   if (r != CUPTI_SUCCESS) {
-    notes_.Note("counters.status", ExplainCupti("cuptiRangeProfilerDisable", r));
+    notes_.Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerDisable", r));
     return false;
   }
   r = c.profiler.Enable(c.ctx);
   if (r != CUPTI_SUCCESS) {
-    notes_.Note("counters.status", ExplainCupti("cuptiRangeProfilerEnable", r));
+    notes_.Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerEnable", r));
     return false;
   }
   ++planner_.stats().reenables;
@@ -113,7 +113,7 @@ bool CounterRun::Configure(ProfiledContext& c) {
 }
 
 void CounterRun::Failed(const char* call, CUptiResult r) {
-  notes_.Note("counters.status", ExplainCupti(call, r));
+  notes_.Note(&model::RunNotes::counters_status, ExplainCupti(call, r));
 }
 
 void CounterRun::Progress() {
@@ -136,14 +136,14 @@ void CounterRun::AdviseOnce() {
 
 void CounterRun::NoteSettings(bool region_mode, bool rotate_holds_kernels) {
   if (options_.counters.rotate_budget_pct > 0 && !planner_.budget().enabled()) {
-    notes_.Note("counters.budget",
+    notes_.Note(&model::RunNotes::counters_budget,
                 absl::StrFormat("rotate_budget_pct=%d is not used: it bounds rotate's sets, and "
                                 "this run measures with %s (--replay=rotate uses it)",
                                 options_.counters.rotate_budget_pct,
                                 region_mode ? "region counters" : "kernel replay"));
   }
   if (rotate_holds_kernels) {
-    notes_.Note("counters.kernel_trace",
+    notes_.Note(&model::RunNotes::counters_kernel_trace,
                 "kernel, copy, memset, sync and event records are held off while rotate's sets "
                 "run (instruction counters read 0 while kernels are traced): the kernels "
                 "measured in the sets get records made from their launches, placed from the "
@@ -154,20 +154,20 @@ void CounterRun::NoteSettings(bool region_mode, bool rotate_holds_kernels) {
 void CounterRun::NoteEnd() {
   planner_.budget().Observe(MonotonicNs());  // the share up to the end, callbacks off or on
   const CounterStats& stats = planner_.stats();
-  notes_.Set("counters.launches_measured", absl::StrCat(stats.launches_measured));
-  notes_.Set("counters.samples_complete", absl::StrCat(stats.sets_complete));
-  notes_.Set("counters.samples_dropped", absl::StrCat(stats.sets_dropped));
+  notes_.Set(&model::RunNotes::counters_launches_measured, static_cast<int64_t>(stats.launches_measured));
+  notes_.Set(&model::RunNotes::counters_samples_complete, static_cast<int64_t>(stats.sets_complete));
+  notes_.Set(&model::RunNotes::counters_samples_dropped, static_cast<int64_t>(stats.sets_dropped));
   if (metrics_.ready()) {
-    notes_.Note("counters.summary",
-                absl::StrCat(notes_.Get("counters.strategy"), ": ", planner_.Describe()));
+    notes_.Note(&model::RunNotes::counters_summary,
+                absl::StrCat(notes_.Get(&model::RunNotes::counters_strategy), ": ", planner_.Describe()));
   }
   if (std::string advice = planner_.ReplayAdvice(); !advice.empty()) {
-    notes_.Note("counters.advice", advice);
+    notes_.Note(&model::RunNotes::counters_advice, advice);
   }
-  notes_.Set("counters.setup_ms", absl::StrFormat("%.1f", stats.setup_ns / 1e6));
-  notes_.Set("counters.measure_ms", absl::StrFormat("%.1f", stats.measure_ns / 1e6));
+  notes_.Set(&model::RunNotes::counters_setup_ms, absl::StrFormat("%.1f", stats.setup_ns / 1e6));
+  notes_.Set(&model::RunNotes::counters_measure_ms, absl::StrFormat("%.1f", stats.measure_ns / 1e6));
   notes_.Set(
-      "counters.host_ms",
+      &model::RunNotes::counters_host_ms,
       absl::StrFormat(
           "decode %.1f, evaluate %.1f, counter image initialized %.1f (%d times%s)",
           stats.decode_ns / 1e6, stats.evaluate_ns / 1e6, stats.reinit_ns / 1e6, stats.reinits,

@@ -43,7 +43,7 @@ std::optional<size_t> CounterSets::DecodeRanges(ProfiledContext& c,
     decode = c.profiler.Decode();
   }
   if (decode.result != CUPTI_SUCCESS) {
-    run_.notes().Note("counters.decode",
+    run_.notes().Note(&model::RunNotes::counters_decode,
                       ExplainCupti("cuptiRangeProfilerDecodeData", decode.result));
     c.image.Invalidate();
     return std::nullopt;  // re-initialized once, before the next set
@@ -57,7 +57,7 @@ std::optional<size_t> CounterSets::DecodeRanges(ProfiledContext& c,
           : SharedImageRanges(c, windows, decode.ranges_dropped, total);
   if (decoded && *decoded < launched) {
     run_.notes().Set(
-        "counters.ranges_short",
+        &model::RunNotes::counters_ranges_short,
         absl::StrFormat("a set decoded %d ranges for %d launches", *decoded, launched));
   }
   return decoded;
@@ -78,7 +78,7 @@ std::optional<size_t> CounterSets::SharedImageRanges(
     // The image sized to the set did not hold it (growing an image through SetConfig
     // failed this way in session 5): the window limit's size from now on.
     c.sizing_off = true;
-    notes.Note("counters.image_sizing",
+    notes.Note(&model::RunNotes::counters_image_sizing,
                absl::StrFormat("an image of %d ranges dropped %d of a set's: images of %d ranges "
                                "from now on",
                                c.image.capacity(), dropped, run_.planner().window_limit()));
@@ -89,16 +89,16 @@ std::optional<size_t> CounterSets::SharedImageRanges(
     for (const auto& w : windows) absl::StrAppend(&out, w.size(), " ");
     return out;
   };
-  if (const int n = run_.options().verbose ? notes.NextNumbered(40) : 0; n > 0) {
-    notes.Note(
-        absl::StrCat("counters.decode", n),
+  if (run_.options().verbose) {
+    notes.Log(
+        40,
         absl::StrFormat("decode: ranges from %d, image %d -> %d ranges (%d dropped), windows of %s",
                         at, held, total, dropped, sizes()));
   }
   if (dropped > 0) {
     // With sets sharing the image, which ranges were dropped is not known: none is read.
     notes.Note(
-        "counters.image_full",
+        &model::RunNotes::counters_image_full,
         absl::StrFormat("the counter image filled up: %d ranges dropped, the set's ranges not "
                         "read (set from range %d of %d, image %d -> %d ranges; windows of %s)",
                         dropped, at, c.image.capacity(), held, total, sizes()));
@@ -106,7 +106,7 @@ std::optional<size_t> CounterSets::SharedImageRanges(
     // Not where the placement put them: the image is re-initialized rather than a range
     // of another launch read as this set's.
     notes.Note(
-        "counters.image_placement",
+        &model::RunNotes::counters_image_placement,
         absl::StrFormat("a set's ranges were not where expected (from range %d, image %d -> %d "
                         "ranges; windows of %s): its ranges are dropped",
                         at, held, total, sizes()));
@@ -128,7 +128,7 @@ bool CounterSets::EvaluateSet(ProfiledContext& c, size_t range, RangeMatch& matc
   bool finite = st.ok();
   for (double v : set.values) finite = finite && std::isfinite(v);
   if (!finite) {
-    if (!st.ok()) run_.notes().Note("counters.evaluate", std::string(st.message()));
+    if (!st.ok()) run_.notes().Note(&model::RunNotes::counters_evaluate, std::string(st.message()));
     return false;
   }
   set.device_id = c.device_id;

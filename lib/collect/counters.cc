@@ -45,7 +45,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
       std::make_unique<CounterRun>(options, region_mode, start_ns, contexts_, outbox_, measured_);
   if (kept > 0) {
     run_->notes().Note(
-        "counters.disable",
+        &model::RunNotes::counters_disable,
         absl::StrFormat("the Range Profiler of %d context(s) could not be disabled after the last "
                         "session: counters there may fail to start",
                         kept));
@@ -90,7 +90,7 @@ void CounterSampler::StopLocked() {
   CounterNotes& notes = run_->notes();
   contexts_.DisableAll([this](ProfiledContext& c) { strategy_->EndContext(c); },
                        [&notes](CUptiResult r) {
-                         notes.Note("counters.disable",
+                         notes.Note(&model::RunNotes::counters_disable,
                                     ExplainCupti("cuptiRangeProfilerDisable", r));
                        });
   strategy_->Finish();
@@ -173,7 +173,7 @@ void CounterSampler::SwitchLaunchCallbacks(bool on) {
   }
 }
 
-std::map<std::string, std::string> CounterSampler::Notes() {
+model::RunNotes CounterSampler::Notes() {
   absl::MutexLock lock(&mu_);
   if (run_ == nullptr) return {};
   return run_->notes().ForRunInfo();

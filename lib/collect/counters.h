@@ -40,6 +40,7 @@
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/callbacks.h"
 #include "lib/collect/counter_outbox.h"
+#include "lib/model/run_notes.h"
 #include "lib/collect/counter_run.h"
 #include "lib/collect/counter_strategy.h"
 #include "lib/collect/idle_signals.h"
@@ -84,9 +85,10 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   void Tick() ABSL_LOCKS_EXCLUDED(switch_mu_, mu_);
   // Moves finished counter sets and device metrics (peaks, clocks) into `batch`.
   void Drain(model::Profile* batch) override { outbox_.Drain(batch); }
-  // What the run info should say about counters: "counters.status" (why counters are
-  // missing, when they are), chip, passes, strategy, launches measured, samples.
-  std::map<std::string, std::string> Notes() ABSL_LOCKS_EXCLUDED(mu_);
+  // What the run info should say about counters (the counters_* notes): the status
+  // (why counters are missing, when they are), chip, passes, strategy, launches
+  // measured, samples.
+  model::RunNotes Notes() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   void StopLocked() ABSL_LOCKS_EXCLUDED(mu_);

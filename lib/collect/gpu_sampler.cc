@@ -26,7 +26,7 @@ absl::Status GpuSampler::Start(const SamplingOptions& options) {
   // Unless it was left running (it did not stop in time): then no sampling again.
   if (abandoned_) {
     absl::MutexLock lock(&mu_);
-    notes_.clear();  // the earlier session's: not this run's
+    notes_ = model::RunNotes();  // the earlier session's: not this run's
     return absl::UnavailableError("off: the sampler of an earlier session did not stop in time");
   }
   options_ = options;
@@ -40,7 +40,7 @@ absl::Status GpuSampler::Start(const SamplingOptions& options) {
     running_ = true;
     stopping_ = false;
     finished_ = false;
-    notes_.clear();
+    notes_ = model::RunNotes();
     ready_.clear();
     configs_ready_.clear();
   }
@@ -51,7 +51,7 @@ absl::Status GpuSampler::Start(const SamplingOptions& options) {
 
   // Without the callback, the primary contexts active when the thread starts are still
   // sampled.
-  if (!st.ok()) Note("gpu_metrics.contexts", std::string(st.message()));
+  if (!st.ok()) Note(&model::RunNotes::gpu_metrics_contexts, std::string(st.message()));
   thread_ = std::thread([this] { Run(); });
   return absl::OkStatus();
 }
@@ -92,7 +92,7 @@ void GpuSampler::Stop(bool wait) {
       thread_.detach();
       abandoned_ = true;
       if (wait) {
-        Note("gpu_metrics.status", absl::StrCat("sampling did not stop within ", kStopWaitMs / 1000,
+        Note(&model::RunNotes::gpu_metrics_status, absl::StrCat("sampling did not stop within ", kStopWaitMs / 1000,
                                                 " s: the samples not yet decoded are lost"));
       }
     }
@@ -140,7 +140,7 @@ int GpuSampler::StopDevices(const std::set<uint32_t>& skip) {
     if (skip.count(d->index()) != 0 || !d->started()) continue;
     ++stopped;
     absl::Status st = d->Stop();
-    if (!st.ok()) Note("gpu_metrics.status", std::string(st.message()));
+    if (!st.ok()) Note(&model::RunNotes::gpu_metrics_status, std::string(st.message()));
   }
   return stopped;
 }
@@ -207,43 +207,43 @@ void GpuSampler::EndNotes() {
   const bool bursts = options_.burst_samples > 0;
   absl::MutexLock lock(&mu_);
   finished_ = true;
-  notes_["gpu_metrics.samples"] = absl::StrCat(samples_);
-  notes_["gpu_metrics.sampled_ms"] =
+  notes_.gpu_metrics_samples = static_cast<int64_t>(samples_);
+  notes_.gpu_metrics_sampled_ms =
       absl::StrFormat("%.1f", (SampledNs() - sampled_base_ns_) / 1e6);
   if (bursts) {
-    notes_["gpu_metrics.bursts"] =
+    notes_.gpu_metrics_bursts =
         absl::StrCat(bursts_ + 1, " bursts of ", WaitMs(), " ms (gpu_metrics_burst_samples ",
                      options_.burst_samples, " at ", options_.interval_ns / 1000,
                      " us, within 10-100 ms), each paused while it was decoded");
   }
   if (behind_) {
-    notes_["gpu_metrics.behind"] =
+    notes_.gpu_metrics_behind =
         "decoding fell behind the sampling: the oldest samples of the GPU's buffer were "
         "overwritten (bursts, gpu_metrics_burst_samples, or a longer interval keep up)";
   }
   if (long_ > 0) {
-    notes_["gpu_metrics.long"] = absl::StrCat(
+    notes_.gpu_metrics_long = absl::StrCat(
         long_,
         " samples dropped: each spanned over 10 intervals (the first sample after sampling "
         "starts can hold the time before it)");
   }
   // The decoding thread's time (it runs beside the program; what it costs the program is
   // in the step times, not here).
-  notes_["gpu_metrics.decode_ms"] = absl::StrFormat("%.1f", decode_ns_ / 1e6);
+  notes_.gpu_metrics_decode_ms = absl::StrFormat("%.1f", decode_ns_ / 1e6);
   if (lost_ > 0) {
-    notes_["gpu_metrics.lost"] =
+    notes_.gpu_metrics_lost =
         absl::StrCat(lost_, " samples after the first ", options_.max_samples,
                      " (gpu_metrics_max_samples) were decoded and dropped; sampling stopped "
                      "there");
   }
   if (bad_times_ > 0) {
-    notes_["gpu_metrics.bad_times"] = absl::StrCat(
+    notes_.gpu_metrics_bad_times = absl::StrCat(
         bad_times_,
         " samples dropped: their times cannot be the run's (the GPU's sample clock does not "
         "match the records' clock, or a sample ends before it starts)");
   }
   if (overflow_) {
-    notes_["gpu_metrics.overflow"] =
+    notes_.gpu_metrics_overflow =
         "the GPU's sample buffer overflowed: samples were lost (a longer gpu_metrics_interval_us "
         "keeps up)";
   }
@@ -259,7 +259,7 @@ std::set<uint32_t> GpuSampler::SetUp(const std::set<uint32_t>& devices) {
       CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
       const CUptiResult r = cuptiProfilerInitialize(&init);
       if (r != CUPTI_SUCCESS) {
-        Note("gpu_metrics.status",
+        Note(&model::RunNotes::gpu_metrics_status,
              absl::StrCat("cuptiProfilerInitialize failed: ", CuptiResultString(r)));
         continue;
       }
@@ -269,7 +269,7 @@ std::set<uint32_t> GpuSampler::SetUp(const std::set<uint32_t>& devices) {
     cn.deviceIndex = index;
     const CUptiResult r = cuptiDeviceGetChipName(&cn);
     if (r != CUPTI_SUCCESS || cn.pChipName == nullptr) {
-      Note("gpu_metrics.status",
+      Note(&model::RunNotes::gpu_metrics_status,
            absl::StrCat("GPU ", index, ": cuptiDeviceGetChipName failed: ", CuptiResultString(r)));
       continue;
     }
@@ -279,27 +279,27 @@ std::set<uint32_t> GpuSampler::SetUp(const std::set<uint32_t>& devices) {
     if (it == choices_.end()) {
       absl::StatusOr<PmDevice::Choice> choice = PmDevice::ChooseMetrics(chip, options_.metrics);
       if (!choice.ok()) {
-        Note("gpu_metrics.status", std::string(choice.status().message()));
+        Note(&model::RunNotes::gpu_metrics_status, std::string(choice.status().message()));
         continue;
       }
       it = choices_.emplace(chip, *std::move(choice)).first;
       if (!it->second.left_out.empty()) {
-        Note("gpu_metrics.left_out", absl::StrJoin(it->second.left_out, "; "));
+        Note(&model::RunNotes::gpu_metrics_left_out, absl::StrJoin(it->second.left_out, "; "));
       }
     }
     const uint64_t t1 = MonotonicNs();
     absl::StatusOr<std::unique_ptr<PmDevice>> d =
         PmDevice::Start(index, chip, it->second.metrics, options_.interval_ns);
     // The set-up's cost, on this thread: no sample is taken before it ends.
-    Note("gpu_metrics.setup_ms",
+    Note(&model::RunNotes::gpu_metrics_setup_ms,
          absl::StrFormat("GPU %u: %.0f ms choosing the metrics, %.0f ms starting", index,
                          (t1 - t0) / 1e6, (MonotonicNs() - t1) / 1e6));
     if (!d.ok()) {
-      Note("gpu_metrics.status",
+      Note(&model::RunNotes::gpu_metrics_status,
            absl::StrCat("GPU ", index, " (", chip, "): ", d.status().message()));
       continue;
     }
-    Note("gpu_metrics.metrics", absl::StrJoin(it->second.metrics, ", "));
+    Note(&model::RunNotes::gpu_metrics_metrics, absl::StrJoin(it->second.metrics, ", "));
     StopAtExit();
     absl::MutexLock lock(&mu_);
     configs_ready_.push_back({index, options_.interval_ns, it->second.metrics});
@@ -314,7 +314,7 @@ void GpuSampler::Resume(bool configs) {
     if (abandoned_.load()) break;
     absl::Status st = d->Resume(options_.interval_ns);
     if (!st.ok()) {
-      Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", st.message()));
+      Note(&model::RunNotes::gpu_metrics_status, absl::StrCat("GPU ", d->index(), ": ", st.message()));
       continue;
     }
     if (!configs) continue;
@@ -356,7 +356,7 @@ void GpuSampler::DecodeAll() {
     absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded, abandoned_);
     if (options_.verbose) LogDecode(d->index(), got);
     if (!got.ok()) {
-      Note("gpu_metrics.status", absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
+      Note(&model::RunNotes::gpu_metrics_status, absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
       continue;
     }
     lost_ += got->dropped;
@@ -420,19 +420,15 @@ void GpuSampler::Drain(model::Profile* batch) {
   ready_.clear();
 }
 
-std::map<std::string, std::string> GpuSampler::Notes() {
+model::RunNotes GpuSampler::Notes() {
   absl::MutexLock lock(&mu_);
   return notes_;
 }
 
-void GpuSampler::Note(const std::string& key, const std::string& text) {
+void GpuSampler::Note(model::NoteText model::RunNotes::*note, const std::string& text) {
   absl::MutexLock lock(&mu_);
-  std::string& note = notes_[key];
-  if (note.empty()) {
-    note = text;
-  } else if (note.find(text) == std::string::npos) {
-    absl::StrAppend(&note, "; ", text);
-  }
+  std::string& held = notes_.*note;
+  if (held.find(text) == std::string::npos) model::AddNote(&held, text);
 }
 
 std::set<uint32_t> GpuSampler::ActivePrimaryContexts() {

@@ -54,10 +54,9 @@ class GpuSampler final : public DrainSource {
   void Stop(bool wait = true);
   // Moves new configurations and samples into `batch`.
   void Drain(model::Profile* batch) override;
-  // For the run info: "gpu_metrics.status" (why samples are missing, when they
-  // are), ".metrics", ".left_out", ".samples", ".lost", ".overflow", ".bad_times",
-  // ".decode_ms".
-  std::map<std::string, std::string> Notes();
+  // For the run info, the gpu_metrics_* notes: status (why samples are missing, when
+  // they are), metrics, left_out, samples, lost, overflow, bad_times, decode_ms, ...
+  model::RunNotes Notes();
 
   static constexpr int kDecodePeriodMs = 100;
   static constexpr int kStopWaitMs = 2000;
@@ -95,7 +94,9 @@ class GpuSampler final : public DrainSource {
   // after now (another clock), counted in bad_times_; and those over 10 intervals
   // long, counted in long_.
   void DropBadTimes(std::vector<model::GpuSample>& samples);
-  void Note(const std::string& key, const std::string& text) ABSL_LOCKS_EXCLUDED(mu_);
+  // Sets `note` to `text`, or appends it (after "; ") when the note says something else.
+  void Note(model::NoteText model::RunNotes::*note, const std::string& text)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Devices of the primary contexts active now (the driver as the process loaded it).
   static std::set<uint32_t> ActivePrimaryContexts();
 
@@ -114,7 +115,7 @@ class GpuSampler final : public DrainSource {
   std::set<uint32_t> asked_ ABSL_GUARDED_BY(mu_);  // devices to set up
   std::vector<Config> configs_ready_ ABSL_GUARDED_BY(mu_);
   std::vector<model::GpuSample> ready_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::string> notes_ ABSL_GUARDED_BY(mu_);
+  model::RunNotes notes_ ABSL_GUARDED_BY(mu_);
 
   // The thread's own.
   bool profiler_initialized_ = false;

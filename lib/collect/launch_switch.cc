@@ -133,7 +133,7 @@ void LaunchSwitch::Note() {
     const uint64_t off_ns =
         budget_off_ns_ + (budget_off_ ? MonotonicNs() - budget_off_since_ns_ : 0);
     run_.notes().Set(
-        "counters.budget_idle",
+        &model::RunNotes::counters_budget_idle,
         absl::StrFormat(
             "launch callbacks off %d time(s), %.1f s in all, while rotate's time budget allowed "
             "no set; back on %d time(s). Launches while off are in the trace, not in the launch "
@@ -153,7 +153,7 @@ void LaunchSwitch::Note() {
   absl::StrAppend(&text,
                   ". Launches while off are in the trace, not in the launch counts above; set "
                   "idle_launches=0 to keep the callbacks on");
-  run_.notes().Set("counters.idle", text);
+  run_.notes().Set(&model::RunNotes::counters_idle, text);
 }
 
 }  // namespace cuscope::collect

@@ -45,7 +45,7 @@ bool RegionCounters::StartRegion(const std::vector<std::string>& stack, bool hol
   if (!active) {
   } else if (ctx == nullptr) {
     run_.notes().Note(
-        "counters.region_context",
+        &model::RunNotes::counters_region_context,
         absl::StrFormat("region '%s' began on a thread without a CUDA context: not measured",
                         path));
   } else {
@@ -59,13 +59,13 @@ bool RegionCounters::StartRegion(const std::vector<std::string>& stack, bool hol
     if (r != CUPTI_SUCCESS) c->profiler.Stop();
   }
   if (r != CUPTI_SUCCESS) {
-    run_.notes().Note("counters.status", ExplainCupti("cuptiRangeProfilerStart/PushRange", r));
+    run_.notes().Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerStart/PushRange", r));
     c->failed = true;
     return false;
   }
   if (hold) {
     paused_tracing_ = true;
-    run_.notes().Set("counters.region_kernels",
+    run_.notes().Set(&model::RunNotes::counters_region_kernels,
                      "kernel records are off inside measured region instances (instruction "
                      "counters read 0 under user replay while kernels are traced)");
   }
@@ -85,7 +85,7 @@ bool RegionCounters::PopRegion(const std::vector<std::string>& stack, bool* rele
 void RegionCounters::Close() {
   if (!region_) return;
   run_.notes().Set(
-      "counters.region_open",
+      &model::RunNotes::counters_region_open,
       absl::StrFormat("region '%s' was still open at the end: its last instance is not measured",
                       region_->path));
   // The held GPU kinds stay off: the tracer stops next, and its Start resets them.
@@ -106,7 +106,7 @@ bool RegionCounters::CloseRegion(bool keep) {
   RangeProfiler::StopResult stop = c.profiler.Stop();
   if (r != CUPTI_SUCCESS || stop.result != CUPTI_SUCCESS) {
     run_.notes().Note(
-        "counters.status",
+        &model::RunNotes::counters_status,
         ExplainCupti(r != CUPTI_SUCCESS ? "cuptiRangeProfilerPopRange" : "cuptiRangeProfilerStop",
                      r != CUPTI_SUCCESS ? r : stop.result));
     c.failed = true;

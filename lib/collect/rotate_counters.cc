@@ -92,7 +92,7 @@ bool RotateCounters::StartPass(ProfiledContext& c, Rotated& r) {
   }
   CUptiResult result = c.profiler.Start();
   if (result != CUPTI_SUCCESS) {
-    run_.notes().Note("counters.status", ExplainCupti("cuptiRangeProfilerStart", result));
+    run_.notes().Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerStart", result));
     c.failed = true;
     return false;
   }
@@ -104,15 +104,14 @@ RangeCalls::Stopped RotateCounters::StopPass(ProfiledContext& c, Rotated& r) {
   RangeProfiler::StopResult stop = c.profiler.Stop();
   CounterNotes& notes = run_.notes();
   if (stop.result != CUPTI_SUCCESS) {
-    notes.Note("counters.stop", ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    notes.Note(&model::RunNotes::counters_stop, ExplainCupti("cuptiRangeProfilerStop", stop.result));
     c.failed = true;
     return {};
   }
   r.plan.next_pass = stop.all_passes_submitted ? 0 : stop.pass_index;
   r.plan.next_level = stop.all_passes_submitted ? 1 : stop.target_level;
-  if (const int n = run_.options().verbose ? notes.NextNumbered(12) : 0; n > 0) {
-    notes.Note(absl::StrCat("counters.window", n),
-               absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
+  if (run_.options().verbose) {
+    notes.Log(12, absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
                                r.plan.windows.size(), r.plan.windows.back().size(), stop.pass_index,
                                stop.all_passes_submitted ? 1 : 0));
   }
@@ -129,7 +128,7 @@ void RotateCounters::QueueHeldLaunch(Rotated& r, const CUpti_CallbackData* cb) {
   std::optional<MadeKernel> k = r.made.Take(cb);
   if (!k || run_.outbox().AddKernel(std::move(*k))) return;
   if (made_dropped_++ == 0) {
-    run_.notes().Note("counters.made_records",
+    run_.notes().Note(&model::RunNotes::counters_made_records,
                       "kernel records made from launches were left out: none was drained (the "
                       "activity buffers stopped coming back)");
   }

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -52,6 +53,10 @@ const std::vector<Setting>& Settings();
 
 // The row whose variable is `env`; null if none.
 const Setting* FindSetting(absl::string_view env);
+
+// Every setting's value in `config` as (flag name, text its parser accepts), in the
+// table's order: what a run was taken with (model::RunNotes::settings).
+std::vector<std::pair<std::string, std::string>> SettingValues(const Config& config);
 
 }  // namespace cuscope::config
 

@@ -230,6 +230,12 @@ const Setting* FindSetting(absl::string_view env) {
   return nullptr;
 }
 
+std::vector<std::pair<std::string, std::string>> SettingValues(const Config& config) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Setting& s : Settings()) out.emplace_back(s.flag, s.value.format(config));
+  return out;
+}
+
 std::string Setting::default_text() const { return value.format(Config{}); }
 
 std::string Quoted(absl::string_view text) {

@@ -11,7 +11,7 @@ void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& opt
   if (options.sampling.enabled && options.counters_enabled()) {
     // Both use the GPU's performance monitors: the counters asked for win.
     options.sampling.enabled = false;
-    run.extra["gpu_metrics.status"] =
+    run.notes.gpu_metrics_status =
         "off: counters (metrics) were asked for too, and both use the GPU's performance "
         "monitors";
     warn(
@@ -22,7 +22,7 @@ void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& opt
   options.sampling.run_start_ns = run.start_ns;
   absl::Status sampling = collector.sampler().Start(options.sampling);
   if (!sampling.ok()) {
-    run.extra["gpu_metrics.status"] = std::string(sampling.message());
+    run.notes.gpu_metrics_status = std::string(sampling.message());
     warn(absl::StrCat("gpu metrics: ", sampling.message(), "; tracing goes on without them"));
   }
 }
@@ -31,9 +31,10 @@ void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions
                     model::RunInfo& run, bool on_signal, WarnFn warn) {
   if (!options.sampling.enabled) return;
   collector.sampler().Stop(/*wait=*/!on_signal);
-  for (auto& [k, v] : collector.sampler().Notes()) run.extra[k] = v;
-  auto status = run.extra.find("gpu_metrics.status");
-  if (status != run.extra.end()) warn(absl::StrCat("gpu metrics: ", status->second));
+  model::MergeNotes(collector.sampler().Notes(), &run.notes);
+  if (!run.notes.gpu_metrics_status.empty()) {
+    warn(absl::StrCat("gpu metrics: ", run.notes.gpu_metrics_status));
+  }
 }
 
 absl::Status AppendBatch(store::ProfileWriter& writer, const model::Profile& batch, WarnFn warn) {

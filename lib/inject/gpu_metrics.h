@@ -19,7 +19,7 @@ namespace cuscope::inject {
 using WarnFn = void (*)(const std::string& message);
 void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& options,
                      model::RunInfo& run, WarnFn warn);
-// Stops it and puts its notes into `run.extra`; `on_signal`: without waiting for its
+// Stops it and puts its notes into `run.notes`; `on_signal`: without waiting for its
 // thread (which may be stuck in CUPTI where the signal interrupted the program).
 void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions& options,
                     model::RunInfo& run, bool on_signal, WarnFn warn);

@@ -18,6 +18,7 @@
 #include "lib/collect/scopes.h"
 #include "lib/config/output_path.h"
 #include "lib/config/rank.h"
+#include "lib/config/setting.h"
 #include "lib/inject/collect_options.h"
 #include "lib/inject/gpu_metrics.h"
 #include "lib/inject/run_end.h"
@@ -109,10 +110,11 @@ absl::Status Session::OpenProfile(const config::GetEnv& getenv) {
   run_.cuscope_version = CUSCOPE_VERSION_STRING;
   run_.hostname = HostName();
   run_.rank = rank.rank;
+  run_.notes.settings = config::SettingValues(config_);
   if (rank.known()) {
-    run_.extra["rank_source"] = rank.source;
-    if (rank.local_rank >= 0) run_.extra["local_rank"] = absl::StrCat(rank.local_rank);
-    if (rank.world_size >= 0) run_.extra["world_size"] = absl::StrCat(rank.world_size);
+    run_.notes.rank_source = rank.source;
+    if (rank.local_rank >= 0) run_.notes.local_rank = rank.local_rank;
+    if (rank.world_size >= 0) run_.notes.world_size = rank.world_size;
   }
   (*writer)->WriteRunInfo(run_).IgnoreError();
   sink_.Open(*std::move(writer), path_);
@@ -139,14 +141,14 @@ absl::Status Session::StartCollector() {
     if (!capturing.ok()) {
       // Without callbacks the tracer would stay paused: record everything instead.
       collector_.tracer().ResumeGpuKinds();
-      run_.extra["capture.status"] = std::string(capturing.message());
+      run_.notes.capture_status = std::string(capturing.message());
       Warn(absl::StrCat("capture: ", capturing.message(), "; recording everything instead"));
     }
   }
   if (options_.counters_enabled()) {
     absl::Status counting = collector_.counters().Start(options_);
     if (!counting.ok()) {
-      run_.extra["counters.status"] = std::string(counting.message());
+      run_.notes.counters_status = std::string(counting.message());
       Warn(absl::StrCat("counters: ", counting.message(), "; tracing goes on without them"));
     }
   }
@@ -251,11 +253,11 @@ void Session::WriteRunEnd(const StopReason& reason, uint64_t end_ns) {
 void Session::StopCaptureAndCounters(const StopReason& reason) {
   if (options_.needs_capture_control()) {
     collector_.regions().Stop();
-    run_.extra["capture.windows"] = absl::StrCat(collector_.regions().WindowsOpened());
+    run_.notes.capture_windows = static_cast<int64_t>(collector_.regions().WindowsOpened());
   }
   if (options_.counters_enabled()) {
     collector_.counters().Stop();
-    for (auto& [k, v] : collector_.counters().Notes()) run_.extra[k] = v;
+    model::MergeNotes(collector_.counters().Notes(), &run_.notes);
   }
   StopGpuMetrics(collector_, options_, run_, reason.on_signal(), Warn);
 }
@@ -279,28 +281,28 @@ void Session::RecordCollectStats(const collect::ActivityStats& stats) {
   run_.internal_kernels = stats.internal_kernels;
   // After a failed write the probe's way back is not watched: no takeover to report.
   if (stats.records_taken && !sink_.write_failed()) {
-    run_.extra["activity.status"] = absl::StrFormat(
+    run_.notes.activity_status = absl::StrFormat(
         "activity records stopped reaching cuscope (the last API call recorded ended %.3f s "
         "into the run): another CUPTI client (torch.profiler, nsys, ...) took over activity "
         "collection; what came after is missing from this profile",
         stats.last_api_end_ns > run_.start_ns ? (stats.last_api_end_ns - run_.start_ns) / 1e9
                                               : 0.0);
-    Warn(run_.extra["activity.status"]);
+    Warn(run_.notes.activity_status);
   } else if (stats.buffers_outstanding > 0) {
-    run_.extra["activity.status"] = absl::StrFormat(
+    run_.notes.activity_status = absl::StrFormat(
         "%d activity buffers were not returned: another CUPTI client (torch.profiler, "
         "nsys, ...) took over activity collection; records after that are missing",
         stats.buffers_outstanding);
-    Warn(run_.extra["activity.status"]);
+    Warn(run_.notes.activity_status);
   }
   collect::scopes::Stats scope_stats = collect::scopes::GetStats();
-  run_.extra["scopes_recorded"] = absl::StrCat(scope_stats.recorded);
+  run_.notes.scopes_recorded = static_cast<int64_t>(scope_stats.recorded);
   if (scope_stats.dropped_open + scope_stats.dropped_overflow > 0) {
-    run_.extra["scopes_dropped"] =
-        absl::StrCat(scope_stats.dropped_open + scope_stats.dropped_overflow);
+    run_.notes.scopes_dropped =
+        static_cast<int64_t>(scope_stats.dropped_open + scope_stats.dropped_overflow);
   }
   if (scope_stats.unbalanced_pops > 0) {
-    run_.extra["scopes_unbalanced_pops"] = absl::StrCat(scope_stats.unbalanced_pops);
+    run_.notes.scopes_unbalanced_pops = static_cast<int64_t>(scope_stats.unbalanced_pops);
   }
 }
 

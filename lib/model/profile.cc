@@ -51,10 +51,10 @@ bool DeviceInfo::operator==(const DeviceInfo& o) const {
 bool RunInfo::operator==(const RunInfo& o) const {
   return std::tie(command_line, pid, start_unix_ns, end_unix_ns, start_ns, end_ns, cuscope_version,
                   hostname, rank, dropped_records, buffers_refused, internal_kernels, exit_reason,
-                  extra) == std::tie(o.command_line, o.pid, o.start_unix_ns, o.end_unix_ns,
+                  notes) == std::tie(o.command_line, o.pid, o.start_unix_ns, o.end_unix_ns,
                                      o.start_ns, o.end_ns, o.cuscope_version, o.hostname, o.rank,
                                      o.dropped_records, o.buffers_refused, o.internal_kernels,
-                                     o.exit_reason, o.extra);
+                                     o.exit_reason, o.notes);
 }
 
 bool KernelRecord::operator==(const KernelRecord& o) const {

@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/finding.h"
+#include "lib/model/run_notes.h"
 #include "lib/model/source_location.h"
 
 namespace cuscope::model {
@@ -86,7 +87,7 @@ struct RunInfo {
   uint64_t buffers_refused = 0;   // buffer requests refused because of the pool cap
   uint64_t internal_kernels = 0;  // CUPTI's own kernels, left out of `kernels`
   std::string exit_reason;        // "exit", "signal 2", "stop", ... (empty while running)
-  std::map<std::string, std::string> extra;  // anything else, saved as key/value
+  RunNotes notes;  // what the collector's parts say and the settings (run_notes.h)
   bool operator==(const RunInfo& o) const;
 };
 

@@ -62,6 +62,14 @@ void AddNote(NoteText* note, std::string_view text) {
   note->append(text.data(), text.size());
 }
 
+void MergeNotes(const RunNotes& from, RunNotes* into) {
+  for (const RunNoteField& f : RunNoteFields()) {
+    if (std::string v = f.get(from); !v.empty()) f.set(into, v);
+  }
+  if (!from.settings.empty()) into->settings = from.settings;
+  for (const auto& [key, value] : from.other) into->other[key] = value;
+}
+
 std::map<std::string, std::string> NotesToKeyValues(const RunNotes& notes) {
   std::map<std::string, std::string> out = notes.other;
   for (const RunNoteField& f : RunNoteFields()) {

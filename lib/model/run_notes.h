@@ -63,6 +63,7 @@ using NoteCount = std::optional<int64_t>;
   X(counters_budget_idle, Text, "counters.budget_idle", "launch callbacks off while the time budget allowed no set") \
   X(counters_idle, Text, "counters.idle", "launch callbacks off while nothing was left to measure") \
   X(counters_window, Text, "counters.window", "rotate's window limit") \
+  X(counters_log, Text, "counters.log", "with verbose: lines on decoding and rotate's windows (up to 40), joined by '; '") \
   X(gpu_metrics_status, Text, "gpu_metrics.status", "why GPU metric samples are missing, when they are") \
   X(gpu_metrics_contexts, Text, "gpu_metrics.contexts", "contexts the sampler could not follow") \
   X(gpu_metrics_metrics, Text, "gpu_metrics.metrics", "the metrics sampled") \
@@ -120,6 +121,10 @@ const RunNoteField* FindRunNote(std::string_view key);
 
 // Appends `text` to a text note, after "; " when it already says something.
 void AddNote(NoteText* note, std::string_view text);
+
+// Copies every note `from` sets into `into`, replacing what `into` says of it: the
+// declared notes that are set, the settings (when `from` has any) and the others.
+void MergeNotes(const RunNotes& from, RunNotes* into);
 
 // The settings' stored key prefix: "setting.".
 inline constexpr std::string_view kSettingNotePrefix = "setting.";

@@ -76,7 +76,7 @@ void WriteRun(const model::RunInfo& run, const analysis::Summary& s, std::ostrea
       kv(f.key, std::visit([](auto n) { return absl::StrCat(n); }, v));
     }
   }
-  for (const auto& [k, v] : run.extra) kv(absl::StrCat("extra.", k), v);
+  for (const auto& [k, v] : model::NotesToKeyValues(run.notes)) kv(absl::StrCat("extra.", k), v);
 }
 
 void WriteDevices(const model::Profile& p, const analysis::Summary& s, std::ostream& out) {

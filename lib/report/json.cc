@@ -89,7 +89,8 @@ void WriteRun(Writer& w, const model::RunInfo& run, const analysis::Summary& s) 
   WriteRunFields(w, RunField::Group::kRun, run, s);
   Key(w, "extra");
   w.StartObject();
-  for (const auto& [k, v] : run.extra) Key(w, k), Str(w, v);
+  // The run notes, by their stored keys (the profile's extra.* meta keys).
+  for (const auto& [k, v] : model::NotesToKeyValues(run.notes)) Key(w, k), Str(w, v);
   w.EndObject();
   w.EndObject();
 

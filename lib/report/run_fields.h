@@ -1,7 +1,8 @@
 // The run's fields that the reports print, declared once: the JSON report writes
 // them as its "run" and "counts" objects, the CSV report as the rows of its "# run"
 // section, both in this order, so the formats cannot disagree. A field added here
-// appears in both. RunInfo::extra (the run notes) follows them in each format.
+// appears in both. RunInfo::notes (model::NotesToKeyValues, as "extra")
+// follows them in each format.
 #ifndef CUSCOPE_LIB_REPORT_RUN_FIELDS_H_
 #define CUSCOPE_LIB_REPORT_RUN_FIELDS_H_
 

@@ -1,7 +1,6 @@
 #include "lib/report/trace_index.h"
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
 #include "absl/container/flat_hash_set.h"
@@ -14,15 +13,9 @@ namespace {
 
 using analysis::HasValidTimes;
 
-// The first of the run's extra entries `a`, `b` that holds an integer.
-std::optional<int64_t> ExtraInt(const model::RunInfo& run, const char* a, const char* b) {
-  for (const char* key : {a, b}) {
-    auto it = run.extra.find(key);
-    if (it == run.extra.end()) continue;
-    int64_t n = 0;
-    const std::string& v = it->second;
-    if (std::from_chars(v.data(), v.data() + v.size(), n).ec == std::errc() && n >= 0) return n;
-  }
+// A count note that is set and not negative.
+std::optional<int64_t> NonNegative(const model::NoteCount& note) {
+  if (note && *note >= 0) return note;
   return std::nullopt;
 }
 
@@ -59,8 +52,8 @@ void TraceIndex::ComputeHeader() {
         run.start_unix_ns - static_cast<int64_t>(run.start_ns - header_.origin_ns);
   }
   header_.rank = run.rank >= 0 ? run.rank : 0;
-  header_.world_size = ExtraInt(run, "world_size", "WORLD_SIZE");
-  header_.local_rank = ExtraInt(run, "local_rank", "LOCAL_RANK");
+  header_.world_size = NonNegative(run.notes.world_size);
+  header_.local_rank = NonNegative(run.notes.local_rank);
   if (!header_.world_size && run.rank < 0) header_.world_size = 1;
 }
 

@@ -30,8 +30,8 @@ namespace cuscope::report {
 // world size 1 for a run no launcher started.
 struct TraceHeader {
   int rank = 0;                       // run.rank, 0 when the run has none
-  std::optional<int64_t> world_size;  // run.extra world_size; 1 for a run without rank
-  std::optional<int64_t> local_rank;  // run.extra local_rank
+  std::optional<int64_t> world_size;  // run.notes.world_size; 1 for a run without rank
+  std::optional<int64_t> local_rank;  // run.notes.local_rank
   std::string backend;                // "nccl" when NCCL kernels ran, else ""
   int64_t base_unix_ns = 0;           // baseTimeNanoseconds: the origin's Unix time
   uint64_t origin_ns = 0;             // clockOriginNanoseconds; timestamps are relative

@@ -34,6 +34,7 @@
 #include "lib/store/older_versions.h"
 #include "lib/store/profile_path.h"
 #include "lib/store/row_reader.h"
+#include "lib/store/run_notes_rows.h"
 #include "lib/store/sample_rows.h"
 #include "lib/store/schema.h"
 #include "lib/store/sqlite.h"
@@ -307,11 +308,7 @@ class Loader {
     if (!reader.ok()) return Damaged(reader.error());
     if (std::string e = CheckRunInfo(run); !e.empty()) return Damaged(e);
     window_ = RunWindow(run);
-    for (const auto& [key, value] : meta) {
-      if (absl::StartsWith(key, kExtraPrefix)) {
-        run.extra[key.substr(sizeof(kExtraPrefix) - 1)] = value;
-      }
-    }
+    run.notes = NotesFromMeta(meta);
     return absl::OkStatus();
   }
 

@@ -37,7 +37,7 @@ inline constexpr char kFormatName[] = "cuscope-profile";
 // PRAGMA application_id: lets `file(1)` and other tools recognize the file.
 // "CUSP" in ASCII. Informational only: the loader trusts meta.format.
 inline constexpr int32_t kApplicationId = 0x43555350;
-// RunInfo::extra's keys are saved as meta keys with this prefix.
+// RunInfo::notes' keys are saved as meta keys with this prefix (run_notes_rows.h).
 inline constexpr char kExtraPrefix[] = "extra.";
 
 // The tables of a profile, in the order they are created and documented. A new

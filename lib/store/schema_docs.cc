@@ -85,10 +85,17 @@ std::string MetaKeysMarkdown() {
   lister.Add("schema_version", "integer", version.c_str());
   const model::RunInfo run;
   VisitRunInfo(run, lister);
-  const std::string extra = absl::StrCat(kExtraPrefix, "<name>");
-  lister.Add(extra, "text",
-             "anything else the collector recorded, as free-form key/value pairs "
-             "(`RunInfo::extra`)");
+  // The run notes, from their declaration (lib/model/run_notes.h).
+  for (const model::RunNoteField& f : model::RunNoteFields()) {
+    lister.Add(absl::StrCat(kExtraPrefix, f.key),
+               f.type == model::NoteType::kCount ? "integer" : "text", {"", f.doc});
+  }
+  lister.Add(absl::StrCat(kExtraPrefix, std::string(model::kSettingNotePrefix), "<name>"), "text",
+             {"", "the setting `<name>` (docs/configuration.md) as the run was taken with it, "
+                  "one key per setting (`RunNotes::settings`)"});
+  lister.Add(absl::StrCat(kExtraPrefix, "<name>"), "text",
+             {"", "a note this version does not declare (a newer version's), kept as read "
+                  "(`RunNotes::other`)"});
   return absl::StrCat(
       "| key | type | unit | meaning |\n"
       "| --- | --- | --- | --- |\n",

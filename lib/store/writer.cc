@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/store/float64_blob.h"
 #include "lib/store/measured_times.h"
+#include "lib/store/run_notes_rows.h"
 #include "lib/store/sample_rows.h"
 #include "lib/store/schema.h"
 #include "lib/store/sqlite.h"
@@ -335,9 +336,7 @@ absl::Status ProfileWriter::WriteRunInfo(const RunInfo& run) {
   if (db_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(path_, " is closed"));
   MetaWriter meta;
   VisitRunInfo(run, meta);
-  for (const auto& [key, value] : run.extra) {
-    meta.rows.emplace_back(absl::StrCat(kExtraPrefix, key), value);
-  }
+  for (auto& row : NotesToMetaRows(run.notes)) meta.rows.push_back(std::move(row));
 
   return InTransaction(
       db_, path_, stmts_->begin.get(), stmts_->commit.get(), stmts_->rollback.get(),
