@@ -21,7 +21,7 @@ namespace {
 
 // Regions measured as a whole: their kernels' GPU time per instance, from the
 // instances with kernel records (measured instances have none when kernel records
-// were paused for instruction counters, "counters.region_kernels").
+// were paused for instruction counters, the counters_region_kernels note).
 void AddRegionKernelTime(const model::Profile& p, std::map<uint32_t, Ceilings>& ceilings,
                          const std::vector<RegionSummaryRow>* region_rows,
                          std::vector<KernelCounters>* out) {

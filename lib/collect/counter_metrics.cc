@@ -45,8 +45,8 @@ bool CounterMetrics::SetUp(uint32_t device_id, const CollectOptions& options, Pl
   notes.Set(&model::RunNotes::counters_chip, chip_);
   notes.Set(&model::RunNotes::counters_passes, int64_t{config_.passes});
   notes.Set(&model::RunNotes::counters_strategy, planner.region_mode() ? "region (user range)"
-                                 : rotate              ? "rotate"
-                                                       : "kernel replay");
+                                                 : rotate              ? "rotate"
+                                                                       : "kernel replay");
   if (options.verbose) {
     notes.Note(&model::RunNotes::counters_config,
                absl::StrFormat("%d metrics on %s in %d passes, %s", names_.size(), chip_,
@@ -74,10 +74,12 @@ std::optional<Resolution> CounterMetrics::ResolveForChip(const CounterOptions& o
     return std::nullopt;
   }
   if (resolved.metrics.empty()) {
-    notes.Note(&model::RunNotes::counters_status, absl::StrCat("none of the requested metrics exists on ", chip_));
+    notes.Note(&model::RunNotes::counters_status,
+               absl::StrCat("none of the requested metrics exists on ", chip_));
     return std::nullopt;
   }
-  if (!resolved.dropped.empty()) notes.Note(&model::RunNotes::counters_dropped, resolved.DroppedLine());
+  if (!resolved.dropped.empty())
+    notes.Note(&model::RunNotes::counters_dropped, resolved.DroppedLine());
   return resolved;
 }
 

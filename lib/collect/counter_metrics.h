@@ -26,7 +26,7 @@ class CounterMetrics {
  public:
   // The configuration for the chip of `device_id`: the planner learns the passes, the
   // outbox the names of the values, the notes the chip, passes and strategy. False
-  // (a "counters.status" note says why) when the chip cannot measure what is asked.
+  // (the counters_status note says why) when the chip cannot measure what is asked.
   bool SetUp(uint32_t device_id, const CollectOptions& options, Planner& planner,
              CounterNotes& notes, CounterOutbox& outbox);
   bool ready() const { return host_ != nullptr; }

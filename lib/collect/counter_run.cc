@@ -154,18 +154,22 @@ void CounterRun::NoteSettings(bool region_mode, bool rotate_holds_kernels) {
 void CounterRun::NoteEnd() {
   planner_.budget().Observe(MonotonicNs());  // the share up to the end, callbacks off or on
   const CounterStats& stats = planner_.stats();
-  notes_.Set(&model::RunNotes::counters_launches_measured, static_cast<int64_t>(stats.launches_measured));
-  notes_.Set(&model::RunNotes::counters_samples_complete, static_cast<int64_t>(stats.sets_complete));
+  notes_.Set(&model::RunNotes::counters_launches_measured,
+             static_cast<int64_t>(stats.launches_measured));
+  notes_.Set(&model::RunNotes::counters_samples_complete,
+             static_cast<int64_t>(stats.sets_complete));
   notes_.Set(&model::RunNotes::counters_samples_dropped, static_cast<int64_t>(stats.sets_dropped));
   if (metrics_.ready()) {
-    notes_.Note(&model::RunNotes::counters_summary,
-                absl::StrCat(notes_.Get(&model::RunNotes::counters_strategy), ": ", planner_.Describe()));
+    notes_.Note(
+        &model::RunNotes::counters_summary,
+        absl::StrCat(notes_.Get(&model::RunNotes::counters_strategy), ": ", planner_.Describe()));
   }
   if (std::string advice = planner_.ReplayAdvice(); !advice.empty()) {
     notes_.Note(&model::RunNotes::counters_advice, advice);
   }
   notes_.Set(&model::RunNotes::counters_setup_ms, absl::StrFormat("%.1f", stats.setup_ns / 1e6));
-  notes_.Set(&model::RunNotes::counters_measure_ms, absl::StrFormat("%.1f", stats.measure_ns / 1e6));
+  notes_.Set(&model::RunNotes::counters_measure_ms,
+             absl::StrFormat("%.1f", stats.measure_ns / 1e6));
   notes_.Set(
       &model::RunNotes::counters_host_ms,
       absl::StrFormat(

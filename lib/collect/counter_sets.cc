@@ -90,10 +90,9 @@ std::optional<size_t> CounterSets::SharedImageRanges(
     return out;
   };
   if (run_.options().verbose) {
-    notes.Log(
-        40,
-        absl::StrFormat("decode: ranges from %d, image %d -> %d ranges (%d dropped), windows of %s",
-                        at, held, total, dropped, sizes()));
+    notes.Log(40, absl::StrFormat(
+                      "decode: ranges from %d, image %d -> %d ranges (%d dropped), windows of %s",
+                      at, held, total, dropped, sizes()));
   }
   if (dropped > 0) {
     // With sets sharing the image, which ranges were dropped is not known: none is read.

@@ -40,7 +40,6 @@
 #include "absl/synchronization/mutex.h"
 #include "lib/collect/callbacks.h"
 #include "lib/collect/counter_outbox.h"
-#include "lib/model/run_notes.h"
 #include "lib/collect/counter_run.h"
 #include "lib/collect/counter_strategy.h"
 #include "lib/collect/idle_signals.h"
@@ -50,6 +49,7 @@
 #include "lib/collect/options.h"
 #include "lib/collect/profiler_contexts.h"
 #include "lib/model/profile.h"
+#include "lib/model/run_notes.h"
 
 namespace cuscope::collect {
 

@@ -92,8 +92,9 @@ void GpuSampler::Stop(bool wait) {
       thread_.detach();
       abandoned_ = true;
       if (wait) {
-        Note(&model::RunNotes::gpu_metrics_status, absl::StrCat("sampling did not stop within ", kStopWaitMs / 1000,
-                                                " s: the samples not yet decoded are lost"));
+        Note(&model::RunNotes::gpu_metrics_status,
+             absl::StrCat("sampling did not stop within ", kStopWaitMs / 1000,
+                          " s: the samples not yet decoded are lost"));
       }
     }
   }
@@ -208,8 +209,7 @@ void GpuSampler::EndNotes() {
   absl::MutexLock lock(&mu_);
   finished_ = true;
   notes_.gpu_metrics_samples = static_cast<int64_t>(samples_);
-  notes_.gpu_metrics_sampled_ms =
-      absl::StrFormat("%.1f", (SampledNs() - sampled_base_ns_) / 1e6);
+  notes_.gpu_metrics_sampled_ms = absl::StrFormat("%.1f", (SampledNs() - sampled_base_ns_) / 1e6);
   if (bursts) {
     notes_.gpu_metrics_bursts =
         absl::StrCat(bursts_ + 1, " bursts of ", WaitMs(), " ms (gpu_metrics_burst_samples ",
@@ -314,7 +314,8 @@ void GpuSampler::Resume(bool configs) {
     if (abandoned_.load()) break;
     absl::Status st = d->Resume(options_.interval_ns);
     if (!st.ok()) {
-      Note(&model::RunNotes::gpu_metrics_status, absl::StrCat("GPU ", d->index(), ": ", st.message()));
+      Note(&model::RunNotes::gpu_metrics_status,
+           absl::StrCat("GPU ", d->index(), ": ", st.message()));
       continue;
     }
     if (!configs) continue;
@@ -356,7 +357,8 @@ void GpuSampler::DecodeAll() {
     absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded, abandoned_);
     if (options_.verbose) LogDecode(d->index(), got);
     if (!got.ok()) {
-      Note(&model::RunNotes::gpu_metrics_status, absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
+      Note(&model::RunNotes::gpu_metrics_status,
+           absl::StrCat("GPU ", d->index(), ": ", got.status().message()));
       continue;
     }
     lost_ += got->dropped;

@@ -23,7 +23,8 @@ void KernelReplay::Enter(ProfiledContext& c, const CUpti_CallbackData* cb, const
     result = c.profiler.Start();
   }
   if (result != CUPTI_SUCCESS) {
-    run_.notes().Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerStart", result));
+    run_.notes().Note(&model::RunNotes::counters_status,
+                      ExplainCupti("cuptiRangeProfilerStart", result));
     c.failed = true;
     return;
   }
@@ -44,7 +45,8 @@ void KernelReplay::Exit(const CUpti_CallbackData* cb) {
   Phase timed(HeldPhase::kPass, &run_.stats().measure_ns, r.start_ns);
   RangeProfiler::StopResult stop = c->profiler.Stop();
   if (stop.result != CUPTI_SUCCESS) {
-    run_.notes().Note(&model::RunNotes::counters_stop, ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    run_.notes().Note(&model::RunNotes::counters_stop,
+                      ExplainCupti("cuptiRangeProfilerStop", stop.result));
     return;
   }
   sets_.DecodeSet(*c, r.plan);

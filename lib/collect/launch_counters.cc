@@ -67,7 +67,8 @@ void LaunchCounters::OnEnter(const CUpti_CallbackData* cb, const LaunchShape& sh
 
 void LaunchCounters::Finish() {
   if (null_context_launches_ > 0) {
-    run_.notes().Set(&model::RunNotes::counters_no_context_callbacks, static_cast<int64_t>(null_context_launches_));
+    run_.notes().Set(&model::RunNotes::counters_no_context_callbacks,
+                     static_cast<int64_t>(null_context_launches_));
   }
   switch_.Note();
 }

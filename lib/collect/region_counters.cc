@@ -59,7 +59,8 @@ bool RegionCounters::StartRegion(const std::vector<std::string>& stack, bool hol
     if (r != CUPTI_SUCCESS) c->profiler.Stop();
   }
   if (r != CUPTI_SUCCESS) {
-    run_.notes().Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerStart/PushRange", r));
+    run_.notes().Note(&model::RunNotes::counters_status,
+                      ExplainCupti("cuptiRangeProfilerStart/PushRange", r));
     c->failed = true;
     return false;
   }

@@ -92,7 +92,8 @@ bool RotateCounters::StartPass(ProfiledContext& c, Rotated& r) {
   }
   CUptiResult result = c.profiler.Start();
   if (result != CUPTI_SUCCESS) {
-    run_.notes().Note(&model::RunNotes::counters_status, ExplainCupti("cuptiRangeProfilerStart", result));
+    run_.notes().Note(&model::RunNotes::counters_status,
+                      ExplainCupti("cuptiRangeProfilerStart", result));
     c.failed = true;
     return false;
   }
@@ -104,7 +105,8 @@ RangeCalls::Stopped RotateCounters::StopPass(ProfiledContext& c, Rotated& r) {
   RangeProfiler::StopResult stop = c.profiler.Stop();
   CounterNotes& notes = run_.notes();
   if (stop.result != CUPTI_SUCCESS) {
-    notes.Note(&model::RunNotes::counters_stop, ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    notes.Note(&model::RunNotes::counters_stop,
+               ExplainCupti("cuptiRangeProfilerStop", stop.result));
     c.failed = true;
     return {};
   }
@@ -112,8 +114,8 @@ RangeCalls::Stopped RotateCounters::StopPass(ProfiledContext& c, Rotated& r) {
   r.plan.next_level = stop.all_passes_submitted ? 1 : stop.target_level;
   if (run_.options().verbose) {
     notes.Log(12, absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
-                               r.plan.windows.size(), r.plan.windows.back().size(), stop.pass_index,
-                               stop.all_passes_submitted ? 1 : 0));
+                                  r.plan.windows.size(), r.plan.windows.back().size(),
+                                  stop.pass_index, stop.all_passes_submitted ? 1 : 0));
   }
   return {true, stop.all_passes_submitted};
 }

@@ -87,7 +87,7 @@ struct RunInfo {
   uint64_t buffers_refused = 0;   // buffer requests refused because of the pool cap
   uint64_t internal_kernels = 0;  // CUPTI's own kernels, left out of `kernels`
   std::string exit_reason;        // "exit", "signal 2", "stop", ... (empty while running)
-  RunNotes notes;  // what the collector's parts say and the settings (run_notes.h)
+  RunNotes notes;                 // what the collector's parts say and the settings (run_notes.h)
   bool operator==(const RunInfo& o) const;
 };
 

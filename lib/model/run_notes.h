@@ -34,7 +34,7 @@ using NoteCount = std::optional<int64_t>;
   X(counters_chip, Text, "counters.chip", "the chip the counters were configured for (GH100, ...)") \
   X(counters_passes, Count, "counters.passes", "passes of the counter configuration") \
   X(counters_strategy, Text, "counters.strategy", "how launches were measured: kernel replay, rotate or region (user range)") \
-  X(counters_config, Text, "counters.config", "the configuration: metrics, chip, passes, strategy") \
+  X(counters_config, Text, "counters.config", "the configuration: metrics, chip, passes, strategy (printed with verbose; not stored)") \
   X(counters_dropped, Text, "counters.dropped", "requested metrics this chip does not have") \
   X(counters_image, Text, "counters.image", "the size of the largest counter image") \
   X(counters_image_sizing, Text, "counters.image_sizing", "a counter image sized to its set dropped ranges") \
@@ -92,7 +92,8 @@ struct RunNotes {
 #undef CUSCOPE_RUN_NOTE_MEMBER_
   // The settings the run was taken with: (setting name, value as its parser accepts
   // it), in the settings table's order (lib/config/setting.h); stored as
-  // "setting.<name>".
+  // "setting.<name>" (the profile keeps their order: lib/store/run_notes_rows.h;
+  // NotesFromKeyValues, reading a map, sorts them by name).
   std::vector<std::pair<std::string, std::string>> settings;
   // Keys no field declares (a newer version's notes), kept as they were read.
   std::map<std::string, std::string> other;

@@ -262,7 +262,7 @@ class Loader {
     // The first statement reads the schema, so it is where a file that is not a
     // database, or a database of another application, shows up.
     sqlite3_stmt* raw = nullptr;
-    constexpr char kSql[] = "SELECT key, value FROM meta";
+    constexpr char kSql[] = "SELECT key, value FROM meta ORDER BY rowid";  // as written
     int rc = sqlite3_prepare_v2(db_, kSql, -1, &raw, nullptr);
     Stmt stmt(raw);
     if (rc != SQLITE_OK) {
@@ -275,14 +275,16 @@ class Loader {
       return SqlError(code);
     }
     std::map<std::string, std::string> meta;
+    std::vector<std::pair<std::string, std::string>> rows;  // in the order written
     while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
       const unsigned char* key = sqlite3_column_text(stmt.get(), 0);
       const unsigned char* value = sqlite3_column_text(stmt.get(), 1);
       if (key == nullptr) continue;
       const char* text = value != nullptr ? reinterpret_cast<const char*>(value) : "";
       const size_t bytes = value != nullptr ? sqlite3_column_bytes(stmt.get(), 1) : 0;
-      meta[model::ReplaceInvalidUtf8(reinterpret_cast<const char*>(key))] =
-          model::ReplaceInvalidUtf8(std::string_view(text, bytes));
+      rows.emplace_back(model::ReplaceInvalidUtf8(reinterpret_cast<const char*>(key)),
+                        model::ReplaceInvalidUtf8(std::string_view(text, bytes)));
+      meta[rows.back().first] = rows.back().second;
     }
     if (rc != SQLITE_DONE) return SqlError(sqlite3_extended_errcode(db_));
 
@@ -308,7 +310,7 @@ class Loader {
     if (!reader.ok()) return Damaged(reader.error());
     if (std::string e = CheckRunInfo(run); !e.empty()) return Damaged(e);
     window_ = RunWindow(run);
-    run.notes = NotesFromMeta(meta);
+    run.notes = NotesFromMeta(rows);
     return absl::OkStatus();
   }
 

@@ -91,11 +91,13 @@ std::string MetaKeysMarkdown() {
                f.type == model::NoteType::kCount ? "integer" : "text", {"", f.doc});
   }
   lister.Add(absl::StrCat(kExtraPrefix, std::string(model::kSettingNotePrefix), "<name>"), "text",
-             {"", "the setting `<name>` (docs/configuration.md) as the run was taken with it, "
-                  "one key per setting (`RunNotes::settings`)"});
+             {"",
+              "the setting `<name>` (docs/configuration.md) as the run was taken with it, "
+              "one key per setting (`RunNotes::settings`)"});
   lister.Add(absl::StrCat(kExtraPrefix, "<name>"), "text",
-             {"", "a note this version does not declare (a newer version's), kept as read "
-                  "(`RunNotes::other`)"});
+             {"",
+              "a note this version does not declare (a newer version's), kept as read "
+              "(`RunNotes::other`)"});
   return absl::StrCat(
       "| key | type | unit | meaning |\n"
       "| --- | --- | --- | --- |\n",

@@ -283,7 +283,7 @@ TEST_F(FaultTest, SixtyFourThreadsLoseNothing) {
   // Each thread's scopes carry its id: as many ids as the threads had (pthread_self()
   // cut to 32 bits, CUPTI's kind of id: two threads can share one).
   EXPECT_EQ(static_cast<long>(scope_threads.size()), Count(r.out, "THREADIDS")) << r.out;
-  EXPECT_EQ(p.run.extra.count("scopes_dropped"), 0u) << p.run.extra.at("scopes_dropped");
+  EXPECT_FALSE(p.run.notes.scopes_dropped.has_value()) << *p.run.notes.scopes_dropped;
   std::cerr << "64 threads: " << p.kernels.size() << " kernels, " << scope_records << " scopes, "
             << nvtx_records << " NVTX ranges\n";
 }

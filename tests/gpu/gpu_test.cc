@@ -298,7 +298,7 @@ TEST_F(GpuTest, RooflineCountersAreExactAndVerdictsRight) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
-  EXPECT_EQ(profile->run.extra["counters.strategy"], "kernel replay") << r.err;
+  EXPECT_EQ(profile->run.notes.counters_strategy, "kernel replay") << r.err;
   std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
   const auto* saxpy = Find(all, "saxpy");
   const auto* sgemm = Find(all, "sgemm_naive");
@@ -340,7 +340,7 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
-  EXPECT_EQ(profile->run.extra["counters.strategy"], "rotate");
+  EXPECT_EQ(profile->run.notes.counters_strategy, "rotate");
   int saxpy_sets = 0, tiny_sets = 0;
   for (const auto& set : profile->counters) {
     std::string name = profile->str(set.name);
@@ -366,8 +366,8 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   EXPECT_GE(saxpy_sets, 1);  // launches 2+3 (4+5 then lack their second pass)
   // Windows grow to 32 launches: the last set of the 1-block run (up to 64 launches)
   // ends incomplete; about 960 of 1,008 launches are in complete sets.
-  uint64_t complete = 0;
-  EXPECT_TRUE(absl::SimpleAtoi(profile->run.extra["counters.samples_complete"], &complete));
+  ASSERT_TRUE(profile->run.notes.counters_samples_complete.has_value());
+  const uint64_t complete = *profile->run.notes.counters_samples_complete;
   EXPECT_GE(complete * 2, 900u) << "launches in complete sets, of 1,008";
   // FFMA is an instruction counter: CUPTI's kernel records were held off while the sets
   // ran, and the launches measured in them got records made from their launches,
@@ -397,7 +397,7 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
   for (const auto& [kind, ms] : held_ms) std::cerr << kind << ": " << ms << " ms\n";
   std::cerr << "rotate: " << profile->counters.size() << " sets (saxpy " << saxpy_sets
             << ", one_block " << tiny_sets << "); "
-            << profile->run.extra["counters.launches_measured"] << " launches measured\n";
+            << profile->run.notes.counters_launches_measured.value_or(0) << " launches measured\n";
 }
 
 // Idle launch callbacks (lib/collect/idle_callbacks.cc): 3,000 launches of one kernel,
@@ -417,7 +417,7 @@ TEST_F(GpuTest, IdleLaunchCallbacksWakeForANewSignature) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto profile = store::LoadProfile(path);
     ASSERT_TRUE(profile.ok()) << profile.status();
-    const std::string idle = profile->run.extra["counters.idle"];
+    const std::string idle = profile->run.notes.counters_idle;
     std::cerr << replay << ": counters.idle: " << idle << "\n";
     EXPECT_NE(idle.find("off 1 time(s)"), std::string::npos) << idle;
     EXPECT_NE(idle.find("back on 1 time(s), for saxpy"), std::string::npos) << idle;
@@ -447,8 +447,8 @@ TEST_F(GpuTest, RotateBudgetSpacesSetsAndTurnsTheCallbacksOff) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
-  const std::string summary = profile->run.extra["counters.summary"];
-  const std::string idle = profile->run.extra["counters.budget_idle"];
+  const std::string summary = profile->run.notes.counters_summary;
+  const std::string idle = profile->run.notes.counters_budget_idle;
   std::cerr << "counters.summary: " << summary << "\ncounters.budget_idle: " << idle << "\n";
   EXPECT_NE(summary.find("of the time outside them (budget 20%)"), std::string::npos) << summary;
   EXPECT_NE(idle.find("launch callbacks off"), std::string::npos) << idle;
@@ -458,7 +458,7 @@ TEST_F(GpuTest, RotateBudgetSpacesSetsAndTurnsTheCallbacksOff) {
   EXPECT_GE(sets, 2) << "sets begin again once the budget allows them";
   // Without a budget nearly all 200 launches run inside windows; with 20%, about a
   // sixth of the time (and of these evenly spaced launches) is in sets.
-  const int measured = std::atoi(profile->run.extra["counters.launches_measured"].c_str());
+  const int measured = static_cast<int>(profile->run.notes.counters_launches_measured.value_or(0));
   EXPECT_GT(measured, 0);
   EXPECT_LT(measured, 100) << "the budget spaces the sets";
   EXPECT_EQ(profile->kernels.size(), 200u);  // every launch, callbacks on or off
@@ -483,7 +483,7 @@ TEST_F(GpuTest, RotateBudgetWindowsShorterThanTheStep) {
   std::cerr << r.out;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
-  const std::string summary = profile->run.extra["counters.summary"];
+  const std::string summary = profile->run.notes.counters_summary;
   std::cerr << "counters.summary: " << summary << "\n";
   EXPECT_EQ(profile->kernels.size(), size_t{steps} * kernels);  // every launch, gaps included
   std::set<uint32_t> sampled;                                   // grid sizes with a sample
@@ -498,7 +498,7 @@ TEST_F(GpuTest, RotateBudgetWindowsShorterThanTheStep) {
   EXPECT_GE(samples, 64u);
   EXPECT_GE(sampled.size(), size_t{kernels} * 95 / 100) << summary;
   // Windows of 64 of the step's 100 launches: sets left launches of every step out.
-  const int measured = std::atoi(profile->run.extra["counters.launches_measured"].c_str());
+  const int measured = static_cast<int>(profile->run.notes.counters_launches_measured.value_or(0));
   EXPECT_GT(measured, 0);
   EXPECT_LT(measured, steps * kernels / 4) << summary;
   EXPECT_EQ(summary.find("mismatch"), std::string::npos) << summary;
@@ -528,7 +528,7 @@ TEST_F(GpuTest, UnknownMetricIsRefusedWithNearestNames) {
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok());
   EXPECT_EQ(profile->kernels.size(), 2u);  // the trace went on
-  EXPECT_NE(profile->run.extra["counters.status"].find("dram__bytes"), std::string::npos);
+  EXPECT_NE(profile->run.notes.counters_status.find("dram__bytes"), std::string::npos);
 }
 
 TEST_F(GpuTest, Bf16GemmIsComputeBoundOnTensorCores) {
@@ -648,7 +648,7 @@ TEST_F(GpuTest, RegionCountersOfACppScopeAreExact) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
-  EXPECT_EQ(profile->run.extra["counters.strategy"], "region (user range)") << r.err;
+  EXPECT_EQ(profile->run.notes.counters_strategy, "region (user range)") << r.err;
   ASSERT_EQ(profile->counters.size(), 1u) << r.err;  // one sample (per_signature=1)
   const model::CounterSet& set = profile->counters[0];
   EXPECT_EQ(profile->str(set.name), "step/compute");
@@ -719,7 +719,7 @@ TEST_F(GpuTest, CaptureBetweenProfilerStartAndStop) {
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->kernels.size(), 20u) << r.err;
-  EXPECT_EQ(profile->run.extra["capture.windows"], "1");
+  EXPECT_EQ(profile->run.notes.capture_windows, 1);
 }
 
 TEST_F(GpuTest, CaptureFirstInstancesOfARegion) {
@@ -751,7 +751,7 @@ TEST_F(GpuTest, CaptureFirstInstancesOfARegion) {
   std::cerr << "capture range: " << two->kernels.size() << " kernels of " << all->kernels.size()
             << "; step kernels " << rows_two["step"].kernel_count << " of "
             << rows_all["step"].kernel_count << "\n";
-  EXPECT_EQ(two->run.extra["capture.windows"], "2");
+  EXPECT_EQ(two->run.notes.capture_windows, 2);
 }
 
 // Issue 4: counters limited to kernels inside matching regions.
@@ -822,14 +822,13 @@ TEST_F(GpuTest, GpuMetricsSampleEveryKernelWithTheTimelineKept) {
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->kernels.size(), 5300u) << r.err;  // no launch lost
-  EXPECT_EQ(profile->run.extra.count("gpu_metrics.status"), 0u)
-      << profile->run.extra["gpu_metrics.status"];
-  ASSERT_EQ(profile->sample_configs.size(), 1u) << profile->run.extra["gpu_metrics.status"];
-  std::cerr << "sampled metrics: " << profile->run.extra["gpu_metrics.metrics"]
-            << "\nleft out: " << profile->run.extra["gpu_metrics.left_out"]
+  EXPECT_EQ(profile->run.notes.gpu_metrics_status, "") << profile->run.notes.gpu_metrics_status;
+  ASSERT_EQ(profile->sample_configs.size(), 1u) << profile->run.notes.gpu_metrics_status;
+  std::cerr << "sampled metrics: " << profile->run.notes.gpu_metrics_metrics
+            << "\nleft out: " << profile->run.notes.gpu_metrics_left_out
             << "\nsamples: " << profile->samples.size()
-            << "\nsampled: " << profile->run.extra["gpu_metrics.sampled_ms"] << " ms in "
-            << profile->run.extra["gpu_metrics.bursts"] << "\n";
+            << "\nsampled: " << profile->run.notes.gpu_metrics_sampled_ms << " ms in "
+            << profile->run.notes.gpu_metrics_bursts << "\n";
   EXPECT_GE(profile->sample_configs[0].metrics.size(), 4u);
   EXPECT_GT(profile->samples.size(), 100u);
   const analysis::GpuSampleAnalysis a = analysis::AnalyzeGpuSamples(*profile);
@@ -873,8 +872,8 @@ TEST_F(GpuTest, GpuMetricsSampleEveryKernelWithTheTimelineKept) {
   ASSERT_TRUE(gp.ok()) << gp.status();
   // A Python program's exit: sampling stopped and its last samples decoded (the run's
   // notes are written after that).
-  EXPECT_EQ(gp->run.extra.count("gpu_metrics.samples"), 1u) << g.err;
-  EXPECT_EQ(gp->run.extra.count("gpu_metrics.status"), 0u) << gp->run.extra["gpu_metrics.status"];
+  EXPECT_TRUE(gp->run.notes.gpu_metrics_samples.has_value()) << g.err;
+  EXPECT_EQ(gp->run.notes.gpu_metrics_status, "") << gp->run.notes.gpu_metrics_status;
   const analysis::GpuSampleAnalysis ga = analysis::AnalyzeGpuSamples(*gp);
   ASSERT_FALSE(ga.kernels.empty());
   const analysis::SampledKernel& top = ga.kernels[0];  // the GEMM: most of the time

@@ -128,7 +128,7 @@ const Value& One(const rapidjson::Document& doc, const std::string& cat, const s
 TEST(ChromeTraceTest, TopLevelKinetoFields) {
   TraceProfile p = MakeProfile();
   p.b.profile().run.rank = 3;
-  p.b.profile().run.extra["WORLD_SIZE"] = "8";
+  p.b.profile().run.notes.world_size = 8;
   Trace t;
   ASSERT_NO_FATAL_FAILURE(WriteAndParse(p.b.profile(), "top", t));
   const auto& doc = t.doc;

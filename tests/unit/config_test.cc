@@ -307,6 +307,28 @@ TEST(Config, DefaultsAreConfigsAndReadBack) {
   }
 }
 
+// A run's settings as recorded: every row, in the table's order, by flag name, each
+// value as its parser accepts it (what the environment set, else the default).
+TEST(Config, SettingValuesAreEveryRowInOrder) {
+  auto c = FromMap({{"CUSCOPE_REPLAY", "rotate"}, {"CUSCOPE_BUFFER_SIZE", "96K"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::vector<std::pair<std::string, std::string>> values = SettingValues(*c);
+  ASSERT_EQ(values.size(), Settings().size());
+  std::map<std::string, std::string> by_name;
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(values[i].first, Settings()[i].flag);
+    by_name[values[i].first] = values[i].second;
+    Config back;
+    if (values[i].second.empty()) continue;  // an empty list or regex: not given
+    ASSERT_TRUE(Settings()[i].Apply(values[i].second, &back).ok()) << values[i].first;
+    EXPECT_EQ(Settings()[i].value.format(back), values[i].second) << values[i].first;
+  }
+  EXPECT_EQ(by_name.at("replay"), "rotate");
+  EXPECT_EQ(by_name.at("buffer_size"), "96K");
+  EXPECT_EQ(by_name.at("trace"), "all");
+  EXPECT_EQ(by_name.at("output"), "cuscope-%p.sqlite");
+}
+
 // Each row refuses a bad value with one line: the variable, the value given, and the
 // row's own text of what it accepts.
 TEST(Config, EveryRowsErrorLineIsItsOwn) {

@@ -26,12 +26,12 @@ void ContextCreated(GpuSampler& s, uint32_t index) {
   s.OnCallback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
 }
 
-// Waits (up to 5 s) until the sampler's notes have `key`.
-bool WaitNote(GpuSampler& s, const std::string& key) {
-  for (int i = 0; i < 500 && s.Notes().count(key) == 0; ++i) {
+// Waits (up to 5 s) until the sampler's notes say something of `note`.
+bool WaitNote(GpuSampler& s, model::NoteText model::RunNotes::*note) {
+  for (int i = 0; i < 500 && (s.Notes().*note).empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return s.Notes().count(key) != 0;
+  return !(s.Notes().*note).empty();
 }
 
 // Waits (up to 5 s) until device `index` samples.
@@ -90,12 +90,12 @@ TEST_F(GpuSamplerTest, SamplesEveryDeviceUntilStopAndDrainsThem) {
   }
   EXPECT_EQ(batch.samples[45000].start_ns, 91000000u);
   const auto notes = s.Notes();
-  EXPECT_EQ(notes.at("gpu_metrics.samples"), "50000");
-  EXPECT_THAT(notes.at("gpu_metrics.metrics"), HasSubstr(metrics::kSampledSmCyclesElapsed));
-  EXPECT_THAT(notes.at("gpu_metrics.left_out"), HasSubstr(metrics::kSampledL2Bytes));
-  EXPECT_THAT(notes.at("gpu_metrics.left_out"), HasSubstr("does not fit one pass"));
-  EXPECT_EQ(notes.count("gpu_metrics.status"), 0u);
-  EXPECT_TRUE(notes.count("gpu_metrics.decode_ms"));
+  EXPECT_EQ(notes.gpu_metrics_samples, 50000);
+  EXPECT_THAT(notes.gpu_metrics_metrics, HasSubstr(metrics::kSampledSmCyclesElapsed));
+  EXPECT_THAT(notes.gpu_metrics_left_out, HasSubstr(metrics::kSampledL2Bytes));
+  EXPECT_THAT(notes.gpu_metrics_left_out, HasSubstr("does not fit one pass"));
+  EXPECT_EQ(notes.gpu_metrics_status, "");
+  EXPECT_FALSE(notes.gpu_metrics_decode_ms.empty());
   // Drained once.
   model::Profile again;
   s.Drain(&again);
@@ -121,7 +121,7 @@ TEST_F(GpuSamplerTest, TwoDevicesEachWithItsConfigurationAndSamples) {
   for (const model::GpuSample& g : batch.samples) ++on[g.device_id];
   EXPECT_EQ(on[0], 300u);
   EXPECT_EQ(on[1], 200u);
-  EXPECT_EQ(s.Notes().at("gpu_metrics.samples"), "500");
+  EXPECT_EQ(s.Notes().gpu_metrics_samples, 500);
 }
 
 TEST_F(GpuSamplerTest, KeepsAtMostMaxSamplesAndSaysHowManyWereDropped) {
@@ -143,8 +143,8 @@ TEST_F(GpuSamplerTest, KeepsAtMostMaxSamplesAndSaysHowManyWereDropped) {
   s.Drain(&batch);
   EXPECT_EQ(batch.samples.size(), 1000u);
   EXPECT_EQ(batch.samples.back().values[0], 1000.0 * 10);  // the first 1000
-  EXPECT_EQ(s.Notes().at("gpu_metrics.samples"), "1000");
-  EXPECT_THAT(s.Notes().at("gpu_metrics.lost"), HasSubstr("2000 samples after the first 1000"));
+  EXPECT_EQ(s.Notes().gpu_metrics_samples, 1000);
+  EXPECT_THAT(s.Notes().gpu_metrics_lost, HasSubstr("2000 samples after the first 1000"));
   EXPECT_EQ(fake_pm::GetCalls().stops, 1);  // at the cap, not again at Stop
 }
 
@@ -153,13 +153,13 @@ TEST_F(GpuSamplerTest, AChipThatFailsIsANoteAndStopStillEnds) {
   GpuSampler s(&callbacks_);
   ASSERT_TRUE(s.Start(SamplingOptions()).ok());
   ContextCreated(s, 0);
-  EXPECT_TRUE(WaitNote(s, "gpu_metrics.status"));
+  EXPECT_TRUE(WaitNote(s, &model::RunNotes::gpu_metrics_status));
   s.Stop();
   model::Profile batch;
   s.Drain(&batch);
   EXPECT_TRUE(batch.sample_configs.empty());
   EXPECT_TRUE(batch.samples.empty());
-  EXPECT_THAT(s.Notes().at("gpu_metrics.status"), HasSubstr("cuptiDeviceGetChipName failed"));
+  EXPECT_THAT(s.Notes().gpu_metrics_status, HasSubstr("cuptiDeviceGetChipName failed"));
   EXPECT_EQ(fake_pm::GetCalls().enables, 0);
 }
 
@@ -168,9 +168,9 @@ TEST_F(GpuSamplerTest, NoMetricSampledIsANote) {
   GpuSampler s(&callbacks_);
   ASSERT_TRUE(s.Start(SamplingOptions()).ok());
   ContextCreated(s, 0);
-  EXPECT_TRUE(WaitNote(s, "gpu_metrics.status"));
+  EXPECT_TRUE(WaitNote(s, &model::RunNotes::gpu_metrics_status));
   s.Stop();
-  EXPECT_THAT(s.Notes().at("gpu_metrics.status"),
+  EXPECT_THAT(s.Notes().gpu_metrics_status,
               HasSubstr("none of the metrics to sample can be sampled on GH100"));
   EXPECT_EQ(fake_pm::GetCalls().enables, 0);
 }
@@ -203,7 +203,7 @@ TEST_F(GpuSamplerTest, ASecondSessionResumesTheDevices) {
   ASSERT_EQ(second.sample_configs.size(), 1u);
   EXPECT_EQ(second.sample_configs[0].interval_ns, 20000u);
   EXPECT_EQ(second.samples.size(), 30u);
-  EXPECT_EQ(s.Notes().at("gpu_metrics.samples"), "30");
+  EXPECT_EQ(s.Notes().gpu_metrics_samples, 30);
 }
 
 // An evaluation that fails: the image's samples are not handed on, the image is reset
@@ -216,7 +216,7 @@ TEST_F(GpuSamplerTest, AFailedDecodeReadsNoSampleTwiceAndBadTimesAreDropped) {
   ASSERT_TRUE(WaitSampling(0));
   fake_pm::FailEvaluations(1);
   fake_pm::Produce(0, 50, 1000, 10000);  // decoded, then the first evaluation fails
-  EXPECT_TRUE(WaitNote(s, "gpu_metrics.status"));
+  EXPECT_TRUE(WaitNote(s, &model::RunNotes::gpu_metrics_status));
   fake_pm::Produce(0, 40, 2000000, 10000);
   fake_pm::ProduceBackwards(0, 3000000);
   s.Stop();
@@ -224,8 +224,8 @@ TEST_F(GpuSamplerTest, AFailedDecodeReadsNoSampleTwiceAndBadTimesAreDropped) {
   s.Drain(&batch);
   ASSERT_EQ(batch.samples.size(), 40u);  // the 50 of the failed image are lost, not repeated
   EXPECT_EQ(batch.samples.front().values[0], 51.0 * 10);
-  EXPECT_THAT(s.Notes().at("gpu_metrics.status"), HasSubstr("EvaluateToGpuValues"));
-  EXPECT_THAT(s.Notes().at("gpu_metrics.bad_times"), HasSubstr("1 samples dropped"));
+  EXPECT_THAT(s.Notes().gpu_metrics_status, HasSubstr("EvaluateToGpuValues"));
+  EXPECT_THAT(s.Notes().gpu_metrics_bad_times, HasSubstr("1 samples dropped"));
 }
 
 // Bursts: the device is stopped at the end of each burst, its samples decoded, and
@@ -259,9 +259,9 @@ TEST_F(GpuSamplerTest, BurstsStopDecodeAndStartAgain) {
   EXPECT_EQ(batch.sample_configs.size(), 1u);
   EXPECT_EQ(batch.samples.size(), produced);
   EXPECT_EQ(produced, 60u);
-  EXPECT_THAT(s.Notes().at("gpu_metrics.bursts"), HasSubstr("bursts of 10 ms"));
-  EXPECT_EQ(s.Notes().count("gpu_metrics.sampled_ms"), 1u);
-  EXPECT_THAT(s.Notes().at("gpu_metrics.setup_ms"), HasSubstr("GPU 0: "));
+  EXPECT_THAT(s.Notes().gpu_metrics_bursts, HasSubstr("bursts of 10 ms"));
+  EXPECT_FALSE(s.Notes().gpu_metrics_sampled_ms.empty());
+  EXPECT_THAT(s.Notes().gpu_metrics_setup_ms, HasSubstr("GPU 0: "));
 }
 
 // A sample over 10 intervals long (the first after a start can begin seconds before
@@ -278,7 +278,7 @@ TEST_F(GpuSamplerTest, SamplesOverTenIntervalsAreDropped) {
   model::Profile batch;
   s.Drain(&batch);
   EXPECT_EQ(batch.samples.size(), 5u);
-  EXPECT_THAT(s.Notes().at("gpu_metrics.long"), HasSubstr("4 samples dropped"));
+  EXPECT_THAT(s.Notes().gpu_metrics_long, HasSubstr("4 samples dropped"));
 }
 
 // Continuous sampling: a decode while the GPU samples reads at most kMaxRounds images
@@ -296,7 +296,7 @@ TEST_F(GpuSamplerTest, AStoppedDeviceIsDecodedToTheEnd) {
   model::Profile batch;
   s.Drain(&batch);
   EXPECT_EQ(batch.samples.size(), n);
-  EXPECT_THAT(s.Notes()["gpu_metrics.behind"], HasSubstr("fell behind"));
+  EXPECT_THAT(s.Notes().gpu_metrics_behind, HasSubstr("fell behind"));
 }
 
 // Stop from two threads at once (the exit handler's and the session's): one stops, the
@@ -332,9 +332,9 @@ TEST_F(GpuSamplerTest, AStopThatBlocksIsLeftAfterTheWait) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GE(waited_s, GpuSampler::kStopWaitMs / 1000.0 - 0.05);
   EXPECT_LT(waited_s, GpuSampler::kStopWaitMs / 1000.0 + 0.5);
-  EXPECT_THAT(s->Notes()["gpu_metrics.status"], HasSubstr("did not stop within 2 s"));
+  EXPECT_THAT(s->Notes().gpu_metrics_status, HasSubstr("did not stop within 2 s"));
   EXPECT_FALSE(s->Start(SamplingOptions()).ok());
-  EXPECT_TRUE(s->Notes().empty());  // the earlier session's notes are not the new run's
+  EXPECT_EQ(s->Notes(), model::RunNotes());  // the earlier session's notes are not the new run's
   // Once the fake's stop returns, the thread left behind ends without another CUPTI
   // call (the process may be exiting); it is over before the next test resets the fake.
   const int decodes = fake_pm::GetCalls().decodes;

@@ -123,7 +123,7 @@ TEST(GpuSamplesReport, DiffGivesEachKernelsRatesBeforeAndAfter) {
 TEST(GpuSamplesReport, WhyThereAreNoSamplesIsSaid) {
   testing::ProfileBuilder b;
   b.Kernel("k", 1000, 2000);
-  b.profile().run.extra["gpu_metrics.status"] =
+  b.profile().run.notes.gpu_metrics_status =
       "GPU 0 (GA100): cuptiPmSamplingSetConfig failed: CUPTI_ERROR_NOT_SUPPORTED";
   const ReportData data = BuildReport(b.profile());
   std::ostringstream text, json;

@@ -234,8 +234,8 @@ TEST(HtaContractTest, RankWorldSizeAndBackend) {
       store::LoadProfile(std::string(CUSCOPE_TEST_DATA_DIR) + "/h200-torch-loop.sqlite");
   ASSERT_TRUE(profile.ok());
   profile->run.rank = 1;
-  profile->run.extra["world_size"] = "2";
-  profile->run.extra["local_rank"] = "1";
+  profile->run.notes.world_size = 2;
+  profile->run.notes.local_rank = 1;
   profile->strings.AppendUnchecked("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)");
   profile->kernels.push_back(profile->kernels.front());
   profile->kernels.back().name = static_cast<model::StringId>(profile->strings.size() - 1);

@@ -111,7 +111,7 @@ TEST(BuildReportTest, ComputesCountersOnceFromTheCeilings) {
   EXPECT_TRUE(data.ceilings.empty());
   EXPECT_TRUE(data.counters.empty());
   EXPECT_TRUE(data.counter_notes.empty());
-  b.profile().run.extra["counters.status"] = "not permitted";
+  b.profile().run.notes.counters_status = "not permitted";
   EXPECT_THAT(BuildReport(b.profile()).counter_notes,
               ::testing::ElementsAre("status: not permitted"));
 }
@@ -318,7 +318,7 @@ TEST(WriteCsvTest, TopCutsRows) {
 TEST(WriteJsonTest, ParsesWithValues) {
   ProfileBuilder b = ReportProfile();
   b.profile().run.dropped_records = 9;
-  b.profile().run.extra["RANK_SOURCE"] = "env";
+  b.profile().run.notes.other["RANK_SOURCE"] = "env";
   std::string json = Json(BuildReport(b.profile()), Options(2));
   rapidjson::Document doc;
   doc.Parse(json.c_str());

@@ -64,7 +64,7 @@ model::Profile CounterProfile() {
   ProfileBuilder b;
   model::Profile& p = b.profile();
   AddDeviceMetrics(p);
-  p.run.extra["counters.status"] = "partial: 2 of 3 kernels measured";
+  p.run.notes.counters_status = "partial: 2 of 3 kernels measured";
   for (uint32_t i = 0; i < 2; ++i) {
     b.Api("cudaLaunchKernel", 1000 + i * 1000000, 1010 + i * 1000000, 10 + i);
     model::KernelRecord& k =
@@ -215,7 +215,7 @@ TEST(RooflineReportTest, NothingAboutCountersWithoutThem) {
 
 TEST(RooflineReportTest, NotesAloneAreReported) {
   ProfileBuilder b;
-  b.profile().run.extra["counters.status"] = "not permitted: ERR_NVGPUCTRPERM";
+  b.profile().run.notes.counters_status = "not permitted: ERR_NVGPUCTRPERM";
   const model::Profile p = b.Take();
   const ReportData d = BuildReport(p);
   EXPECT_THAT(Text(d), HasSubstr("status: not permitted: ERR_NVGPUCTRPERM"));

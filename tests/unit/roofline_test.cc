@@ -640,7 +640,7 @@ TEST(AnalyzeCountersTest, RegionKernelTimeFromTracedInstances) {
   ProfileBuilder b;
   model::Profile& p = b.profile();
   AddDeviceMetrics(p, H200Peaks());
-  p.run.extra["counters.region_kernels"] = "paused";
+  p.run.notes.counters_region_kernels = "paused";
   uint32_t corr = 1000;
   for (int i = 0; i < 5; ++i) {
     const uint64_t t0 = 100000 * (i + 1);
@@ -674,7 +674,7 @@ TEST(AnalyzeCountersTest, RegionKernelTimeFromTracedInstances) {
   EXPECT_NE(Reason(*r).find("while they run (FP32 at"), std::string::npos) << Reason(*r);
   // Without paused records every instance counts: no kernels in 3 of them halves nothing
   // here, the time is spread over all 5.
-  p.run.extra.erase("counters.region_kernels");
+  p.run.notes.counters_region_kernels.clear();
   EXPECT_DOUBLE_EQ(Find(AnalyzeCounters(p), "step/forward")->region_kernels->ns_per_instance, 4000);
 }
 
@@ -683,9 +683,9 @@ TEST(AnalyzeCountersTest, RegionKernelTimeFromTracedInstances) {
 TEST(CounterNotesTest, ExtraKeysAndMissingCeilings) {
   ProfileBuilder b;
   model::Profile& p = b.profile();
-  p.run.extra["counters.status"] = "not permitted: ERR_NVGPUCTRPERM (see docs/counters.md)";
-  p.run.extra["counters.skipped"] = "3 kernels";
-  p.run.extra["WORLD_SIZE"] = "8";
+  p.run.notes.counters_status = "not permitted: ERR_NVGPUCTRPERM (see docs/counters.md)";
+  p.run.notes.other["counters.skipped"] = "3 kernels";  // a newer version's note
+  p.run.notes.world_size = 8;
   std::vector<std::string> notes = CounterNotes(p);
   EXPECT_THAT(notes, ::testing::ElementsAre(
                          "skipped: 3 kernels",

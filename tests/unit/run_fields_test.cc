@@ -22,7 +22,7 @@ TEST(RunFields, JsonAndCsvPrintTheSameFieldsInOrder) {
   b.Kernel("k", 1000, 2000);
   b.profile().run.start_ns = 500;
   b.profile().run.end_ns = 9000;
-  b.profile().run.extra["note"] = "x";
+  b.profile().run.notes.other["note"] = "x";
   const ReportData data = BuildReport(b.profile());
 
   std::ostringstream csv_out;

@@ -67,6 +67,39 @@ TEST(RunNotes, NotesOfAGroupAreItsSetNotesByName) {
   EXPECT_TRUE(NotesOfGroup(n, "capture").empty());
 }
 
+TEST(RunNotes, MergeReplacesWhatTheSourceSets) {
+  RunNotes into;
+  into.counters_status = "from the session";
+  into.world_size = 4;
+  into.settings = {{"trace", "all"}};
+  into.other["kept"] = "1";
+  RunNotes from;
+  from.counters_status = "from the counters";
+  from.counters_passes = 0;
+  from.other["new"] = "2";
+  MergeNotes(from, &into);
+  EXPECT_EQ(into.counters_status, "from the counters");
+  EXPECT_EQ(into.counters_passes, 0);
+  EXPECT_EQ(into.world_size, 4);  // unset in `from`: left as it was
+  EXPECT_EQ(into.settings.size(), 1u);
+  EXPECT_EQ(into.other.size(), 2u);
+}
+
+TEST(RunNotes, EveryKeyIsInItsGroupAndCountsAreIntegers) {
+  RunNotes n;
+  for (const RunNoteField& f : RunNoteFields()) {
+    EXPECT_FALSE(f.set(&n, "") && f.type == NoteType::kCount) << f.key;
+    ASSERT_TRUE(f.set(&n, f.type == NoteType::kCount ? "-12" : "some text")) << f.key;
+    EXPECT_EQ(f.get(n), f.type == NoteType::kCount ? "-12" : "some text") << f.key;
+    EXPECT_EQ(f.type == NoteType::kCount, !f.set(&n, "12 ms")) << f.key;
+  }
+  EXPECT_EQ(NotesFromKeyValues(NotesToKeyValues(n)), n);
+  EXPECT_EQ(NotesToKeyValues(n).size(), RunNoteFields().size());
+  EXPECT_EQ(NotesOfGroup(n, "counters").size() + NotesOfGroup(n, "gpu_metrics").size() +
+                NotesOfGroup(n, "capture").size() + NotesOfGroup(n, "activity").size() + 6,
+            RunNoteFields().size());  // 6 keys of no group: scopes and rank
+}
+
 TEST(RunNotes, EqualityComparesEveryField) {
   RunNotes a, b;
   EXPECT_EQ(a, b);

@@ -126,7 +126,7 @@ TEST_F(SessionThreadsTest, EveryRecordAndScopeReachesTheProfile) {
   ExpectEveryRecordKept(p);
   EXPECT_EQ(p.kernels.size() + p.memcpys.size() + p.api_calls.size(), 20000u);
   EXPECT_EQ(Scopes(p), uint64_t{kScopeThreads} * kScopesPerThread * 2);
-  EXPECT_EQ(p.run.extra["scopes_recorded"], std::to_string(Scopes(p)));
+  EXPECT_EQ(p.run.notes.scopes_recorded, static_cast<int64_t>(Scopes(p)));
 }
 
 // CUSCOPE_BUFFER_SIZE=64K CUSCOPE_MAX_BUFFERS=2 (--buffer_size=64K --max_buffers=2):
@@ -168,7 +168,7 @@ TEST_F(SessionThreadsTest, StopWhileWindowsSwitchAndRecordsAreInFlight) {
   EXPECT_FALSE(fake_cupti::Emit(Kind::kRuntimeApi, next_correlation_++));
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   ExpectEveryRecordKept(p);
-  EXPECT_GT(std::stoull(p.run.extra["capture.windows"]), 0u);
+  EXPECT_GT(p.run.notes.capture_windows.value_or(0), 0);
 }
 
 // GPU metrics (CUSCOPE_GPU_METRICS=1): a context created after the start is sampled,
@@ -205,8 +205,8 @@ TEST_F(SessionThreadsTest, GpuMetricSamplesReachTheProfile) {
   EXPECT_EQ(p.sample_configs[0].metrics.size(), 6u);   // the fake's one pass
   ASSERT_EQ(p.samples.size(), 30000u);
   EXPECT_EQ(p.samples[29999].start_ns, now + 100000000 + 9999 * 5000);
-  EXPECT_EQ(p.run.extra["gpu_metrics.samples"], "30000");
-  EXPECT_EQ(p.run.extra.count("gpu_metrics.status"), 0u) << p.run.extra["gpu_metrics.status"];
+  EXPECT_EQ(p.run.notes.gpu_metrics_samples, 30000);
+  EXPECT_EQ(p.run.notes.gpu_metrics_status, "");
 }
 
 // A batch the writer refuses for its GPU samples (here: a sample of a device with no

@@ -45,11 +45,21 @@ inline Profile FullProfile() {
   r.buffers_refused = 17;
   r.internal_kernels = 5;
   r.exit_reason = "signal 11";
-  r.extra = {{"CUDA_VISIBLE_DEVICES", "0,1"},
-             {"quote'key\"", "va\"l'ue"},
-             {"ключ", "значение ✓"},
-             {"", "empty key"},
-             {"empty value", ""}};
+  r.notes.counters_status = "not permitted: ERR_NVGPUCTRPERM ✓";
+  r.notes.counters_passes = 3;
+  r.notes.capture_windows = 0;  // a count of 0 is set
+  r.notes.world_size = kAbove32;
+  r.notes.rank_source = "RANK";
+  r.notes.gpu_metrics_left_out = "a; b";
+  // In the table's order, not by name: the profile keeps it.
+  r.notes.settings = {{"output", "out/%p.sqlite"}, {"buffer_size", "96K"}, {"metrics", ""}};
+  // Keys no field declares (a newer version's notes): kept as read.
+  r.notes.other = {{"CUDA_VISIBLE_DEVICES", "0,1"},
+                   {"quote'key\"", "va\"l'ue"},
+                   {"ключ", "значение ✓"},
+                   {"", "empty key"},
+                   {"empty value", ""},
+                   {"counters.later", "a newer counter note"}};
 
   DeviceInfo d;
   d.id = 3;  // out of id order on purpose: devices load in the order written
@@ -291,7 +301,8 @@ inline void ExpectSameSamples(const std::vector<GpuSample>& actual,
 
 inline void ExpectSameProfile(const Profile& actual, const Profile& expected) {
   EXPECT_TRUE(actual.run == expected.run);
-  EXPECT_EQ(actual.run.extra, expected.run.extra);
+  EXPECT_EQ(model::NotesToKeyValues(actual.run.notes), model::NotesToKeyValues(expected.run.notes));
+  EXPECT_EQ(actual.run.notes.settings, expected.run.notes.settings);
   EXPECT_EQ(actual.run.command_line, expected.run.command_line);
   EXPECT_TRUE(actual.devices == expected.devices);
   ASSERT_EQ(actual.strings.size(), expected.strings.size());

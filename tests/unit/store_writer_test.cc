@@ -196,18 +196,21 @@ TEST_F(StoreTest, WriteRunInfoReplacesEverything) {
   ASSERT_TRUE(writer.ok()) << writer.status();
   RunInfo first;
   first.command_line = "first";
-  first.extra = {{"only_in_first", "1"}, {"both", "a"}};
+  first.notes.other = {{"only_in_first", "1"}, {"both", "a"}};
+  first.notes.counters_chip = "GH100";
+  first.notes.settings = {{"trace", "all"}};
   ASSERT_TRUE((*writer)->WriteRunInfo(first).ok());
   RunInfo second;
   second.command_line = "second";
   second.exit_reason = "exit";
-  second.extra = {{"both", "b"}};
+  second.notes.other = {{"both", "b"}};
+  second.notes.world_size = 2;
   ASSERT_TRUE((*writer)->WriteRunInfo(second).ok());
   ASSERT_TRUE((*writer)->Close().ok());
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_TRUE(loaded->run == second);
-  EXPECT_EQ(loaded->run.extra, second.extra);
+  EXPECT_EQ(loaded->run.notes, second.notes);
 }
 
 TEST_F(StoreTest, WriteDevicesUpsertsById) {

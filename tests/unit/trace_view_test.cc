@@ -261,7 +261,7 @@ TEST(TraceViewTest, HeaderOriginRankAndWorldSize) {
   p.run.start_ns = 8000;
   p.run.start_unix_ns = 1'700'000'000'000'000'000;
   p.run.rank = 3;
-  p.run.extra["WORLD_SIZE"] = "8";
+  p.run.notes.world_size = 8;
   TraceView view(p, {});
   EXPECT_EQ(view.header().origin_ns, 5000u);  // the earliest record, before the run start
   EXPECT_EQ(view.header().base_unix_ns, 1'700'000'000'000'000'000 - 3000);
@@ -269,7 +269,7 @@ TEST(TraceViewTest, HeaderOriginRankAndWorldSize) {
   EXPECT_EQ(view.header().world_size, 8);
   p.run.rank = -1;
   p.run.start_unix_ns = 0;
-  p.run.extra.clear();
+  p.run.notes = model::RunNotes();
   TraceView no_rank(p, {});
   EXPECT_EQ(no_rank.header().rank, 0);  // HTA needs a rank: 0 of a world of 1
   EXPECT_EQ(no_rank.header().world_size, 1);
