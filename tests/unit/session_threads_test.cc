@@ -15,6 +15,7 @@
 
 #include "cuscope/cuscope_c.h"
 #include "gtest/gtest.h"
+#include "lib/config/setting.h"
 #include "lib/inject/gpu_metrics.h"
 #include "lib/inject/session.h"
 #include "lib/store/reader.h"
@@ -148,6 +149,17 @@ TEST_F(SessionThreadsTest, TinyBuffersCountEveryDroppedRecord) {
   EXPECT_GT(fake_cupti::GetTotals().dropped, 0u);
   ExpectEveryRecordKept(p);
   EXPECT_EQ(Scopes(p), uint64_t{kScopeThreads} * kScopesPerThread * 2);
+  // The run's settings are in its notes, every setting in the table's order.
+  std::map<std::string, std::string> settings(p.run.notes.settings.begin(),
+                                              p.run.notes.settings.end());
+  EXPECT_EQ(settings.size(), p.run.notes.settings.size());
+  EXPECT_EQ(settings["buffer_size"], "64K");
+  EXPECT_EQ(settings["max_buffers"], "2");
+  EXPECT_EQ(settings["flush_period_ms"], "50");
+  ASSERT_EQ(p.run.notes.settings.size(), config::Settings().size());
+  for (size_t i = 0; i < config::Settings().size(); ++i) {
+    EXPECT_EQ(p.run.notes.settings[i].first, config::Settings()[i].flag);
+  }
 }
 
 // Capture windows opened and closed by scopes on 64 threads (the GPU kinds switched
