@@ -1,8 +1,9 @@
 // Rotate's sets on one context, driven from the launch callbacks: when a set starts,
 // how long its windows (passes) are, when a pass ends and the next begins, and how a
 // finished set becomes samples. Pure: the Range Profiler calls go through RangeCalls,
-// which the counter sampler implements with CUPTI (launch_counters.cc) and the unit
-// tests with a simulation, so the tests run the sequence of calls the GPU sees.
+// which rotate's strategy implements with CUPTI (RotateCounters::Calls,
+// rotate_counters.cc) and the unit tests with a simulation, so the tests run the
+// sequence of calls the GPU sees.
 //
 // A set starts at a launch's exit (between launches: a window opened inside a
 // launch's own API_ENTER misses instrumented counters, measured on the H200) when
