@@ -26,7 +26,7 @@ PATTERNS = (
     ("a GPU as a measurement record",
      re.compile(r"\b(?:measured|seen|found|observed|crashed|ran|timed|tested|run)\s+(?:on|with)\s+"
                 r"(?:the\s+|an?\s+)?" + GPU, re.I)),
-    ("a GPU as a measurement record", re.compile(r"\bon\s+(?:the|an?)\s+" + GPU)),
+    ("a GPU as a measurement record", re.compile(r"\b[Oo]n\s+(?:the|an?)\s+" + GPU)),
     ("a GPU as a measurement record", re.compile(r"\(\s*" + GPU + r"\s*[,:]")),
 )
 SOURCE_EXT = (".h", ".cc", ".cu")
@@ -42,17 +42,37 @@ def comment_lines(text, segments):
             yield first + k, line
 
 
-def problems_in(rel, text, segments):
-    out = []
+def runs(text, segments):
+    """Comment lines on consecutive lines, joined (a phrase may wrap): yields
+    (joined text, [(offset in it, line number)])."""
+    joined, starts, last = "", [], None
     for line, comment in comment_lines(text, segments):
+        body = re.sub(r"^\s*(?://+|/\*+|\*+(?!/))", "", comment)
+        if last is not None and line != last + 1:
+            yield joined, starts
+            joined, starts = "", []
+        if joined:
+            joined += " "
+        starts.append((len(joined), line))
+        joined += body
+        last = line
+    if starts:
+        yield joined, starts
+
+
+def problems_in(rel, text, segments):
+    out, flagged = [], set()
+    for joined, starts in runs(text, segments):
         for what, pattern in PATTERNS:
-            m = pattern.search(comment)
-            if m:
-                out.append("%s:%d: history in a comment (%s: '%s'): state the contract; the "
-                           "measurement goes to docs/validation.md or docs/performance.md"
-                           % (rel, line, what, m.group(0)))
-                break
-    return out
+            for m in pattern.finditer(joined):
+                line = [n for offset, n in starts if offset <= m.start()][-1]
+                if line in flagged:
+                    continue
+                flagged.add(line)
+                out.append((line, "%s:%d: history in a comment (%s: '%s'): state the contract; "
+                                  "the measurement goes to docs/validation.md or docs/performance.md"
+                            % (rel, line, what, " ".join(m.group(0).split()))))
+    return [p for _, p in sorted(out)]
 
 
 def check(root, sources, segments):

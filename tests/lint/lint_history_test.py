@@ -48,6 +48,15 @@ class LintHistoryTest(unittest.TestCase):
                 "int session_5 = 1'000'000;  // a contract\n")
         self.assertEqual(problems(code), [])
 
+    def test_a_phrase_wrapped_over_lines(self):
+        code = ("int a;\n// counted as FLOPs. On the\n// H200 each equals 2mnk.\nint b;\n"
+                "// measured\nint c;\n// on the H200 (not one comment with the line above)\n")
+        out = problems(code)
+        self.assertEqual(len(out), 2, out)
+        self.assertTrue(out[0].startswith("lib/collect/a.h:2:"), out[0])
+        self.assertIn("On the H200", out[0])
+        self.assertTrue(out[1].startswith("lib/collect/a.h:7:"), out[1])
+
     def test_line_of_a_block_comment(self):
         code = "int a;\n/* first line\n   second line\n   seen on the H200 */\nint b;\n"
         out = problems(code)
