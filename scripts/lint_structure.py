@@ -9,7 +9,9 @@
 - the layers: model, store, config, analysis and report never include collect,
   inject or CUPTI; the CLI never includes collect;
 - no class with more than 2 mutexes or 15 guarded fields, and no member function
-  defined in a .cc not named like its class's header (lint_classes.py).
+  defined in a .cc not named like its class's header (lint_classes.py);
+- no history in the comments of lib/ and include/: dates, numbered rounds of work,
+  GPUs as a measurement record (lint_history.py).
 
 Usage: lint_structure.py [ROOT]. Prints one line per violation; exit 1 if any.
 """
@@ -19,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lint_classes  # noqa: E402
+import lint_history  # noqa: E402
 
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
@@ -37,41 +40,65 @@ FORBIDDEN = {
 }
 
 
-def strip_code(text):
-    """Blanks comments, string and char literals, keeping newlines (line numbers)."""
-    out = []
+def digit_separator(text, i):
+    """Whether the ' at i separates digits (1'000'000): the token before it is a number."""
+    k = i
+    while k > 0 and (text[k - 1].isalnum() or text[k - 1] in "_'."):
+        k -= 1
+    return k < i and text[k].isdigit()
+
+
+def segments(text):
+    """Splits C++ source into (kind, start, end) spans, kind one of 'code', 'comment'
+    (// or /* */, delimiters included), 'raw' (a raw string literal, R"d(...)d") and
+    'literal' (a string or char literal, quotes included). Spans cover the text."""
     i, n = 0, len(text)
+    code_start = 0
     while i < n:
         c = text[i]
+        kind, j = None, i
         if text.startswith("//", i):
             j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
+            kind, j = "comment", (n if j < 0 else j)
         elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
+            kind, j = "comment", (n if j < 0 else j + 2)
         elif text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
             m = re.match(r'R"([^(\s]*)\(', text[i:])
-            if not m:
-                out.append(c)
-                i += 1
-                continue
-            end = text.find(")" + m.group(1) + '"', i)
-            j = n if end < 0 else end + len(m.group(1)) + 2
-            out.append('""' + re.sub(r"[^\n]", " ", text[i + 2 : j]))
-            i = j
-        elif c in "\"'":
+            if m:
+                end = text.find(")" + m.group(1) + '"', i)
+                kind, j = "raw", (n if end < 0 else end + len(m.group(1)) + 2)
+        elif c in "\"'" and not (c == "'" and digit_separator(text, i)):
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * max(0, j - i - 1) + (c if j < n else ""))
-            i = j + 1
-        else:
-            out.append(c)
+            # An unclosed literal ends at the line's end (its newline stays code).
+            kind, j = "literal", (j + 1 if j < n and text[j] == c else j)
+        if kind is None:
             i += 1
+            continue
+        if code_start < i:
+            yield "code", code_start, i
+        yield kind, i, j
+        i = code_start = j
+    if code_start < n:
+        yield "code", code_start, n
+
+
+def strip_code(text):
+    """Blanks comments, string and char literals, keeping newlines (line numbers)."""
+    out = []
+    for kind, i, j in segments(text):
+        part = text[i:j]
+        if kind == "code":
+            out.append(part)
+        elif kind == "comment":
+            out.append(re.sub(r"[^\n]", " ", part))
+        elif kind == "raw":
+            out.append('""' + re.sub(r"[^\n]", " ", part[2:]))
+        else:
+            closed = len(part) > 1 and part[-1] == part[0]
+            out.append(part[0] + " " * (len(part) - (2 if closed else 1)) + (part[0] if closed else ""))
     return "".join(out)
 
 
@@ -201,6 +228,7 @@ def main():
         if cycle:
             problems.append("lib/%s: include cycle %s" % (folder, " -> ".join(cycle)))
     problems += lint_classes.check(root, sources, strip_code, functions)
+    problems += lint_history.check(root, sources, segments)
     for p in problems:
         print(p)
     print("structure: %d problem(s)" % len(problems))

@@ -72,7 +72,7 @@ MODES = {
         "--metrics=roofline", "--per-signature=1", "--replay=rotate"),
     # The same with the launch callbacks kept on once every signature is sampled
     # (idle_launches=0; by default they go off after 1,000 launches with nothing to
-    # measure: lib/collect/idle_callbacks.cc).
+    # measure: lib/collect/launch_switch.h).
     "cuscope rotate (roofline, 1 per signature, callbacks kept on)": traced(
         "--metrics=roofline", "--per-signature=1", "--replay=rotate", "--idle-launches=0"),
     # The counter sampler's launch callbacks with no kernel to measure: no Range Profiler,
@@ -128,7 +128,7 @@ def profile_facts(path):
 
 
 def idle_note(path):
-    """The run's counters.idle note: when the launch callbacks went off (idle_callbacks.cc)."""
+    """The run's counters.idle note: when the launch callbacks went off (launch_switch.h)."""
     row = sqlite3.connect(path).execute(
         "SELECT value FROM meta WHERE key = 'extra.counters.idle'").fetchone()
     return row[0] if row else ""

@@ -2,8 +2,8 @@
 // operands aligned to less than 16 bytes (CUTLASS's `alignN` in its name, N elements). cuBLAS picks
 // one when a dimension or leading dimension of the GEMM is not a multiple of 16 bytes (8 BF16
 // elements): an odd vocabulary (GPT-2's 50,257) sends a language model's output layer
-// to a Turing-era `cutlass_75_..._align1` kernel that ran at 10-15% of the H200's BF16
-// tensor roof, where the step's aligned GEMMs reached 60-74% (docs/advisor.md).
+// to a Turing-era `cutlass_75_..._align1` kernel, several times slower than the step's
+// aligned GEMMs of its precision (docs/advisor.md has a GPT-2 step's numbers).
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -20,7 +20,7 @@ namespace {
 // The tensor precisions whose fast kernels want 16-byte aligned operands: an operand
 // element's bytes and its name in the advice. Not INT8: cuBLAS's INT8 GEMMs in the NN
 // layout run CUTLASS's `..._align4` wmma kernels with aligned operands (the layout picks
-// them: tests/data/real/h200-gemm-tensor-metrics.sqlite). Not FP64: CUTLASS's DMMA GEMMs
+// them: docs/validation.md, "Facts the code relies on"). Not FP64: CUTLASS's DMMA GEMMs
 // exist only as `align1`.
 struct Element {
   Precision precision;

@@ -152,11 +152,12 @@ Ceilings ComputeCeilings(const model::Profile& profile, uint32_t device_id) {
   set(Precision::kFp32, 2 * v.Get(m::kFfmaPeak));
   set(Precision::kFp64, 2 * v.Get(m::kDfmaPeak));
   set(Precision::kFp16, 4 * v.Get(m::kHfmaPeak));
-  // Tensor ops are FLOPs (an FMA = 2 ops: a GEMM's ops are exactly 2mnk on the
-  // H200). Dense rates: FP8 from its sparsity-off path; FP16 and BF16 half of it,
-  // TF32 a quarter, INT8 the same (the dense ratios of every generation with FP8).
-  // Without it, the FP16 path's peak (the 2:4-sparse rate, as measured for the bf16
-  // wgmma path on the H200) / 2; older profiles have only that bf16 path's peak.
+  // Tensor ops are FLOPs (an FMA = 2 ops: a GEMM's ops are 2mnk). Dense rates: FP8
+  // from its sparsity-off path; FP16 and BF16 half of it, TF32 a quarter, INT8 the
+  // same (the dense ratios of every generation with FP8). Without it, the FP16 path's
+  // peak, which is the 2:4-sparse rate (as the bf16 wgmma path's is), / 2; older
+  // profiles have only that bf16 path's peak (docs/validation.md, "Facts the code
+  // relies on").
   double fp16_dense = v.Get(m::kTensorFp8DensePeak) / 2;
   if (!(fp16_dense > 0)) fp16_dense = v.Get(m::kTensorFp16Peak) / 2;
   if (!(fp16_dense > 0)) fp16_dense = v.Get(m::kTensorBf16Peak) / 2;

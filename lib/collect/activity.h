@@ -12,8 +12,10 @@
 //
 // Lock order (each arrow: taken before; the tracer holds no lock of its own):
 //
-//   RecordsProbe mu_ -> RecordBatch mu_ -> the drains' locks, the counter sampler's
-//                                          measured_mu_, the sink's lock
+//   RecordsProbe mu_ -> RecordBatch mu_ -> the drains' locks (CounterOutbox,
+//                                          GpuSampler, scopes), MeasuredTable's and
+//                                          IdleSignals' (asked by the converter),
+//                                          the sink's (ProfileSink mu_)
 //   RecordsProbe mu_ -> GpuKindSwitch mu_  (Stop disables the kinds)
 //   BufferPool mu_, GpuKindSwitch mu_: leaves
 //

@@ -22,7 +22,8 @@ struct ConvertStats {
   uint64_t unknown_records = 0;   // kinds we do not convert
   uint64_t unmatched_range_ends = 0;
   // cuDriverGetVersion records at or after the probe time: cuscope's own probe that
-  // records still reach it (ActivityCollector::Stop); not added to the profile.
+  // records still reach it (RecordsProbe: each periodic flush and the tracer's Stop);
+  // not added to the profile.
   uint64_t probe_records = 0;
   uint64_t last_api_end_ns = 0;  // the latest end of an API record
   bool devices_changed = false;

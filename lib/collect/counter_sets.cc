@@ -75,8 +75,9 @@ std::optional<size_t> CounterSets::SharedImageRanges(
   const bool overflowed = at + launched > c.image.capacity();
   CounterNotes& notes = run_.notes();
   if (dropped > 0 && run_.options().counters.size_images && !c.sizing_off && !overflowed) {
-    // The image sized to the set did not hold it (growing an image through SetConfig
-    // failed this way in session 5): the window limit's size from now on.
+    // The image sized to the set did not hold it (a Range Profiler object decodes at
+    // most about twice the ranges of its first image: image_ranges.h): the window
+    // limit's size from now on.
     c.sizing_off = true;
     notes.Note(&model::RunNotes::counters_image_sizing,
                absl::StrFormat("an image of %d ranges dropped %d of a set's: images of %d ranges "

@@ -18,11 +18,12 @@
 // without counters.
 //
 // Lock order (each lock is only ever taken after those before it):
-//   switch_mu_ -> mu_ (the session lock) -> KernelHold's -> the tracer's
-//   mu_ -> CounterOutbox's, MeasuredTable's, CallbackSubscription's (leaves)
-// IdleSignals' lock is a leaf taken without mu_ from CUPTI's buffer thread (and under
-// mu_ at a tick). CUPTI's buffer thread never takes mu_ (Drain, Classify and
-// KernelRecord take only leaf locks).
+//   switch_mu_ -> mu_ (the session lock) -> KernelHold's -> the tracer's GpuKindSwitch
+//   mu_ -> CounterOutbox's, MeasuredTable's, CallbackSubscription's, IdleSignals'
+//   (leaves)
+// KernelHold's is also taken without mu_ (Release, after a launch callback), and
+// IdleSignals' without mu_ from CUPTI's buffer thread (KernelRecord). CUPTI's buffer
+// thread never takes mu_ (Drain, Classify and KernelRecord take only leaf locks).
 #ifndef CUSCOPE_LIB_COLLECT_COUNTERS_H_
 #define CUSCOPE_LIB_COLLECT_COUNTERS_H_
 

@@ -123,9 +123,10 @@ GpuSampler::~GpuSampler() {
 void GpuSampler::StopAtExit() {
   // Registered after the CUDA runtime's own exit handlers (a device is set up once the
   // program's CUDA is initialized): handlers run last-registered first, so sampling
-  // stops while the contexts still exist. Stopped later, at cuscope's own exit
-  // handler (registered inside cuInit), a C++ program crashed on the H200: its
-  // contexts were gone. One sampler per process (the session's).
+  // stops while the contexts still exist. It must not wait for cuscope's own exit
+  // handler (registered inside cuInit, so run after the runtime's): the contexts are
+  // gone by then and stopping PM sampling crashes the program (docs/validation.md,
+  // "Facts the code relies on"). One sampler per process (the session's).
   static std::once_flag once;
   std::call_once(once, [this] {
     g_exit_pid = getpid();
@@ -255,7 +256,7 @@ std::set<uint32_t> GpuSampler::SetUp(const std::set<uint32_t>& devices) {
     if (abandoned_.load()) break;
     if (capped_ || !tried_.insert(index).second) continue;
     if (!profiler_initialized_) {
-      // Before any device query: without it cuptiDeviceGetChipName crashed on the H200.
+      // Before any device query: cuptiDeviceGetChipName needs it (it crashes without).
       CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
       const CUptiResult r = cuptiProfilerInitialize(&init);
       if (r != CUPTI_SUCCESS) {
@@ -330,8 +331,9 @@ void GpuSampler::DropBadTimes(std::vector<model::GpuSample>& samples) {
   const bool clock = cuptiGetTimestamp(&now) == CUPTI_SUCCESS;
   const uint64_t earliest = options_.run_start_ns > kMinute ? options_.run_start_ns - kMinute : 0;
   const uint64_t latest = now + kMinute;
-  // A sample over 10 intervals long: the first after a start can begin long before
-  // it (seen on the H200: seconds), its values spread over that time.
+  // A sample over 10 intervals long: the first after a start can begin seconds
+  // before it, its values spread over that time (docs/validation.md, "Facts the code
+  // relies on").
   const uint64_t longest = 10 * options_.interval_ns;
   samples.erase(std::remove_if(samples.begin(), samples.end(),
                                [&](const model::GpuSample& g) {

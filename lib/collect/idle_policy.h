@@ -1,5 +1,6 @@
 // When the counter sampler's launch callbacks may go off, and what is given up when
-// they do (lib/collect/idle_callbacks.cc makes the switches, under its locks). Pure:
+// they do (LaunchSwitch, launch_switch.h, decides each tick's switch under the
+// session lock; CounterSampler::SwitchLaunchCallbacks makes the CUPTI calls). Pure:
 // no CUPTI, no lock; tested in tests/unit/idle_policy_test.cc.
 //
 // The callbacks may go off after a run of launches in a row that left nothing to

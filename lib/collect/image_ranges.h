@@ -1,16 +1,15 @@
 // The ranges of one context's counter data image, shared by consecutive rotate sets.
 //
-// Measured on the H200 (CUDA 13.0, tests/gpu/probes/image_size_probe.cu): given again
-// to SetConfig without re-initialization, an image takes the next set's ranges after
-// those it holds (4, 8, 12 ranges after three sets of 4, values as in a fresh image),
-// while re-initializing it costs in proportion to its size (the sol image of 2,048
-// ranges: 1,591 MiB, 530-620 ms; a set's ranges are cheap to decode). CUPTI writes the
-// next set after the ranges of the previous set's *last* pass: after a set of 4
-// launches in 8 passes and 2 in the 9th, a set of 3 other launches went to ranges 2, 3
-// and 4, the first two ranges kept (durations tell the launches apart). After a set
-// whose last passes were empty (rotate's cut sets: 4, 4, 2, then none), the next set's
-// values were not its own (durations of neither set): so after such a set, and after
-// a set cut before its first launch (every pass empty; not measured with launches that
+// What this relies on (CUPTI's Range Profiler; the measurements are in
+// docs/validation.md, "Facts the code relies on"): given again to SetConfig without
+// re-initialization, an image takes the next set's ranges after those it holds, with
+// values as in a fresh image, while re-initializing it costs in proportion to its size
+// (hundreds of ms for the sol set's 2,048 ranges; a set's ranges are cheap to decode).
+// CUPTI writes the next set after the ranges of the previous set's *last* pass (after
+// a set of 4 launches in 8 passes and 2 in the 9th, the next set starts at range 2).
+// After a set whose last passes were empty (rotate's cut sets: 4, 4, 2, then none), the
+// next set's values are not its own: so after such a set, and after a set cut before
+// its first launch (every pass empty; treated the same: untested with launches that
 // can be told apart), the image is re-initialized.
 //
 // So the image is re-initialized only when the next set might not fit after the ranges
@@ -48,11 +47,10 @@ class ImageRanges {
     size_t capacity = 0;
   };
   // `sizing`: images sized to each set; else of `limit` ranges (the window limit). A Range
-  // Profiler object holds the ranges of at most twice the image size of its first
-  // SetConfig (H200, session 11, image_size_probe grow-after: enabled with a 128-range
-  // image, a set of 600 launches a pass into a new 2,048-range image decoded 256
-  // ranges, 0 dropped; after a Disable + Enable, 600 in order): an image larger than
-  // the first one is given to a new object.
+  // Profiler object holds the ranges of at most about twice the image size of its first
+  // SetConfig, and decodes a larger image's set short without saying so (no range
+  // counted as dropped; docs/validation.md, "Facts the code relies on"): an image larger
+  // than the first one is given to a new object (Disable + Enable).
   Step Before(size_t ranges, bool sizing, size_t limit) const {
     Step step;
     if (!NeedsReset(ranges)) return step;

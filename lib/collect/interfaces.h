@@ -32,10 +32,11 @@ class GpuKindControl {
   virtual void HoldPeriodicFlush(bool hold) = 0;
   // Kernel replay: a measured launch just returned, its passes done, so the launching
   // context's records are complete but that launch's own, whose times CUPTI zeroes. An
-  // unforced flush never hands over a buffer holding such a record (seen on the H200:
-  // nothing after a kernel replay reached the profile before the end of the run), so
-  // the buffer goes now, with a forced flush (a kernel another thread or context has in
-  // flight goes without its times). From the launching thread, no lock held.
+  // unforced flush never hands over a buffer holding such a record (nothing after the
+  // first replay would reach the profile before the run ends: docs/validation.md,
+  // "Facts the code relies on"), so the buffer goes now, with a forced flush (a kernel
+  // another thread or context has in flight goes without its times). From the
+  // launching thread, no lock held.
   virtual void FlushAfterReplay() = 0;
   // Another CUPTI client took the activity buffers: kernel records no longer reach
   // cuscope (the idle launch callbacks then stay on). Lock-free.
@@ -73,8 +74,8 @@ class MeasuredLaunches {
   // What a kernel record of `correlation_id` named `kernel_name` (demangled) is to the
   // counters: no measured launch; the measured launch itself; or a kernel CUPTI ran
   // for the Range Profiler under that launch's correlation id (in user replay, a
-  // one-block `WaitNs` kernel on a stream of its own, about 80 us, with every range:
-  // seen on the H200, 6,425 of them for 6,425 measured launches of a training step).
+  // one-block `WaitNs` kernel on a stream of its own, about 80 us, one per range:
+  // docs/validation.md, "Facts the code relies on").
   enum class Kind { kNotMeasured, kMeasured, kProfilerKernel };
   virtual Kind Classify(uint32_t correlation_id, const std::string& kernel_name) const = 0;
   // A kernel record of the program's, launched outside graphs (CUPTI's buffer thread):

@@ -28,9 +28,9 @@ void LaunchCounters::OnLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
     ++null_context_launches_;
     return;
   }
-  // One launch can raise its callback twice (seen with CUDA 13.0): without this, a
-  // rotate run put every correlation id twice into its windows (a window of k
-  // entries decoded k/2 ranges). Each call is handled once per site.
+  // One launch can raise its callback twice (CUDA 13.0 does): without this, every
+  // correlation id would enter rotate's windows twice (a window of k entries decodes
+  // k/2 ranges). Each call is handled once per site.
   thread_local uint32_t last_correlation[2] = {0, 0};
   uint32_t& last = last_correlation[cb->callbackSite == CUPTI_API_EXIT ? 1 : 0];
   if (cb->correlationId != 0 && cb->correlationId == last) return;

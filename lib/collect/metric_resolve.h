@@ -1,6 +1,6 @@
 // Metric names resolved for one chip: each requested name (lib/model/metrics.h spells
 // them as CUPTI does on Hopper, GH100) is collected as itself where the chip has it,
-// else through a substitute (kSubstitutes in metric_resolve.cc: the same quantity
+// else through a substitute (Substitutes() in metric_resolve.cc: the same quantity
 // under the chip's own spelling, or the sum of several counters), else dropped and
 // named as what this chip cannot measure. Pure: the chip is given as its list of
 // base metrics (MetricHost::BaseMetrics()), so every chip is testable without a GPU.

@@ -1,5 +1,6 @@
 // What the collector needs to know of a session's settings, and nothing more.
-// lib/inject/session.cc fills it from the settings; collect never sees them.
+// lib/inject/collect_options.cc (CollectOptionsFrom) fills it from the settings;
+// collect never sees them.
 #ifndef CUSCOPE_LIB_COLLECT_OPTIONS_H_
 #define CUSCOPE_LIB_COLLECT_OPTIONS_H_
 

@@ -156,8 +156,9 @@ const char* DropReasonName(DropReason r) {
 std::vector<RangeMatch> Planner::Match(const std::vector<std::vector<Launch>>& windows,
                                        size_t ranges, DropReason missing) {
   const size_t launched = windows.empty() ? 0 : windows[0].size();
-  // Seen on the H200 with user replay: a window of k launches decoded k/2 ranges.
-  // Ranges are matched to launches in order and the rest count as dropped.
+  // CUPTI may decode fewer ranges than the window had launches (a launch entered
+  // twice: launch_counters.cc). Ranges are matched to launches in order and the rest
+  // count as dropped.
   if (ranges < launched) SetDropped(DropReason::kNotDecoded, launched - ranges);
   std::vector<RangeMatch> out;
   for (size_t i = 0; i < ranges && i < launched; ++i) {

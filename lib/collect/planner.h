@@ -33,9 +33,10 @@ namespace cuscope::collect {
 // measured, kernel replay when a bounded number of samples per signature is).
 bool UsesRotate(const CounterOptions& options);
 // True if the metrics include SASS instruction counts (smsp__sass_*), which CUPTI
-// gathers by instrumenting kernels. Measured on the H200 (CUDA 13.0): with rotate
-// (user replay) and kernel activity tracing on together, they read 0 (FFMA of a
-// SAXPY on 2^26 floats: 0 instead of 67,108,864); with kernel tracing off, exact.
+// gathers by instrumenting kernels. With rotate (user replay) and kernel activity
+// tracing on together they read 0; with kernel tracing off they are exact, so the
+// callers hold kernel records off while such a set runs (docs/validation.md, "Facts
+// the code relies on").
 bool NeedsInstrumentedCounters(const CounterOptions& options);
 
 // A kernel signature: launches of one signature are the passes of one set.
@@ -139,8 +140,9 @@ struct ContextPlan {
   // With a sample budget, the same for runs of one signature (period 1), keyed by the
   // signature (Planner::Intern): PyTorch's AdamW fills its state with runs of 7-10
   // launches of one kernel in the first step, each long enough to begin a set of 7 or
-  // 9 one-launch passes and too short to finish it (H200: 0.6-0.9 s of step 0). At
-  // most RotateDriver::kMaxShortSingleRuns kernels.
+  // 9 one-launch passes and too short to finish it (most of a second of step 0 lost
+  // without this: docs/validation.md, "Facts the code relies on"). At most
+  // RotateDriver::kMaxShortSingleRuns kernels.
   absl::flat_hash_map<uint32_t, size_t> short_single_runs;
   uint32_t run_id = 0;           // the signature of a set on period 1
   uint64_t run_began = 0;        // launches seen when the run of the set's period began

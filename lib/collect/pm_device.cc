@@ -159,7 +159,7 @@ absl::Status PmDevice::Configure(uint64_t interval_ns) {
   sc.samplingInterval = interval_ns;
   sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   // Keep the latest: with the oldest kept, a full buffer fails every later decode
-  // (CUPTI_ERROR_OUT_OF_MEMORY on the H200) and the run has no more samples.
+  // (CUPTI_ERROR_OUT_OF_MEMORY) and the run has no more samples.
   sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
   const CUptiResult r = cuptiPmSamplingSetConfig(&sc);
   return r == CUPTI_SUCCESS ? absl::OkStatus() : Failed("cuptiPmSamplingSetConfig", r);

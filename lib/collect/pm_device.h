@@ -1,7 +1,7 @@
 // One device's CUPTI PM sampling: a one-pass configuration of metrics read every
 // interval of GPU time into a hardware buffer on the GPU, decoded into samples on
-// the host. The calls follow the sequence that tests/gpu/probes/pm_sampling_probe.cu
-// ran on the H200 (docs/performance.md, "PM sampling"): profiler initialized, chip
+// the host. The calls follow the sequence of tests/gpu/probes/pm_sampling_probe.cu
+// (docs/performance.md, "PM sampling"), in its order: profiler initialized, chip
 // name, host configuration, Enable, SetConfig, counter data image, Start; then
 // DecodeData, GetCounterDataInfo, GetSampleInfo and EvaluateToGpuValues per sample.
 // Decoding may run while sampling does (it empties the hardware buffer); a counter
@@ -79,7 +79,8 @@ class PmDevice {
   // GPU time sampled so far (from each start to its stop).
   uint64_t sampled_ns() const { return sampled_ns_; }
 
-  // About 52 KB of image a sample on the H200 (8 metrics): 52 MB.
+  // At about 52 KB of image a sample (8 metrics; docs/performance.md, "PM sampling
+  // decoded while the program runs"): about 52 MB.
   static constexpr uint32_t kImageSamples = 1000;
   static constexpr int kMaxRounds = 64;  // images decoded in one Decode while sampling
   static constexpr size_t kHardwareBufferBytes = size_t{512} << 20;

@@ -78,9 +78,9 @@ CUptiResult RangeProfiler::InitCounterData(const std::vector<std::string>& metri
     return r;
   }
   // Neither zero-filled again when re-initialized nor when grown (UninitializedBuffer):
-  // CUPTI initializes the image (H200, image_reinit_probe: the same values with and
-  // without the fill, which took 160-190 ms of each re-initialization of a 1,591 MiB
-  // image).
+  // CUPTI initializes the image itself, and a fill would add a fraction of a second to
+  // each re-initialization of a large image (docs/validation.md, "Facts the code
+  // relies on").
   if (!counter_data_.Resize(size.counterDataSize)) {
     *failed_call = "allocating the counter data image";
     return CUPTI_ERROR_OUT_OF_MEMORY;

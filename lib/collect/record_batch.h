@@ -4,10 +4,11 @@
 // it; then its records are cleared, its strings and devices kept.
 //
 // Lock: one mutex (the batch, the converter and the sink together), taken on CUPTI's
-// buffer thread, by flushes and by the records probe. Taken after the probe's lock;
-// the drains' locks (the counter sampler's out_mu_, the scopes' locks), the counter
-// sampler's measured_mu_ (asked by the converter) and the sink's lock (the session's
-// writer_mu) are taken under it.
+// buffer thread, by flushes and by the records probe. Taken after RecordsProbe's
+// lock. Taken under it, each a leaf: the drains' locks (CounterOutbox's, GpuSampler's
+// mu_, the scopes' drain, registry and per-thread locks), the locks the converter
+// reaches through MeasuredLaunches (MeasuredTable's for Classify, IdleSignals' for
+// KernelRecord) and the sink's (inject::ProfileSink's mu_).
 #ifndef CUSCOPE_LIB_COLLECT_RECORD_BATCH_H_
 #define CUSCOPE_LIB_COLLECT_RECORD_BATCH_H_
 

@@ -1,19 +1,20 @@
 // Rotate's sets on one context, driven from the launch callbacks: when a set starts,
 // how long its windows (passes) are, when a pass ends and the next begins, and how a
 // finished set becomes samples. Pure: the Range Profiler calls go through RangeCalls,
-// which the counter sampler implements with CUPTI (launch_counters.cc) and the unit
-// tests with a simulation, so the tests run the sequence of calls the GPU sees.
+// which rotate's strategy implements with CUPTI (RotateCounters::Calls,
+// rotate_counters.cc) and the unit tests with a simulation, so the tests run the
+// sequence of calls the GPU sees.
 //
-// A set starts at a launch's exit (between launches: a window opened inside a
-// launch's own API_ENTER misses instrumented counters, measured on the H200) when
-// that launch was wanted (filters, launch_skip/count, per-signature budget). Its
-// windows hold W = m x L launches, L the period of the context's launch sequence
-// (launch_period.h), m doubling after each clean set while W stays within 32 launches
-// or one period (and the window limit). The window that fills at a launch's exit is
-// closed and the next opened at once, so pass k+1 starts exactly W launches after
-// pass k and range i of every pass is the same launch of the step. Without a period
-// (warm-up), runs of one signature use L = 1 when most recent launches repeat the
-// one before (the demo pattern AAAA BBBB).
+// A set starts at a launch's exit (between launches: a window opened inside a launch's
+// own API_ENTER misses instrumented counters, docs/validation.md, "Facts the code
+// relies on") when that launch was wanted (filters, launch_skip/count, per-signature
+// budget). Its windows hold W = m x L launches, L the period of the context's launch
+// sequence (launch_period.h), m doubling after each clean set while W stays within 32
+// launches or one period (and the window limit). The window that fills at a launch's
+// exit is closed and the next opened at once, so pass k+1 starts exactly W launches
+// after pass k and range i of every pass is the same launch of the step. Without a
+// period (warm-up), runs of one signature use L = 1 when most recent launches repeat
+// the one before (the demo pattern AAAA BBBB).
 //
 // With a time budget (CounterOptions::rotate_budget_pct, set_budget.h), a set begins
 // only while the budget allows it, and each public call ends by charging the set that
@@ -106,8 +107,9 @@ class RotateDriver {
   static constexpr size_t kSkipPause = 16;
   // Kernels whose short runs are remembered (ContextPlan::short_single_runs), at most.
   static constexpr size_t kMaxShortSingleRuns = 1024;
-  // With a time budget, launches in a window of a longer period, at most (on the H200
-  // with roofline's 7 passes, a set of about 1 s).
+  // With a time budget, launches in a window of a longer period, at most: a set then
+  // costs about a second with roofline's 7 passes (docs/validation.md, "Facts the
+  // code relies on"), short enough to spread over the loop.
   static constexpr size_t kBudgetWindow = 64;
   // Signatures remembered as unwanted (ContextPlan::unwanted_ids), at most.
   static constexpr size_t kMaxUnwantedIds = 4096;

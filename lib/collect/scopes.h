@@ -55,8 +55,8 @@ inline constexpr size_t kMaxPending = size_t{1} << 20;
 
 // Where scope timestamps come from: CUPTI's clock, so that scopes line up with
 // activity records (what a session uses), or CLOCK_REALTIME (tests without a GPU:
-// there, concurrent cuptiGetTimestamp calls were seen to stall for minutes on a CUPTI
-// lock; CUPTI's clock followed CLOCK_REALTIME on the H200).
+// there, concurrent cuptiGetTimestamp calls can stall for minutes on a CUPTI lock;
+// on Linux CUPTI's clock follows CLOCK_REALTIME, so the two agree).
 enum class Clock { kCupti, kRealtime };
 
 // Turns recording on (a new generation; also reads CUPTI's thread-id type and the

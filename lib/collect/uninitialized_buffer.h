@@ -1,11 +1,11 @@
 // A byte buffer for CUPTI's counter data image whose bytes are never written by the
-// buffer itself: CUPTI initializes the image (H200, image_reinit_probe: the same values
-// with and without a zero fill), and value-initializing a fresh 1,591 MiB image (the sol
-// set at 2,048 ranges) took about 1.1 s of page faults and zeroing (image_size_probe
-// "sizes", session 10). It allocates only to grow past what it holds, without copying
-// (the image is initialized again after), so its address is stable while its size does
-// not grow; an allocation that fails is a result, not an exception (the buffer lives in
-// a profiled program's callbacks).
+// buffer itself: CUPTI initializes the image (the values are the same with and without
+// a zero fill), and value-initializing a fresh image of the sol set at 2,048 ranges
+// (1,591 MiB) costs about a second of page faults and zeroing (docs/validation.md,
+// "Facts the code relies on"). It allocates only to grow past what it holds, without
+// copying (the image is initialized again after), so its address is stable while its
+// size does not grow; an allocation that fails is a result, not an exception (the
+// buffer lives in a profiled program's callbacks).
 #ifndef CUSCOPE_LIB_COLLECT_UNINITIALIZED_BUFFER_H_
 #define CUSCOPE_LIB_COLLECT_UNINITIALIZED_BUFFER_H_
 

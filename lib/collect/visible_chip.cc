@@ -28,7 +28,7 @@ absl::StatusOr<std::string> VisibleChip() {
                                       : "no GPU visible");
   }
   // CUPTI's profiler interface must be initialized before it answers device queries
-  // (as in CUPTI's samples); without it cuptiDeviceGetChipName crashed on the H200.
+  // (as in CUPTI's samples); without it cuptiDeviceGetChipName crashes.
   CUpti_Profiler_Initialize_Params init_params = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CUptiResult ir = cuptiProfilerInitialize(&init_params);
   if (ir != CUPTI_SUCCESS) {

@@ -210,9 +210,10 @@ absl::Status Session::Stop(const StopReason& reason) {
 }
 
 // The order of a stop, one step per call (under mu_, once per run):
-//  1. WriteRunEnd: when and how the run ended is in the file before anything calls
-//     CUPTI. On a signal the tracer's flush can block (the program was interrupted
-//     inside a CUDA call) past the handler's wait: the file still says how it ended.
+//  1. WriteRunEnd: when and how the run ended is in the file before any CUPTI call
+//     but the clock read that gives the end (RunEndNs, cuptiGetTimestamp). On a
+//     signal the tracer's flush can block (the program was interrupted inside a
+//     CUDA call) past the handler's wait: the file still says how it ended.
 //  2. StopCaptureAndCounters: capture windows, counters and GPU metrics end before
 //     the tracer's last flush, so that what they leave behind (records, samples,
 //     notes) goes out with it and into the final run info.

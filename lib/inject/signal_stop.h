@@ -24,10 +24,11 @@ namespace cuscope::inject {
 class SignalStop {
  public:
   // The longest the handler waits for the profile before the process ends. The
-  // run's end is written first (no CUPTI call), so a stop that does not finish in
-  // time (the signal interrupted the program inside a CUDA call, and the last flush
-  // blocks) still leaves a profile that says how the run ended; it lacks the records
-  // of the last flush period (CUSCOPE_FLUSH_PERIOD_MS).
+  // run's end is written first (its one CUPTI call before that is the clock read of
+  // Session::RunEndNs, not a flush), so a stop that does not finish in time (the
+  // signal interrupted the program inside a CUDA call, and the last flush blocks)
+  // still leaves a profile that says how the run ended; it lacks the records of the
+  // last flush period (CUSCOPE_FLUSH_PERIOD_MS).
   static constexpr int kMaxWaitMs = 3000;
 
   SignalStop() = default;

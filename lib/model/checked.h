@@ -34,7 +34,7 @@ inline uint64_t SaturatingFromDouble(double v) {
 }
 
 // next - base as a signed number, clamped to [INT64_MIN + 1, INT64_MAX] (so that
-// its magnitude, SaturatingAbs, always fits too).
+// its magnitude, its negation, always fits an int64_t too).
 inline int64_t SaturatingDifference(uint64_t next, uint64_t base) {
   constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   if (next >= base) {

@@ -26,8 +26,8 @@ inline constexpr const char kHadd[] = "smsp__sass_thread_inst_executed_op_hadd_p
 inline constexpr const char kHmul[] = "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum";
 inline constexpr const char kHfma[] = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum";
 // Tensor-core operations by source precision, every path (Hopper wgmma and the
-// warp-level mma.sync / dmma): counted as operations = FLOPs (an FMA is 2). On the
-// H200 each equals 2mnk of a GEMM (tests/data/real/h200-gemm-tensor-metrics.sqlite).
+// warp-level mma.sync / dmma): counted as operations = FLOPs (an FMA is 2), so a
+// GEMM's count is 2mnk (docs/validation.md, "Facts the code relies on").
 inline constexpr const char kTensorFp16[] = "sm__ops_path_tensor_src_fp16.sum";
 inline constexpr const char kTensorBf16[] = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
 inline constexpr const char kTensorTf32[] = "sm__ops_path_tensor_src_tf32_dst_fp32.sum";
@@ -66,10 +66,10 @@ inline constexpr const char kDfmaPeak[] =
     "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained";
 inline constexpr const char kHfmaPeak[] =
     "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained";
-// Dense tensor peaks (docs/counters.md, "Ceilings"): FP8 from its sparsity-off path
-// (1,081,344 ops/cycle on the H200); FP16/BF16 = FP8 / 2, TF32 = FP8 / 4, INT8 =
-// FP8. FP64 (dmma) has no sparse mode: its own peak (33,792 on the H200). Without
-// the FP8 peak (before Ada), the FP16 path's peak, which is the 2:4-sparse rate, / 2.
+// Dense tensor peaks (docs/counters.md, "Ceilings"): FP8 from its sparsity-off path;
+// FP16/BF16 = FP8 / 2, TF32 = FP8 / 4, INT8 = FP8. FP64 (dmma) has no sparse mode:
+// its own peak. Without the FP8 peak (before Ada), the FP16 path's peak, which is the
+// 2:4-sparse rate, / 2.
 inline constexpr const char kTensorFp8DensePeak[] =
     "sm__ops_path_tensor_src_fp8_sparsity_off.sum.peak_sustained";
 inline constexpr const char kTensorFp64Peak[] = "sm__ops_path_tensor_src_fp64.sum.peak_sustained";

@@ -2,7 +2,7 @@
 // when the run ends, and by the reader in memory for a file whose run ended before
 // (killed) or that an earlier version wrote. Without times they would vanish from the
 // timeline, the regions and the trace.
-// - Kernel replay: CUPTI writes 0 as the start and end (H200, CUDA 13.0). The replay
+// - Kernel replay: CUPTI writes 0 as the start and end (CUDA 13.0). The replay
 //   runs inside the launch's own API call, so the kernel is placed at the end of that
 //   call, as long as the profiler's gpu__time_duration.sum (which every measurement
 //   holds; without it, not placed).

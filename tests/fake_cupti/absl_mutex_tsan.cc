@@ -5,8 +5,12 @@
 // libabsl_synchronization.so) are invisible to TSan: every variable guarded by an
 // absl::Mutex would be reported as a race. The calls that cuscope's code makes to
 // absl::Mutex are wrapped here and told to TSan with its mutex annotations, as
-// Abseil does itself when built with TSan. Only Lock/Unlock/TryLock/ReaderLock/
-// ReaderUnlock and the destructor are used by lib/collect (no CondVar, no Await).
+// Abseil does itself when built with TSan. lib/collect uses only Lock/Unlock/TryLock/
+// ReaderLock/ReaderUnlock and the destructor (no CondVar, no Await). lib/inject's
+// Session::Start calls Mutex::Await, which, when it waits, releases and retakes the
+// lock inside libabsl where these wrappers do not see it; it waits only while a Stop
+// is joining its background thread, which the tests scripts/tsan.sh runs never
+// overlap with a Start (they start a session after the last Stop returned).
 #include <sanitizer/tsan_interface.h>
 
 // Default visibility: the project builds with hidden symbols, and the linker

@@ -400,7 +400,7 @@ TEST_F(GpuTest, RotateMeasuresEveryLaunchExactly) {
             << profile->run.notes.counters_launches_measured.value_or(0) << " launches measured\n";
 }
 
-// Idle launch callbacks (lib/collect/idle_callbacks.cc): 3,000 launches of one kernel,
+// Idle launch callbacks (lib/collect/launch_switch.h): 3,000 launches of one kernel,
 // sampled once, turn the launch callbacks off; a SAXPY on a new grid after a pause
 // wakes them from its kernel record, and a later launch of it is measured. Both
 // strategies; every launch keeps its kernel record.

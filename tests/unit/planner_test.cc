@@ -437,7 +437,7 @@ TEST(Planner, PerSignatureBudgetBoundsRotateWindows) {
   EXPECT_EQ(sim.planner.stats().not_kept, 0u);
 }
 
-// What the idle launch callbacks rely on (lib/collect/idle_callbacks.cc): a launch is
+// What the idle launch callbacks rely on (lib/collect/launch_switch.h): a launch is
 // settled when nothing can be measured on it any more.
 TEST(Planner, SettledSignaturesAndTheirSnapshot) {
   CounterOptions o;

@@ -1,6 +1,6 @@
 // Rotate's time budget (set_budget.h) on the GPT-2 training step recorded on the H200,
 // every launch measured, through the simulated Range Profiler on a simulated clock,
-// with the counter sampler's switch of the launch callbacks (idle_callbacks.cc): off
+// with the counter sampler's switch of the launch callbacks (launch_switch.h): off
 // while the budget allows no set for 2 s or more, back at the first tick (1 s) after
 // it allows one. Launches while they are off are not seen by the driver.
 //
