@@ -1,7 +1,6 @@
 // The library's entry points: CUDA's injection hook, NVTX's injection hook, and the
 // C ABI. Everything else in libcuscope.so is hidden. The entry point keeps the
 // process's one Session (TheSession) and wires the process's exit and forks to it.
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cuscope/cuscope_c.h"
 #include "cuscope/version.h"
+#include "lib/collect/cupti_entry.h"
 #include "lib/config/start_text.h"
 #include "lib/inject/last_error.h"
 #include "lib/inject/run_end.h"
@@ -98,17 +98,12 @@ CUSCOPE_EXPORT int InitializeInjection(void) {
 // Called by NVTX on the first NVTX call when NVTX_INJECTION64_PATH names this
 // library: hands NVTX to CUPTI, which turns ranges into activity records.
 CUSCOPE_EXPORT int InitializeInjectionNvtx2(const void* get_export_table) {
-  using InitFn = int (*)(const void*);
-  void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
-  if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_NOW | RTLD_NOLOAD);
-  if (cupti == nullptr) cupti = dlopen("libcupti.so.13", RTLD_NOW);
-  InitFn init =
-      cupti ? reinterpret_cast<InitFn>(dlsym(cupti, "InitializeInjectionNvtx2")) : nullptr;
-  if (init == nullptr) {
+  const int handed = cuscope::collect::HandNvtxToCupti(get_export_table);
+  if (handed < 0) {
     cuscope::inject::Warn("CUPTI's NVTX hook was not found; NVTX ranges are not recorded");
     return 0;
   }
-  return init(get_export_table);
+  return handed;
 }
 
 CUSCOPE_EXPORT int cuscope_start(const char* settings) {

@@ -1,6 +1,5 @@
 #include "lib/inject/session.h"
 
-#include <cupti.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cuscope/version.h"
+#include "lib/collect/cupti_entry.h"
 #include "lib/collect/scopes.h"
 #include "lib/config/output_path.h"
 #include "lib/config/rank.h"
@@ -31,12 +31,6 @@ int64_t UnixNowNs() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
-uint64_t CuptiNowNs() {
-  uint64_t t = 0;
-  if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS) return 0;
-  return t;
 }
 
 std::string CommandLine() {
@@ -106,7 +100,7 @@ absl::Status Session::OpenProfile(const config::GetEnv& getenv) {
   run_.command_line = CommandLine();
   run_.pid = pid;
   run_.start_unix_ns = UnixNowNs();
-  run_.start_ns = CuptiNowNs();
+  run_.start_ns = collect::CuptiNowNs();
   run_.cuscope_version = CUSCOPE_VERSION_STRING;
   run_.hostname = HostName();
   run_.rank = rank.rank;
@@ -233,7 +227,7 @@ void Session::StopSteps(const StopReason& reason) {
 }
 
 uint64_t Session::RunEndNs() {
-  uint64_t end_ns = CuptiNowNs();
+  uint64_t end_ns = collect::CuptiNowNs();
   // Another CUPTI client (Kineto) may have installed its own timestamp source since
   // Start: then CUPTI's clock no longer continues start_ns. Keep the run's own clock.
   if (end_ns < run_.start_ns) {
