@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""What counters cost on a short real run, per strategy and per number of passes
+(issue #32, "why 155 ms a launch"), on the GPU machine:
+
+    python3 bench/device/default_cost.py BUILD_DIR OUT_DIR [model=gpt2] [steps=12] [modes]
+
+A training step (bench/device/gpt2_step.py, or vit_step.py for model=vit) run for
+`steps` steps unprofiled, traced, and under counter configurations of 1, 2 and 7 passes
+measured by kernel replay (one launch of each signature, all passes on it) and by rotate
+(user replay: passes on successive launches), in that order, one run each. `modes` is a
+comma list of the names below (default: all). For each: the whole run's wall time, the
+first and second steps, the slowest step after the second, the median of steps 3 and
+later (CUDA events around each step, printed by the step script), each as a ratio to
+the unprofiled run of the same call; and from the profile: signatures with a counter
+set of all of them, the share of kernel time those signatures own, launches measured.
+An unprofiled warm-up run comes first (the first run of a call pays cold file and module
+caches). Prints one markdown table; profiles and logs go to OUT_DIR.
+"""
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+build = os.path.abspath(sys.argv[1])
+out = os.path.abspath(sys.argv[2])
+model = sys.argv[3] if len(sys.argv) > 3 else "gpt2"
+steps = int(sys.argv[4]) if len(sys.argv) > 4 else 12
+only = sys.argv[5].split(",") if len(sys.argv) > 5 else None
+here = os.path.dirname(os.path.abspath(__file__))
+cuscope = os.path.join(build, "bin", "cuscope")
+step_cmd = ["python3", os.path.join(here, f"{model}_step.py"), str(steps)]
+os.makedirs(out, exist_ok=True)
+env = dict(os.environ, PYTHONUNBUFFERED="1")
+
+# One pass on GH100 (cuscope metrics --chip=GH100 --set=...): issue, ALU, tensor and LSU
+# pipes, DRAM, L2 sectors and L1 wavefronts, and the duration.
+ONE_PASS = ",".join([
+    "sm__issue_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+    "gpu__time_duration.sum",
+])
+TWO_PASS = ONE_PASS + ",sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"
+
+
+def traced(*flags):
+    return lambda p: [cuscope, "run", f"--output={p}", "--report=none", *flags, "--"] + step_cmd
+
+
+MODES = {
+    "unprofiled": lambda p: step_cmd,
+    "trace": traced(),
+    "kernel replay, 1 pass": traced(f"--metrics={ONE_PASS}", "--replay=kernel"),
+    "kernel replay, 2 passes": traced(f"--metrics={TWO_PASS}", "--replay=kernel"),
+    "kernel replay, roofline (7)": traced("--metrics=roofline", "--replay=kernel"),
+    "rotate, 1 pass": traced(f"--metrics={ONE_PASS}", "--replay=rotate"),
+    "rotate, 2 passes": traced(f"--metrics={TWO_PASS}", "--replay=rotate"),
+    # Every launch in windows of one pass each: what a range costs with this set.
+    "rotate, 1 pass, every launch": traced(f"--metrics={ONE_PASS}", "--replay=rotate",
+                                           "--per-signature=all"),
+    "rotate, roofline (7)": traced("--metrics=roofline", "--replay=rotate"),
+}
+KEYS = {"unprofiled": "u", "trace": "t", "kernel replay, 1 pass": "k1",
+        "kernel replay, 2 passes": "k2", "kernel replay, roofline (7)": "k7",
+        "rotate, 1 pass": "r1", "rotate, 2 passes": "r2", "rotate, 1 pass, every launch": "r1a", "rotate, roofline (7)": "r7"}
+
+
+def run(name):
+    path = os.path.join(out, f"{model}-{KEYS[name]}.sqlite")
+    if os.path.exists(path):
+        os.remove(path)
+    t0 = time.perf_counter()
+    p = subprocess.run(MODES[name](path), env=env, capture_output=True, text=True, timeout=540)
+    wall = time.perf_counter() - t0
+    with open(os.path.join(out, f"{model}-{KEYS[name]}.log"), "w") as f:
+        f.write(p.stdout + "\n--- stderr\n" + p.stderr)
+    ms = [float(l.split()[2]) for l in p.stdout.splitlines() if l.startswith("step ")]
+    return {"rc": p.returncode, "wall": wall, "steps": ms, "path": path}
+
+
+def coverage(path):
+    """(signatures with a set, signatures, % of kernel time they own, launches measured)."""
+    if not os.path.exists(path):
+        return None
+    db = sqlite3.connect(path)
+    sig = "name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z"
+    times = {r[:-1]: r[-1] for r in db.execute(
+        f"SELECT {sig}, SUM(end_ns - start_ns) FROM kernels GROUP BY {sig}")}
+    measured = {r for r in db.execute(f"SELECT DISTINCT {sig} FROM counter_sets")}
+    launches = db.execute("SELECT COUNT(*) FROM counter_launches").fetchone()[0]
+    total = sum(times.values()) or 1
+    covered = sum(t for s, t in times.items() if s in measured)
+    return len(measured & set(times)), len(times), 100.0 * covered / total, launches
+
+
+def row(name, r, base):
+    s = r["steps"]
+    if len(s) < 3:
+        return f"| {name} | rc {r['rc']}, {len(s)} steps | | | | | | |"
+    later = s[2:]
+    b = base["steps"] if base and len(base["steps"]) >= 3 else None
+    def x(v, bv):
+        return f"{v:.1f} ({v / bv:.2f}x)" if bv else f"{v:.1f}"
+    cov = coverage(r["path"]) if name not in ("unprofiled",) else None
+    c = f"{cov[0]}/{cov[1]} sigs, {cov[2]:.1f}% time, {cov[3]} launches" if cov else "-"
+    return (f"| {name} | {x(r['wall'], base['wall'] if base else None)} s | "
+            f"{x(s[0], b[0] if b else None)} | {x(s[1], b[1] if b else None)} | "
+            f"{x(max(later), statistics.median(b[2:]) if b else None)} | "
+            f"{x(statistics.median(later), statistics.median(b[2:]) if b else None)} | {c} | {r['rc']} |")
+
+
+def main():
+    names = [n for n in MODES if only is None or KEYS[n] in only or n in only]
+    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip().splitlines()[0]
+    print(f"# Counter cost, {model}, {steps} steps, {gpu}\n")
+    print("| mode | wall | step 1 (ms) | step 2 | slowest after 2 | median 3+ | coverage | rc |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    base = None
+    run("unprofiled")  # warm-up: the first run of a call pays cold file and module caches
+    for n in names:
+        r = run(n)
+        if n == "unprofiled":
+            base = r
+        print(row(n, r, base), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
