@@ -5,7 +5,9 @@ issues 10 and 11: cuBLAS, cutlass, cuDNN flash attention, CUB, fused AdamW.
     python3 gpt2_step.py [steps=12] [layers=6] [batch=8] [seq=512]
 
 Each step is an NVTX range `step` (with `forward`, `backward`, `optimizer` inside);
-prints one line per step: "step <i> <ms>" (CUDA events around the whole step).
+prints one line per step: "step <i> <ms>" (CUDA events around the whole step); the loop
+is bench/device/step_loop.py. STEP_PROFILE_RANGE=k: cudaProfilerStart before step k and
+cudaProfilerStop after it (for ncu --profile-from-start off; bench/device/sol_breakdown.py).
 GPT2_TORCH_PROFILER=1 runs the steps inside torch.profiler.profile (CPU and CUDA
 activities), for the training-step benchmark (bench/device/train_step.py).
 """
@@ -15,6 +17,8 @@ import sys
 
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
+
+from step_loop import run_steps
 
 
 def main():
@@ -31,26 +35,8 @@ def main():
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         profiler = torch.profiler.profile(activities=acts)
     with profiler:
-        run_steps(model, opt, ids, steps)
+        run_steps(lambda: model(input_ids=ids, labels=ids).loss, opt, steps)
     return 0
-
-
-def run_steps(model, opt, ids, steps):
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    for i in range(steps):
-        start.record()
-        with torch.cuda.nvtx.range("step"):
-            with torch.cuda.nvtx.range("forward"), torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(input_ids=ids, labels=ids).loss
-            with torch.cuda.nvtx.range("backward"):
-                loss.backward()
-            with torch.cuda.nvtx.range("optimizer"):
-                opt.step()
-                opt.zero_grad(set_to_none=True)
-        end.record()
-        torch.cuda.synchronize()
-        print(f"step {i} {start.elapsed_time(end):.2f}", flush=True)
 
 
 if __name__ == "__main__":
