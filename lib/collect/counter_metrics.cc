@@ -43,7 +43,7 @@ bool CounterMetrics::SetUp(uint32_t device_id, const CollectOptions& options, Pl
   planner.set_passes(config_.passes);
   const bool rotate = planner.rotate();
   notes.Set(&model::RunNotes::counters_chip, chip_);
-  notes.Set(&model::RunNotes::counters_passes, int64_t{config_.passes});
+  notes.Set(&model::RunNotes::counters_passes, static_cast<int64_t>(config_.passes));
   notes.Set(&model::RunNotes::counters_strategy, planner.region_mode() ? "region (user range)"
                                                  : rotate              ? "rotate"
                                                                        : "kernel replay");
