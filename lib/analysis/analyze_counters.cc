@@ -71,6 +71,13 @@ struct SetGroup {
 };
 using SetGroups = std::map<SetKey, SetGroup>;
 
+// Whether `a` went further than `b`: complete first, then more passes run, then more
+// metrics measured.
+bool Better(const SetProgress& a, const SetProgress& b) {
+  return std::make_tuple(a.complete(), a.passes_run, a.metrics_measured) >
+         std::make_tuple(b.complete(), b.passes_run, b.metrics_measured);
+}
+
 // Groups the sets by signature, summing each finite metric.
 SetGroups GroupSets(const model::Profile& p) {
   SetGroups groups;
@@ -87,6 +94,8 @@ SetGroups GroupSets(const model::Profile& p) {
       k.block = s.block;
       k.region = s.grid.volume() == 0 && s.block.volume() == 0;
     }
+    const SetProgress progress = ProgressOf(s);
+    if (k.sets == 0 || Better(progress, k.progress)) k.progress = progress;
     ++k.sets;
     k.measured_launches += s.correlation_ids.size();
     k.max_passes = std::max(k.max_passes, s.passes);
