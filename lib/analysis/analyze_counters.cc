@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "lib/analysis/counter_derive.h"
 #include "lib/analysis/kernel_counters.h"
+#include "lib/analysis/kernel_groups.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/checked.h"
 
@@ -70,6 +71,13 @@ struct SetGroup {
 };
 using SetGroups = std::map<SetKey, SetGroup>;
 
+// Whether `a` went further than `b`: complete first, then more passes run, then more
+// metrics measured.
+bool Better(const SetProgress& a, const SetProgress& b) {
+  return std::make_tuple(a.complete(), a.passes_run, a.metrics_measured) >
+         std::make_tuple(b.complete(), b.passes_run, b.metrics_measured);
+}
+
 // Groups the sets by signature, summing each finite metric.
 SetGroups GroupSets(const model::Profile& p) {
   SetGroups groups;
@@ -86,6 +94,8 @@ SetGroups GroupSets(const model::Profile& p) {
       k.block = s.block;
       k.region = s.grid.volume() == 0 && s.block.volume() == 0;
     }
+    const SetProgress progress = ProgressOf(s);
+    if (k.sets == 0 || Better(progress, k.progress)) k.progress = progress;
     ++k.sets;
     k.measured_launches += s.correlation_ids.size();
     k.max_passes = std::max(k.max_passes, s.passes);
@@ -100,50 +110,6 @@ SetGroups GroupSets(const model::Profile& p) {
     }
   }
   return groups;
-}
-
-// Kernel records grouped by (device, name id, mangled id, grid, block).
-using KernelKey = std::tuple<uint32_t, model::StringId, model::StringId, uint32_t, uint32_t,
-                             uint32_t, uint32_t, uint32_t, uint32_t>;
-struct KernelGroup {
-  uint64_t launches = 0;
-  uint64_t total_ns = 0;       // all launches with usable times
-  uint64_t timed = 0;          // launches with usable times
-  uint64_t unmeasured_ns = 0;  // launches without kKernelCountersMeasured
-  uint64_t unmeasured = 0;
-  uint32_t registers = 0;
-  uint32_t shared = 0;
-  bool config_known = false;  // from a CUPTI record (one made from a launch has no registers)
-  // The ranking time: unmeasured mean x launches when some were not measured.
-  uint64_t RankTime() const {
-    if (unmeasured > 0 && unmeasured < timed) {
-      return model::SaturatingFromDouble(double(unmeasured_ns) / double(unmeasured) *
-                                         double(timed));
-    }
-    return total_ns;
-  }
-};
-
-absl::flat_hash_map<KernelKey, KernelGroup> GroupKernels(const model::Profile& p) {
-  absl::flat_hash_map<KernelKey, KernelGroup> kernels;
-  for (const model::KernelRecord& r : p.kernels) {
-    KernelGroup& g = kernels[KernelKey{r.device_id, r.name, r.mangled_name, r.grid.x, r.grid.y,
-                                       r.grid.z, r.block.x, r.block.y, r.block.z}];
-    ++g.launches;
-    if (!g.config_known && !(r.flags & model::kKernelFromLaunch)) {
-      g.config_known = true;
-      g.registers = r.registers_per_thread;
-      g.shared = r.static_shared_bytes + r.dynamic_shared_bytes;
-    }
-    if (!HasValidTimes(r)) continue;
-    ++g.timed;
-    g.total_ns += r.duration_ns();
-    if (!(r.flags & model::kKernelCountersMeasured)) {
-      ++g.unmeasured;
-      g.unmeasured_ns += r.duration_ns();
-    }
-  }
-  return kernels;
 }
 
 // Gives each signature the launches, time and launch configuration of its kernel

@@ -299,6 +299,7 @@ Verdict VerdictOf(const KernelCounters& k, const Ceilings& c) {
   in.ridge_dram = k.ridge_dram;
   in.evidence = EvidenceOf(k);
   in.unmeasured_tensor = UnmeasuredTensor(k, c, in.units);
+  in.partial = !k.complete();
   return ComputeVerdict(in);
 }
 

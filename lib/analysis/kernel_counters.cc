@@ -20,6 +20,18 @@ std::string KernelCounters::StrategyNames() const {
   return absl::StrJoin(names, "+");
 }
 
+SetProgress ProgressOf(const model::CounterSet& set) {
+  SetProgress p;
+  p.passes = set.passes;
+  const uint64_t launches = set.correlation_ids.size();
+  p.passes_run = set.strategy == model::CounterStrategy::kRotate && launches > 0
+                     ? static_cast<uint32_t>(std::min<uint64_t>(launches, set.passes))
+                     : set.passes;
+  p.metrics = set.values.size();
+  for (const auto& [id, v] : set.values) p.metrics_measured += std::isfinite(v) ? 1 : 0;
+  return p;
+}
+
 double KernelCounters::value(const std::string& metric, double fallback) const {
   auto it = std::lower_bound(
       values.begin(), values.end(), metric,

@@ -80,6 +80,19 @@ struct RegionKernels {
   std::optional<double> dominant_pct_of_peak;
 };
 
+// How far one counter set got against its configuration.
+struct SetProgress {
+  uint32_t passes = 0;  // the configuration's
+  // The passes that ran: rotate takes one launch a pass, so its correlation ids (when
+  // it has any); kernel replay runs every pass on its one launch, and a region's set
+  // names no launch, so theirs are all the configuration's.
+  uint32_t passes_run = 0;
+  uint64_t metrics = 0;           // the metrics the set names
+  uint64_t metrics_measured = 0;  // of those, with a finite value
+  bool complete() const { return passes_run >= passes && metrics_measured >= metrics; }
+};
+SetProgress ProgressOf(const model::CounterSet& set);
+
 // Counters of one kernel signature (device, name, grid, block): the average over
 // its CounterSets, and what follows from them. A value that was not measured is 0;
 // a section that was not measured is absent.
@@ -98,6 +111,11 @@ struct KernelCounters {
   uint32_t max_passes = 0;
   std::vector<model::CounterStrategy> strategies;  // each strategy seen, first-seen order
   std::string StrategyNames() const;               // "rotate", "rotate+kernel replay", ...
+  // The signature's measurement is complete when one of its sets is; else it is
+  // partial and its verdict unknown (VerdictInputs::partial). The best set's progress:
+  // a complete one, else the one with the most passes run, then metrics measured.
+  SetProgress progress;
+  bool complete() const { return progress.complete(); }
 
   // --- Kernel time of the signature, from the profile's kernel records.
   uint64_t launches = 0;       // kernel records of the signature

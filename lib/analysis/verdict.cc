@@ -170,6 +170,8 @@ Verdict ComputeVerdict(const VerdictInputs& in) {
     if (a.percent != b.percent) return a.percent > b.percent;
     return static_cast<int>(a.unit) < static_cast<int>(b.unit);
   });
+  v.partial = in.partial;
+  if (v.partial) return v;  // unknown: the missing passes or metrics may hold the limiter
   const bool sol = in.sm_pct && in.memory_pct;
   if (sol) {
     v.sol_class = ClassifySol(*in.sm_pct, *in.memory_pct, &v.high_throughput);

@@ -93,6 +93,10 @@ struct VerdictInputs {
   // roof on this GPU whose FLOPs were not measured (custom metric lists, earlier
   // versions' sets). Their tensor cores may be what limits the kernel.
   std::vector<Precision> unmeasured_tensor;
+  // The measurement is partial (no set of the signature ran every pass or has every
+  // metric: KernelCounters::complete): the verdict is unknown rather than drawn from
+  // what was measured.
+  bool partial = false;
 };
 
 struct Verdict {
@@ -115,6 +119,7 @@ struct Verdict {
   double ridge_dram = 0;
   VerdictEvidence evidence;
   std::vector<Precision> unmeasured_tensor;  // as in VerdictInputs
+  bool partial = false;                      // as in VerdictInputs: unknown
 };
 
 // The hierarchy above. With SM % and memory %: latency when the class is; compute
@@ -126,7 +131,8 @@ struct Verdict {
 // pipe as busy as its tensor cores, and only less math makes it faster). Without
 // them and with `unmeasured_tensor`, latency (a grid of a wave or more) and L1 with
 // measured FLOPs under kIdleComputePercent of their roof are unknown: that is how a
-// tensor-core GEMM whose precision was not counted reads.
+// tensor-core GEMM whose precision was not counted reads. A partial measurement is
+// unknown.
 inline constexpr double kIdleComputePercent = 1.0;
 Verdict ComputeVerdict(const VerdictInputs& in);
 

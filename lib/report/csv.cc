@@ -224,6 +224,13 @@ Fields PrecisionFields(const analysis::KernelCounters& k) {
   return f;
 }
 
+// The columns after "sol_class": how far the best set got and the measurement in words.
+Fields MeasurementFields(const analysis::KernelCounters& k) {
+  return {absl::StrCat(k.progress.passes),  absl::StrCat(k.progress.passes_run),
+          absl::StrCat(k.progress.metrics), absl::StrCat(k.progress.metrics_measured),
+          k.complete() ? "1" : "0",         CsvField(MeasurementText(k))};
+}
+
 Fields CounterHeader() {
   Fields h = {"device_id",
               "grid",
@@ -267,7 +274,8 @@ Fields CounterHeader() {
   for (analysis::Precision p : analysis::kAllPrecisions) {
     if (analysis::IsTensor(p)) h.push_back(absl::StrCat("pct_", analysis::PrecisionKey(p)));
   }
-  h.insert(h.end(), {"sm_pct", "memory_pct", "sol_class"});
+  h.insert(h.end(), {"sm_pct", "memory_pct", "sol_class", "passes", "passes_run", "metrics",
+                     "metrics_measured", "complete", "measured"});
   return h;
 }
 
@@ -279,6 +287,8 @@ void WriteCounters(const std::vector<analysis::KernelCounters>& counters, int to
   for (size_t i = 0, n = ShownRows(counters.size(), top); i < n; ++i) {
     Fields row = CounterFields(counters[i]);
     Fields more = PrecisionFields(counters[i]);
+    row.insert(row.end(), more.begin(), more.end());
+    more = MeasurementFields(counters[i]);
     row.insert(row.end(), more.begin(), more.end());
     CsvRow(out, row);
   }
@@ -293,6 +303,16 @@ void WriteCsv(const ReportData& data, const ReportOptions& options, std::ostream
   WriteSummaryTables(data.summary, options.top, out);
   WriteRegions(data.regions, options.top, out);
   WriteCeilings(data.ceilings, out);
+  const analysis::VerdictCoverage& c = data.coverage;
+  if ((!data.ceilings.empty() || !data.counters.empty() || !data.counter_notes.empty()) &&
+      c.signatures > 0) {
+    out << "\n# counter_coverage\n";
+    CsvRow(out, {"percent", "kernel_ns", "covered_ns", "signatures", "covered", "measured",
+                 "partial", "unknown", "not_measured"});
+    CsvRow(out, {CsvNum(c.percent()), absl::StrCat(c.kernel_ns), absl::StrCat(c.covered_ns),
+                 absl::StrCat(c.signatures), absl::StrCat(c.covered), absl::StrCat(c.measured),
+                 absl::StrCat(c.partial), absl::StrCat(c.unknown), absl::StrCat(c.not_measured())});
+  }
   WriteCounters(data.counters, options.top, out);
   if (!data.counter_notes.empty()) {
     out << "\n# counter_notes\n";

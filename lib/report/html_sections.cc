@@ -192,6 +192,7 @@ void AppendPanel(const analysis::KernelCounters& k, std::string& out) {
       "launches",
       absl::StrCat(k.launches, " (", k.measured_launches, " measured, ", k.StrategyNames(), ")"),
       out);
+  AppendRow("measured", MeasurementText(k), out);
   AppendRow("duration", FormatDuration(k.duration_ns), out);
   AppendRow("FLOP/s", FormatRate(k.total_flops_per_s, "FLOP/s"), out);
   AppendRow("DRAM", FormatRate(k.dram_bytes_per_s, "B/s"), out);
@@ -243,6 +244,9 @@ void AppendCounters(const ReportData& data, std::string& out) {
     absl::StrAppend(&out, "<p class=\"note\">", Esc(note), "</p>\n");
   }
   out += "</section>\n<section id=\"counters\"><h2>Counters per kernel</h2>\n";
+  if (data.coverage.signatures > 0) {
+    absl::StrAppend(&out, "<p class=\"note\">", Esc(CoverageLine(data.coverage)), "</p>\n");
+  }
   if (data.counters.empty()) out += "<p>No hardware counters in this profile.</p>\n";
   const size_t shown = std::min(data.counters.size(), kHtmlMaxRows);
   for (size_t i = 0; i < shown; ++i) AppendPanel(data.counters[i], out);

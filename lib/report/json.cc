@@ -221,6 +221,16 @@ void WriteCounterIdentity(Writer& w, const analysis::KernelCounters& k) {
   w.StartArray();
   for (model::CounterStrategy st : k.strategies) Str(w, model::CounterStrategyName(st));
   w.EndArray();
+  // How far the best set got (docs/counters.md, "In the reports").
+  Key(w, "measurement");
+  w.StartObject();
+  Key(w, "text"), Str(w, MeasurementText(k));
+  Key(w, "complete"), w.Bool(k.complete());
+  Key(w, "passes"), w.Uint(k.progress.passes);
+  Key(w, "passes_run"), w.Uint(k.progress.passes_run);
+  Key(w, "metrics"), w.Uint64(k.progress.metrics);
+  Key(w, "metrics_measured"), w.Uint64(k.progress.metrics_measured);
+  w.EndObject();
   Key(w, "duration_ns"), Num(w, k.duration_ns);
 }
 
@@ -369,7 +379,27 @@ void WriteCounterSections(Writer& w, const analysis::KernelCounters& k) {
   w.EndObject();
 }
 
+// "counter_coverage": what the text's coverage line says, in numbers.
+void WriteCoverage(Writer& w, const analysis::VerdictCoverage& c) {
+  Key(w, "counter_coverage");
+  w.StartObject();
+  Key(w, "percent"), Num(w, c.percent());
+  Key(w, "kernel_ns"), w.Uint64(c.kernel_ns);
+  Key(w, "covered_ns"), w.Uint64(c.covered_ns);
+  Key(w, "signatures"), w.Uint64(c.signatures);
+  Key(w, "covered"), w.Uint64(c.covered);
+  Key(w, "measured"), w.Uint64(c.measured);
+  Key(w, "partial"), w.Uint64(c.partial);
+  Key(w, "unknown"), w.Uint64(c.unknown);
+  Key(w, "not_measured"), w.Uint64(c.not_measured());
+  Key(w, "line"), Str(w, CoverageLine(c));
+  w.EndObject();
+}
+
 void WriteCounters(Writer& w, const ReportData& data, int top) {
+  const bool section =
+      !data.ceilings.empty() || !data.counters.empty() || !data.counter_notes.empty();
+  if (section && data.coverage.signatures > 0) WriteCoverage(w, data.coverage);
   if (!data.counters.empty()) {
     JsonTable(w, "kernel_counters", data.counters, top, [&](const analysis::KernelCounters& k) {
       WriteCounterIdentity(w, k);

@@ -10,6 +10,7 @@
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/summary.h"
+#include "lib/analysis/verdict_coverage.h"
 #include "lib/model/advise_thresholds.h"
 #include "lib/model/finding.h"
 #include "lib/model/profile.h"
@@ -25,6 +26,8 @@ struct ReportData {
   std::vector<analysis::Ceilings> ceilings;
   std::vector<analysis::KernelCounters> counters;
   std::vector<std::string> counter_notes;
+  // How much of the GPU kernel time the verdicts cover (of `counters`).
+  analysis::VerdictCoverage coverage;
   // GPU metrics sampled at an interval (empty when the profile has no samples).
   analysis::GpuSampleAnalysis gpu_samples;
   std::vector<std::string> gpu_sample_notes;  // the run's gpu_metrics.* notes
@@ -33,8 +36,8 @@ struct ReportData {
 };
 
 // Runs each analysis once: the summary, the regions, the ceilings, then the
-// counters and their notes from those ceilings and regions, and the findings
-// (analysis::FindingsOf: the stored ones, else computed with `thresholds`).
+// counters, their coverage and their notes from those ceilings and regions, and the
+// findings (analysis::FindingsOf: the stored ones, else computed with `thresholds`).
 ReportData BuildReport(const model::Profile& profile,
                        const model::AdviseThresholds& thresholds = {});
 

@@ -374,10 +374,10 @@ std::vector<std::string> CounterCells(const analysis::KernelCounters& k) {
           k.region ? absl::StrCat("[region] ", k.name) : Demangle(k.name)};
 }
 
-// "measured by kernel replay; GB/s: DRAM 21.6, L2 1348.3, L1 10803.6" (the rates
-// measured).
+// "measured: kernel replay, 3 passes, 1 launch; GB/s: DRAM 21.6, L2 1348.3, L1 10803.6"
+// (the rates measured).
 std::string StrategyLine(const analysis::KernelCounters& k) {
-  std::string line = absl::StrCat("measured by ", k.StrategyNames());
+  std::string line = absl::StrCat("measured: ", MeasurementText(k));
   std::vector<std::string> rates;
   const std::pair<const char*, std::string> levels[] = {
       {"DRAM", GbPerS(k, metrics::kDramBytes, k.dram_bytes_per_s)},
@@ -426,6 +426,9 @@ void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters,
 void WriteCounters(const ReportData& data, const ReportOptions& options, std::ostream& out) {
   if (data.ceilings.empty() && data.counters.empty() && data.counter_notes.empty()) return;
   out << "\nHardware counters\n";
+  if (data.coverage.signatures > 0) {
+    out << Wrapped(CoverageLine(data.coverage), options.width, 2, 4);
+  }
   for (const analysis::Ceilings& c : data.ceilings) {
     out << Wrapped(CeilingsLine(c), options.width, 2, 4);
   }

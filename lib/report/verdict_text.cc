@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lib/model/checked.h"
 #include "lib/report/number_format.h"
 
 namespace cuscope::report {
@@ -175,6 +176,22 @@ std::string BoundReason(const analysis::Verdict& v) {
   return absl::StrCat(reason, Evidence(v));
 }
 
+// "3 of 7 passes", "33 of 35 metrics", or both, joined by ", ".
+std::string PartialDetail(const analysis::SetProgress& p) {
+  std::vector<std::string> parts;
+  if (p.passes_run < p.passes)
+    parts.push_back(absl::StrCat(p.passes_run, " of ", p.passes, " passes"));
+  if (p.metrics_measured < p.metrics) {
+    parts.push_back(absl::StrCat(p.metrics_measured, " of ", p.metrics, " metrics"));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// "1 launch", "7 launches".
+std::string Count(uint64_t n, const char* one, const char* many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
 }  // namespace
 
 std::string VerdictLabel(const analysis::Verdict& v) {
@@ -186,6 +203,7 @@ std::string VerdictLabel(const analysis::Verdict& v) {
 std::string VerdictReason(const analysis::Verdict& v) {
   switch (v.bound) {
     case Bound::kUnknown:
+      if (v.partial) return "partial measurement: verdict unknown";
       if (!v.unmeasured_tensor.empty() && !v.units.empty()) return UnmeasuredTensorReason(v);
       return v.counters_measured
                  ? "no utilisation measured (neither FLOP/byte counts with ceilings nor "
@@ -200,6 +218,9 @@ std::string VerdictReason(const analysis::Verdict& v) {
 }
 
 std::string CountersReason(const analysis::KernelCounters& k) {
+  if (k.verdict.partial) {
+    return absl::StrCat("partial measurement (", PartialDetail(k.progress), "): verdict unknown");
+  }
   std::string reason = VerdictReason(k.verdict);
   if (!k.region_kernels) return reason;
   const analysis::RegionKernels& r = *k.region_kernels;
@@ -215,6 +236,48 @@ std::string CountersReason(const analysis::KernelCounters& k) {
     }
   }
   return reason;
+}
+
+std::string MeasurementText(const analysis::KernelCounters& k) {
+  const bool one_strategy = k.strategies.size() == 1;
+  const model::CounterStrategy only =
+      one_strategy ? k.strategies.front() : model::CounterStrategy::kKernelReplay;
+  std::string how = k.StrategyNames();
+  if (!k.complete()) {
+    // The passes are those of the best set, which the detail names.
+    return absl::StrCat(
+        "partial: ", PartialDetail(k.progress), " (", how, ", ",
+        k.region ? Count(k.sets, "set", "sets") : Count(k.measured_launches, "launch", "launches"),
+        ")");
+  }
+  absl::StrAppend(&how, ", ", Count(k.max_passes, "pass", "passes"));
+  if (k.region) {
+    absl::StrAppend(&how, " over ",
+                    Count(model::SaturatingMul(k.sets, k.max_passes), "instance", "instances"));
+  } else {
+    const bool per_pass = one_strategy && only == model::CounterStrategy::kRotate;
+    absl::StrAppend(&how, per_pass ? " over " : ", ",
+                    Count(k.measured_launches, "launch", "launches"));
+  }
+  // Kernel replay measures one launch a sample: the launches count them.
+  if (k.sets > 1 && !(one_strategy && only == model::CounterStrategy::kKernelReplay)) {
+    absl::StrAppend(&how, " (", k.sets, " samples)");
+  }
+  return how;
+}
+
+std::string CoverageLine(const analysis::VerdictCoverage& c) {
+  std::string pct = absl::StrFormat("%.1f", c.percent());
+  if (pct == "100.0" && c.covered_ns < c.kernel_ns) pct = ">99.9";
+  if (pct == "0.0" && c.covered_ns > 0) pct = "<0.1";
+  std::string line = absl::StrCat("verdicts cover ", pct, "% of GPU kernel time (", c.covered,
+                                  " of ", c.signatures, " signatures");
+  std::vector<std::string> why;
+  if (c.not_measured() > 0) why.push_back(absl::StrCat(c.not_measured(), " not measured"));
+  if (c.partial > 0) why.push_back(absl::StrCat(c.partial, " partial"));
+  if (c.unknown > 0) why.push_back(absl::StrCat(c.unknown, " verdict unknown"));
+  if (!why.empty()) absl::StrAppend(&line, "; ", absl::StrJoin(why, ", "));
+  return line + ")";
 }
 
 }  // namespace cuscope::report
