@@ -193,6 +193,30 @@ void DeriveMemoryAccess(KernelCounters& k) {
       Ratio(k.value(m::kGlobalStSectors), k.value(m::kGlobalStRequests));
 }
 
+namespace {
+
+// The busiest of the measured parts of a breakdown, and how many were measured.
+std::pair<double, int> BusiestPart(const KernelCounters& k, const std::vector<std::string>& parts) {
+  double busiest = 0;
+  int measured = 0;
+  for (const std::string& metric : parts) {
+    if (!k.has(metric.c_str())) continue;
+    ++measured;
+    busiest = std::max(busiest, k.value(metric.c_str()));
+  }
+  return {busiest, measured};
+}
+
+// A level measured by either of two metrics (the sol set's, else the verdict set's).
+bool TakeLevel(const KernelCounters& k, const char* first, const char* second, double* value) {
+  const char* metric = k.has(first) ? first : k.has(second) ? second : nullptr;
+  if (metric == nullptr) return false;
+  *value = k.value(metric);
+  return true;
+}
+
+}  // namespace
+
 void DeriveSpeedOfLight(KernelCounters& k) {
   const char* fma = k.has(m::kFmaPipePct) ? m::kFmaPipePct : m::kLegacyFmaPipePct;
   const char* dram =
@@ -203,7 +227,9 @@ void DeriveSpeedOfLight(KernelCounters& k) {
       {"L2", m::kL2ThroughputPct},        {"L1", l1},
       {"tensor pipe", m::kTensorPipePct}, {"FMA pipe", fma},
       {"FP64 pipe", m::kFp64PipePct},     {"issue", m::kIssuePct}};
-  bool measured = k.has(m::kMemThroughputPct);
+  const auto [sm_part, sm_parts] = BusiestPart(k, m::SmThroughputParts());
+  const auto [memory_part, memory_parts] = BusiestPart(k, m::MemoryThroughputParts());
+  bool measured = k.has(m::kMemThroughputPct) || sm_parts > 0 || memory_parts > 0;
   std::string highest_unit;
   double highest = -1;
   for (const auto& [unit, metric] : units) {
@@ -219,13 +245,34 @@ void DeriveSpeedOfLight(KernelCounters& k) {
   };
   take(m::kSmThroughputPct, &s.has_sm, &s.sm_pct);
   take(m::kMemThroughputPct, &s.has_memory, &s.memory_pct);
-  take(dram, &s.has_dram, &s.dram_pct);
-  take(m::kL2ThroughputPct, &s.has_l2, &s.l2_pct);
-  take(l1, &s.has_l1, &s.l1_pct);
+  if (!s.has_sm && sm_parts > 0) s.has_sm = true, s.sm_pct = sm_part, s.sm_parts = sm_parts;
+  if (!s.has_memory && memory_parts > 0) {
+    s.has_memory = true, s.memory_pct = memory_part, s.memory_parts = memory_parts;
+  }
+  s.has_dram = TakeLevel(k, dram, m::kDramCyclesActivePct, &s.dram_pct);
+  s.has_l2 = k.has(m::kL2ThroughputPct);
+  s.l2_pct = k.value(m::kL2ThroughputPct);
+  if (!s.has_l2 && (k.has(m::kL2ToXbarPct) || k.has(m::kXbarToL2Pct))) {
+    s.has_l2 = true;
+    s.l2_pct = std::max(k.value(m::kL2ToXbarPct), k.value(m::kXbarToL2Pct));
+  }
+  s.has_l1 = TakeLevel(k, l1, m::kL1LsuWavefrontsPct, &s.l1_pct);
   take(m::kTensorPipePct, &s.has_tensor_pipe, &s.tensor_pipe_pct);
   take(fma, &s.has_fma_pipe, &s.fma_pipe_pct);
   take(m::kFp64PipePct, &s.has_fp64_pipe, &s.fp64_pipe_pct);
-  take(m::kIssuePct, &s.has_issue, &s.issue_pct);
+  s.has_issue = TakeLevel(k, m::kIssuePct, m::kInstExecutedPct, &s.issue_pct);
+  if (k.has(m::kIssuePct) && k.has(m::kInstExecutedPct)) {
+    s.issue_pct = std::max(s.issue_pct, k.value(m::kInstExecutedPct));
+  }
+  // The busiest unit, the parts included (a level measured only by its parts).
+  const std::pair<const char*, std::pair<bool, double>> seen[] = {
+      {"DRAM", {s.has_dram, s.dram_pct}},
+      {"L2", {s.has_l2, s.l2_pct}},
+      {"L1", {s.has_l1, s.l1_pct}},
+      {"issue", {s.has_issue, s.issue_pct}}};
+  for (const auto& [unit, v] : seen) {
+    if (v.first && v.second > highest) highest = v.second, highest_unit = unit;
+  }
   s.highest_unit = std::move(highest_unit);
 }
 
@@ -244,10 +291,33 @@ std::vector<UnitUse> VerdictUnits(const KernelCounters& k) {
         std::any_of(units.begin(), units.end(), [&](const UnitUse& u) { return u.unit == unit; });
     if (k.has(metric) && !seen) units.push_back({unit, k.value(metric)});
   }
+  // Issue: the busier of issue and instructions executed (the verdict set's parts).
+  const bool issue = k.sol && k.sol->has_issue;
+  for (UnitUse& u : units) {
+    if (u.unit == Unit::kIssue && issue) u.percent = k.sol->issue_pct;
+  }
+  if (issue && std::none_of(units.begin(), units.end(),
+                            [](const UnitUse& u) { return u.unit == Unit::kIssue; })) {
+    units.push_back({Unit::kIssue, k.sol->issue_pct});
+  }
   if (units.empty() && k.pct_compute) units.push_back({Unit::kCompute, *k.pct_compute});
-  if (k.pct_dram) units.push_back({Unit::kDram, *k.pct_dram});
-  if (k.pct_l2) units.push_back({Unit::kL2, *k.pct_l2});
-  if (k.pct_l1) units.push_back({Unit::kL1, *k.pct_l1});
+  // Memory levels: % of roof from bytes (roofline), else the parts of memory %.
+  const SpeedOfLight* s = k.sol ? &*k.sol : nullptr;
+  if (k.pct_dram) {
+    units.push_back({Unit::kDram, *k.pct_dram});
+  } else if (s && s->has_dram && k.sol->memory_parts > 0) {
+    units.push_back({Unit::kDram, s->dram_pct});
+  }
+  if (k.pct_l2) {
+    units.push_back({Unit::kL2, *k.pct_l2});
+  } else if (s && s->has_l2 && s->memory_parts > 0) {
+    units.push_back({Unit::kL2, s->l2_pct});
+  }
+  if (k.pct_l1) {
+    units.push_back({Unit::kL1, *k.pct_l1});
+  } else if (s && s->has_l1 && s->memory_parts > 0) {
+    units.push_back({Unit::kL1, s->l1_pct});
+  }
   return units;
 }
 
@@ -282,6 +352,7 @@ Verdict VerdictOf(const KernelCounters& k, const Ceilings& c) {
   if (k.sol && k.sol->has_sm && k.sol->has_memory) {
     in.sm_pct = k.sol->sm_pct;
     in.memory_pct = k.sol->memory_pct;
+    in.sol_from_parts = k.sol->sm_parts > 0 || k.sol->memory_parts > 0;
   }
   in.units = VerdictUnits(k);
   in.precision = k.dominant;

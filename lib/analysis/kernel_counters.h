@@ -57,6 +57,9 @@ struct SpeedOfLight {
          fma_pipe_pct = 0, fp64_pipe_pct = 0, issue_pct = 0;
   std::string highest_unit;  // "SM", "DRAM", "L2", "L1", "tensor pipe", "FMA pipe",
                              // "FP64 pipe", "issue"; "" for none
+  // SM % (memory %) not measured itself: the busiest of this many measured parts of its
+  // breakdown (metrics::SmThroughputParts, MemoryThroughputParts); 0 when measured.
+  int sm_parts = 0, memory_parts = 0;
 };
 
 // The FLOPs of one precision.

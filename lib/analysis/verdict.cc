@@ -163,6 +163,7 @@ Verdict ComputeVerdict(const VerdictInputs& in) {
   v.ridge_dram = in.ridge_dram;
   v.evidence = in.evidence;
   v.sm_pct = in.sm_pct;
+  v.sol_from_parts = in.sol_from_parts;
   v.memory_pct = in.memory_pct;
   v.units = in.units;
   v.unmeasured_tensor = in.unmeasured_tensor;

@@ -77,7 +77,10 @@ struct VerdictEvidence {
 
 // What the verdict is computed from.
 struct VerdictInputs {
-  std::optional<double> sm_pct, memory_pct;   // speed of light
+  std::optional<double> sm_pct, memory_pct;  // speed of light
+  // SM % and memory % are the busiest measured parts of ncu's breakdowns (the verdict
+  // set), so at least these values: printed ">=".
+  bool sol_from_parts = false;
   std::vector<UnitUse> units;                 // every measured unit, any order
   Precision precision = Precision::kFp32;     // dominant precision (names compute)
   std::optional<Precision> tensor_precision;  // the tensor pipe's precision, when counted
@@ -104,6 +107,7 @@ struct Verdict {
   SolClass sol_class = SolClass::kUnknown;  // kUnknown without SM % and memory %
   bool high_throughput = false;
   std::optional<double> sm_pct, memory_pct;
+  bool sol_from_parts = false;  // as in VerdictInputs
   // The limiter (for compute- and memory-level bounds); absent for latency/unknown.
   std::optional<UnitUse> limiter;
   // The measured units, by % descending (ties in Unit order).

@@ -78,6 +78,10 @@ const std::vector<Substitute>& Substitutes() {  // lint: table
       {"sm__ops_path_tensor_op_imma_src_int8", {"sm__ops_path_tensor_src_int8"}, kWarpOnly},
       // Stall reasons of one generation.
       {"smsp__warps_issue_stalled_gmma", {}, "a Hopper stall reason (waiting on wgmma)"},
+      // A part of SM % (metrics::SmThroughputParts): the other parts stand for it.
+      {"sm__pipe_shared_cycles_active",
+       {},
+       "a Hopper pipe (FP16 and tensor shared): SM % from the other parts"},
   };
   return *rows;
 }

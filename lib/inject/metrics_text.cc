@@ -38,6 +38,11 @@ void SetLines(const collect::Chip& chip, const SetView& set, std::string* out) {
 }  // namespace
 
 std::string SetAnswers(const std::string& set) {
+  if (set == "verdict") {
+    return "what limits each kernel, in one pass where the chip allows: the busiest parts "
+           "of SM and memory throughput (ncu's speed-of-light class), tensor pipe, issue, "
+           "DRAM, L2, L1, occupancy";
+  }
   if (set == "roofline") {
     return "how far each kernel is from its compute and memory roofs: FLOPs per "
            "precision, bytes at DRAM, L2 and L1, clocks and per-cycle peaks";

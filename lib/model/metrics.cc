@@ -28,13 +28,42 @@ const std::vector<std::string>& StallReasons() {
 }
 
 const std::vector<std::string>& SetNames() {
-  static const auto* names =
-      new std::vector<std::string>{"roofline", "sol", "occupancy", "stalls", "memory", "full"};
+  static const auto* names = new std::vector<std::string>{"verdict", "roofline", "sol", "occupancy",
+                                                          "stalls",  "memory",   "full"};
   return *names;
 }
 
+const std::vector<std::string>& SmThroughputParts() {
+  static const auto* parts = new std::vector<std::string>{
+      kSharedPipePct, kInstExecutedPct, kIssuePct, kTensorPipePct, kFmaPipePct, kFp64PipePct};
+  return *parts;
+}
+
+const std::vector<std::string>& MemoryThroughputParts() {
+  static const auto* parts = new std::vector<std::string>{
+      kDramCyclesActivePct, kDramThroughputPct,
+      kL1LsuWavefrontsPct,  kL2ToXbarPct,
+      kXbarToL2Pct,         "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed"};
+  return *parts;
+}
+
+namespace {
+
+// The verdict's inputs in one pass on GH100 (cuscope metrics --chip=GH100 --set=verdict):
+// the parts of SM % and memory % that decide ncu's class, the tensor pipe and issue
+// that name the unit, occupancy, DRAM bytes, the elapsed cycles, clock and duration.
+void AddVerdictSet(std::vector<std::string>& m) {
+  m.insert(m.end(), {kDuration, kSmCyclesElapsed, kSmClock, kSharedPipePct, kInstExecutedPct,
+                     kIssuePct, kTensorPipePct, kDramCyclesActivePct, kL1LsuWavefrontsPct,
+                     kL2ToXbarPct, kXbarToL2Pct, kWarpsActivePct, kDramBytes});
+}
+
+}  // namespace
+
 std::vector<std::string> SetMetrics(const std::string& set) {
   std::vector<std::string> m;
+  // Every set that judges kernels carries the verdict's inputs.
+  if (set == "verdict" || set == "roofline" || set == "full") AddVerdictSet(m);
   if (set == "roofline" || set == "full") {
     // FLOPs by precision, bytes by level and the ceilings' inputs. The speed of light
     // (ncu's SM % and memory % with the per-unit breakdown) is the `sol` set: 9 more

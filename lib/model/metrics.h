@@ -100,6 +100,26 @@ inline constexpr const char kFmaPipePct[] =
 inline constexpr const char kFp64PipePct[] =
     "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char kIssuePct[] = "sm__issue_active.avg.pct_of_peak_sustained_elapsed";
+// Speed of light from its parts, in one pass on GH100 (the `verdict` set): members of
+// ncu's breakdown of SM % and memory % whose busiest gives ncu's class on at least 98% of
+// a training step's GPU time (docs/counters.md, "The verdict set"). Where SM % or
+// memory % itself was not measured, analysis takes the busiest part measured.
+inline constexpr const char kSharedPipePct[] =
+    "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kInstExecutedPct[] =
+    "sm__inst_executed.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kDramCyclesActivePct[] =
+    "dram__cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kL1LsuWavefrontsPct[] =
+    "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kL2ToXbarPct[] =
+    "lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char kXbarToL2Pct[] =
+    "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed";
+// The members of each breakdown cuscope may measure: SM % is at least the busiest of
+// the first, memory % of the second (ncu computes each as the max of its breakdown).
+const std::vector<std::string>& SmThroughputParts();
+const std::vector<std::string>& MemoryThroughputParts();
 // Recorded by earlier versions of the sol set (read when the above are absent).
 inline constexpr const char kLegacyDramThroughputPct[] =
     "dram__throughput.avg.pct_of_peak_sustained_elapsed";
@@ -150,7 +170,7 @@ const std::vector<std::string>& DefaultSampledMetrics();
 // cycle, a ratio): averaged over time, not summed.
 bool IsSampledRate(const std::string& metric);
 
-// The named sets: "roofline", "sol", "occupancy", "stalls", "memory", "full".
+// The named sets: "verdict", "roofline", "sol", "occupancy", "stalls", "memory", "full".
 const std::vector<std::string>& SetNames();
 // The metrics of a named set (empty if the name is not a set).
 std::vector<std::string> SetMetrics(const std::string& set);

@@ -371,6 +371,10 @@ void WriteCounterSections(Writer& w, const analysis::KernelCounters& k) {
     Key(w, "fp64_pipe_pct"), NumOrNull(w, s.has_fp64_pipe, s.fp64_pipe_pct);
     Key(w, "issue_pct"), NumOrNull(w, s.has_issue, s.issue_pct);
     Key(w, "highest_unit"), Str(w, k.sol->highest_unit);
+    // sm_pct (memory_pct) is the busiest of this many measured parts of its breakdown,
+    // so at least that; 0: measured itself.
+    Key(w, "sm_parts"), w.Int(s.sm_parts);
+    Key(w, "memory_parts"), w.Int(s.memory_parts);
     w.EndObject();
   }
   Key(w, "metrics");

@@ -317,12 +317,13 @@ std::string FlopsLine(const analysis::KernelCounters& k) {
 std::string SolLine(const analysis::SpeedOfLight& sol) {
   auto pct = [](const char* name, double v) { return absl::StrFormat("%s %.1f%%", name, v); };
   std::vector<std::string> head, memory, pipes;
-  if (sol.has_sm) head.push_back(pct("SM", sol.sm_pct));
+  // A side taken from its measured parts is at least their busiest.
+  if (sol.has_sm) head.push_back(pct(sol.sm_parts > 0 ? "SM >=" : "SM", sol.sm_pct));
   if (sol.has_dram) memory.push_back(pct("DRAM", sol.dram_pct));
   if (sol.has_l2) memory.push_back(pct("L2", sol.l2_pct));
   if (sol.has_l1) memory.push_back(pct("L1", sol.l1_pct));
   if (sol.has_memory) {
-    std::string m = pct("memory", sol.memory_pct);
+    std::string m = pct(sol.memory_parts > 0 ? "memory >=" : "memory", sol.memory_pct);
     if (!memory.empty()) absl::StrAppend(&m, " (", absl::StrJoin(memory, ", "), ")");
     head.push_back(m);
   } else {

@@ -91,8 +91,10 @@ std::vector<std::string> UnitList(const analysis::Verdict& v) {
 }
 
 std::string SolPrefix(const analysis::Verdict& v) {
-  std::string s = absl::StrFormat("SM %s, memory %s", FormatPercentOfPeak(*v.sm_pct),
-                                  FormatPercentOfPeak(*v.memory_pct));
+  // From the verdict set's parts, each side is at least its busiest part.
+  const char* at_least = v.sol_from_parts ? ">=" : "";
+  std::string s = absl::StrFormat("SM %s%s, memory %s%s", at_least, FormatPercentOfPeak(*v.sm_pct),
+                                  at_least, FormatPercentOfPeak(*v.memory_pct));
   if (v.sol_class == analysis::SolClass::kLatency) {
     absl::StrAppend(&s, absl::StrFormat(" (both under %.0f%%)", analysis::kBoundThresholdPercent));
   }

@@ -123,12 +123,15 @@ TEST_F(Chips, AmpereAndAdaCountFp16PerAccumulatorAndLackTheWgmmaStall) {
     absl::StatusOr<Resolution> r = ResolveFor(chip, {"full"});
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(Dropped(*r, metrics::kTensorFp8)) << chip;
-    EXPECT_EQ(r->dropped.size(), 3u) << r->DroppedLine();  // fp8, its dense peak, gmma
+    // fp8, its dense peak, gmma; and the shared pipe, which GA100 has and GA102 lacks
+    const bool shared_pipe = std::string(chip) == "GA100";
+    EXPECT_EQ(r->dropped.size(), shared_pipe ? 3u : 4u) << r->DroppedLine();
+    EXPECT_EQ(Dropped(*r, metrics::kSharedPipePct), !shared_pipe) << chip;
   }
   absl::StatusOr<Resolution> ada = ResolveFor("AD102", {"full"});
   ASSERT_TRUE(ada.ok());
   EXPECT_FALSE(Dropped(*ada, metrics::kTensorFp8));
-  EXPECT_EQ(ada->dropped.size(), 1u) << ada->DroppedLine();
+  EXPECT_EQ(ada->dropped.size(), 2u) << ada->DroppedLine();  // gmma, the shared pipe
 }
 
 // The tensor roofs (analysis/ceilings.cc) need the FP8 dense peak or, before Ada, the
@@ -171,7 +174,8 @@ TEST_F(Chips, BlackwellDesktopCountsFp8PerAccumulatorAndTegraHasNoDram) {
             (std::vector<std::string>{"sm__ops_path_tensor_src_fp8_dst_fp16.sum",
                                       "sm__ops_path_tensor_src_fp8_dst_fp32.sum"}));
   EXPECT_TRUE(Dropped(*r, metrics::kTensorFp8DensePeak));
-  EXPECT_EQ(r->dropped.size(), 1u) << r->DroppedLine();
+  EXPECT_TRUE(Dropped(*r, metrics::kSharedPipePct));
+  EXPECT_EQ(r->dropped.size(), 2u) << r->DroppedLine();
   r = ResolveFor("GB10B", {"roofline"});
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(Dropped(*r, metrics::kDramBytes)) << r->DroppedLine();

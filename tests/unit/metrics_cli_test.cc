@@ -63,7 +63,7 @@ TEST(RunChecksMetrics, ANameOfAnySupportedChipIsAcceptedWithoutAGpu) {
 TEST(MetricsCommand, ListsEverySetForTheDefaultChipWithANote) {
   Result r = RunCmd({kBin, "metrics"});
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* set : {"roofline", "sol", "occupancy", "stalls", "memory", "full"}) {
+  for (const char* set : {"verdict", "roofline", "sol", "occupancy", "stalls", "memory", "full"}) {
     EXPECT_TRUE(Has(r.out, std::string("\n") + set + " ")) << set << "\n" << r.out;
   }
   EXPECT_TRUE(Has(r.out, " passes")) << r.out;
@@ -118,8 +118,11 @@ TEST(MetricsCommand, Json) {
   rapidjson::Document doc;
   ASSERT_FALSE(doc.Parse(r.out.c_str()).HasParseError()) << r.out;
   EXPECT_STREQ(doc["chip"].GetString(), "GB100");
-  ASSERT_EQ(doc["sets"].Size(), 6u);
-  const auto& roofline = doc["sets"][0];
+  ASSERT_EQ(doc["sets"].Size(), 7u);
+  // The verdict's inputs first, in one pass on this chip.
+  EXPECT_STREQ(doc["sets"][0]["name"].GetString(), "verdict");
+  EXPECT_EQ(doc["sets"][0]["passes"].GetUint64(), 1u);
+  const auto& roofline = doc["sets"][1];
   EXPECT_STREQ(roofline["name"].GetString(), "roofline");
   EXPECT_GE(roofline["passes"].GetUint64(), 1u);
   bool fp4_fp6_fp8 = false;

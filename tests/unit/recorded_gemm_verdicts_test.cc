@@ -2,8 +2,6 @@
 // 4096 and 8192 in FP16, BF16, TF32, FP32, FP8, INT8 and FP64 under cuscope with the
 // per-precision tensor metrics, and the same script and a GPT-2 training step under
 // `ncu --section SpeedOfLight --csv --page raw` (ncu's own values per kernel).
-#include <zlib.h>
-
 #include <cmath>
 #include <map>
 #include <string>
@@ -13,6 +11,7 @@
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/verdict.h"
 #include "lib/store/reader.h"
+#include "tests/unit/ncu_csv.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -107,40 +106,6 @@ TEST_F(RecordedGemms, Fp32SgemmIsComputeBoundOnTheSm) {
 
 // --- ncu's raw SpeedOfLight values -------------------------------------------------
 
-std::string Gunzip(const std::string& path) {
-  std::string out;
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return out;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, n);
-  gzclose(f);
-  return out;
-}
-
-std::vector<std::string> CsvFields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
-
-double Number(std::string s) {
-  std::string digits;
-  for (char c : s) {
-    if (c != ',') digits += c;
-  }
-  return std::stod(digits);
-}
-
 struct NcuKernel {
   std::string name;
   double sm = 0, memory = 0;
@@ -148,29 +113,12 @@ struct NcuKernel {
 
 std::vector<NcuKernel> LoadNcu(const std::string& file) {
   std::vector<NcuKernel> out;
-  const std::string text = Gunzip(kReal + file);
-  std::vector<std::string> header;
-  size_t name = 0, sm = 0, mem = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (header.empty()) {
-      if (line.rfind("\"ID\"", 0) != 0) continue;
-      header = CsvFields(line);
-      for (size_t i = 0; i < header.size(); ++i) {
-        if (header[i] == "Kernel Name") name = i;
-        if (header[i] == "sm__throughput.avg.pct_of_peak_sustained_elapsed") sm = i;
-        if (header[i] == "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
-          mem = i;
-      }
-      continue;
-    }
-    std::vector<std::string> f = CsvFields(line);
-    if (f.size() != header.size() || f[sm].empty() || f[sm] == "%") continue;
-    out.push_back({f[name], Number(f[sm]), Number(f[mem])});
+  for (const auto& row : testing::LoadNcuCsv(kReal + file)) {
+    const std::string& sm = row.at("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+    if (sm.empty()) continue;
+    out.push_back({row.at("Kernel Name"), testing::CsvNumber(sm),
+                   testing::CsvNumber(row.at(
+                       "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"))});
   }
   return out;
 }
