@@ -6,34 +6,21 @@
 #include "absl/strings/str_format.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/held_timer.h"
+#include "lib/collect/profiler_calls.h"
 
 namespace cuscope::collect {
 
 // The rotate driver's Range Profiler calls on one context, made under the session lock
-// from the launch callbacks and Stop.
-class RotateCounters::Calls final : public RangeCalls {
+// from the launch callbacks and Stop; a set holds kernel records off (with instruction
+// counters).
+class RotateCounters::Calls final : public ProfilerCalls {
  public:
-  Calls(RotateCounters& s, ProfiledContext& c, Rotated& r) : s_(s), c_(c), r_(r) {}
-  bool Start() override { return s_.StartPass(c_, r_); }
-  Stopped Stop() override { return s_.StopPass(c_, r_); }
-  std::optional<size_t> Decode() override { return s_.sets_.DecodeRanges(c_, r_.plan.windows); }
-  bool Keep(size_t range, RangeMatch& match) override {
-    return s_.sets_.EvaluateSet(c_, range, match);
-  }
-  bool Prepare(size_t ranges) override { return s_.run_.PrepareSet(c_, ranges); }
-  void Finished(bool decoded) override {
-    if (!decoded) c_.image.Invalidate();
-    s_.run_.Progress();
-  }
+  Calls(RotateCounters& s, ProfiledContext& c, Rotated& r)
+      : ProfilerCalls(s.run_, s.sets_, c, r.plan), s_(s), r_(r) {}
   void SetInProgress(bool in_set) override { s_.SetInProgress(r_, in_set); }
-  void Measured(const Launch& launch) override {
-    s_.run_.MarkMeasured(launch.correlation_id, launch.sig.name);
-  }
-  uint64_t NowNs() override { return MonotonicNs(); }
 
  private:
   RotateCounters& s_;
-  ProfiledContext& c_;
   Rotated& r_;
 };
 
@@ -81,43 +68,6 @@ void RotateCounters::EndContext(ProfiledContext& c) {
     RotateDriver(run_.planner(), calls).End(it->second.plan);
   }
   SetInProgress(it->second, false);  // a hold left by a set that could not end (none expected)
-}
-
-bool RotateCounters::StartPass(ProfiledContext& c, Rotated& r) {
-  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
-  if (run_.options().counters.setconfig_each_pass && r.plan.next_pass > 0 &&
-      !run_.SetConfig(c, r.plan.next_pass, r.plan.next_level)) {
-    c.failed = true;
-    return false;
-  }
-  CUptiResult result = c.profiler.Start();
-  if (result != CUPTI_SUCCESS) {
-    run_.notes().Note(&model::RunNotes::counters_status,
-                      ExplainCupti("cuptiRangeProfilerStart", result));
-    c.failed = true;
-    return false;
-  }
-  return true;
-}
-
-RangeCalls::Stopped RotateCounters::StopPass(ProfiledContext& c, Rotated& r) {
-  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
-  RangeProfiler::StopResult stop = c.profiler.Stop();
-  CounterNotes& notes = run_.notes();
-  if (stop.result != CUPTI_SUCCESS) {
-    notes.Note(&model::RunNotes::counters_stop,
-               ExplainCupti("cuptiRangeProfilerStop", stop.result));
-    c.failed = true;
-    return {};
-  }
-  r.plan.next_pass = stop.all_passes_submitted ? 0 : stop.pass_index;
-  r.plan.next_level = stop.all_passes_submitted ? 1 : stop.target_level;
-  if (run_.options().verbose) {
-    notes.Log(12, absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
-                                  r.plan.windows.size(), r.plan.windows.back().size(),
-                                  stop.pass_index, stop.all_passes_submitted ? 1 : 0));
-  }
-  return {true, stop.all_passes_submitted};
 }
 
 void RotateCounters::SetInProgress(Rotated& r, bool in_set) {

@@ -40,7 +40,7 @@ class RotateCounters final : public LaunchCounters {
     bool kernels_held = false;  // a set in progress holds kernel records off
     HeldLaunches made;          // records made at API_ENTER, until their API_EXIT
   };
-  class Calls;  // the driver's RangeCalls on one context
+  class Calls;  // the driver's RangeCalls on one context: ProfilerCalls, holding records
 
   void Enter(ProfiledContext& c, const CUpti_CallbackData* cb, const LaunchShape& shape,
              const Signature& sig, bool want, bool settled) override;
@@ -49,9 +49,6 @@ class RotateCounters final : public LaunchCounters {
   // (SASS) counters.
   void Exit(const CUpti_CallbackData* cb) override;
   void Graph(const CUpti_CallbackData* cb) override;
-  // Range Profiler Start and Stop of a pass.
-  bool StartPass(ProfiledContext& c, Rotated& r);
-  RangeCalls::Stopped StopPass(ProfiledContext& c, Rotated& r);
   // A set begins or ends on a context (RangeCalls::SetInProgress).
   void SetInProgress(Rotated& r, bool in_set);
   // A made record goes to the outbox if its launch succeeded.
