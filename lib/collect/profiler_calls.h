@@ -1,5 +1,5 @@
-// The Range Profiler calls of the user-replay driver (RangeCalls, range_calls.h:
-// rotate_driver.h) on one context, made with CUPTI under the session
+// The Range Profiler calls of the user-replay drivers (RangeCalls, range_calls.h:
+// rotate_driver.h, sweep_driver.h) on one context, made with CUPTI under the session
 // lock from the launch callbacks and Stop: a pass's Start and Stop, a set's
 // preparation (counter_run.h), decoding and evaluation (counter_sets.h). Kernel records
 // are not held off here: rotate, which holds them with instruction counters, overrides

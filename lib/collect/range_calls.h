@@ -1,6 +1,7 @@
-// The Range Profiler of one context, as the pure driver of user-replay sets uses it
-// (rotate_driver.h): the strategy implements it with CUPTI (ProfilerCalls,
-// profiler_calls.h), the unit tests with a simulation (tests/unit/rotate_sim.h).
+// The Range Profiler of one context, as the pure drivers of user-replay sets use it
+// (rotate_driver.h, sweep_driver.h): the strategies implement it with CUPTI
+// (ProfilerCalls, profiler_calls.h), the unit tests with a simulation
+// (tests/unit/rotate_sim.h).
 #ifndef CUSCOPE_LIB_COLLECT_RANGE_CALLS_H_
 #define CUSCOPE_LIB_COLLECT_RANGE_CALLS_H_
 

@@ -24,20 +24,25 @@ class RotateCounters::Calls final : public ProfilerCalls {
   Rotated& r_;
 };
 
-void RotateCounters::Enter(ProfiledContext& c, const CUpti_CallbackData* cb,
-                           const LaunchShape& shape, const Signature& sig, bool want,
-                           bool settled) {
+void RotateCounters::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   Rotated& r = contexts_[c.ctx];
-  Launch launch{sig, cb->correlationId, want};
-  // Every launch on the context goes into its history; one inside a window is a range.
+  const CUpti_CallbackData* cb = entered.cb;
+  const Signature& sig = entered.sig;
   Calls calls(*this, c, r);
-  RotateDriver(run_.planner(), calls).Enter(r.plan, launch);
+  RotateDriver driver(run_.planner(), calls);
+  // A launch that would be measured or begin a set, made during stream capture, is never
+  // measured: nor is an NCCL kernel. An open window ends before it.
+  const bool unsafe = entered.nccl || ((entered.want || r.plan.window_open) && Captured(entered));
+  if (unsafe) driver.Unsafe(r.plan);
+  Launch launch{sig, cb->correlationId, entered.want && !unsafe};
+  // Every launch on the context goes into its history; one inside a window is a range.
+  driver.Enter(r.plan, launch);
   const ContextPlan& plan = r.plan;
-  switch_.CountIdle(sig, settled, plan.in_set || plan.window_open);
+  switch_.CountIdle(sig, entered.settled, plan.in_set || plan.window_open);
   if (r.kernels_held && plan.window_open && !plan.windows.empty() && !plan.windows.back().empty() &&
       plan.windows.back().back().correlation_id == cb->correlationId &&
       kinds_->KernelRecordsHeldOff()) {
-    r.made.Record(c.device_id, cb, sig, shape);
+    r.made.Record(c.device_id, cb, sig, entered.shape);
   }
 }
 
@@ -58,6 +63,15 @@ void RotateCounters::Graph(const CUpti_CallbackData* cb) {
   Rotated& r = contexts_[cb->context];
   Calls calls(*this, *c, r);
   RotateDriver(run_.planner(), calls).Graph(r.plan);
+}
+
+void RotateCounters::CaptureBegins() {
+  for (auto& [ctx, r] : contexts_) {
+    ProfiledContext* c = run_.contexts().Find(ctx);
+    if (c == nullptr || c->failed || !r.plan.window_open) continue;
+    Calls calls(*this, *c, r);
+    RotateDriver(run_.planner(), calls).Unsafe(r.plan);
+  }
 }
 
 void RotateCounters::EndContext(ProfiledContext& c) {

@@ -31,8 +31,10 @@
 // a row (the sequence shifted), the set is cut short: the open window ends before
 // the launch, the remaining passes are submitted empty, and the set is decoded (ranges
 // not seen by every pass are dropped). A graph launch (its kernels are not seen one by
-// one) cuts the set the same way. Every launch inside a window is a range; a launch
-// that was not wanted is measured but its range's sample is not kept.
+// one) cuts the set the same way, and so does a launch that must not be measured (an
+// NCCL kernel, a launch during stream capture) when it would fall inside a window.
+// Every launch inside a window is a range; a launch that was not wanted is measured but
+// its range's sample is not kept.
 #ifndef CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_
 #define CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_
 
@@ -55,6 +57,10 @@ class RotateDriver {
   void Exit(ContextPlan& c);
   // A graph launch's API_ENTER.
   void Graph(ContextPlan& c);
+  // The API_ENTER of a launch that must not be measured (an NCCL kernel, a launch during
+  // stream capture), before Enter (with `wanted` false): an open window ends before it
+  // and the set is cut (DropReason::kUnsafe).
+  void Unsafe(ContextPlan& c);
   // The end of collection: closes the window; a set whose passes did not all run is dropped.
   void End(ContextPlan& c);
   // The launch callbacks were off and are back (CounterSampler::Tick; off only while
