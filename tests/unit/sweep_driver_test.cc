@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/collect/planner.h"
+#include "tests/unit/recorded_launches.h"
 #include "tests/unit/rotate_sim.h"
 
 namespace cuscope::collect {
@@ -283,6 +284,39 @@ TEST(SweepDriver, TheBudgetCountsTheWindowsWantedLaunches) {
   sim.Run(Sig("A"));
   EXPECT_FALSE(sim.c.window_open);
   EXPECT_EQ(sim.stats().windows_opened, 1u);
+}
+
+// The GPT-2 training step recorded on the H200 (809 launches in step 0, then 581 of 96
+// signatures a step): with one sample per signature, the first two steps hold every
+// window, and later steps run unmeasured; with every launch measured, each step is
+// measured whole in windows of kSweepWindow.
+TEST(SweepDriver, RecordedGpt2Steps) {
+  std::vector<std::vector<Recorded>> steps = LoadSteps("h200-gpt2-step-trace.sqlite");
+  ASSERT_EQ(steps.size(), 4u);
+  for (int per_signature : {1, 0}) {
+    SweepSim sim(SweepOptions(per_signature));
+    std::vector<uint64_t> windows, measured;  // per step
+    for (size_t s = 0; s < 6; ++s) {
+      const CounterStats before = sim.stats();
+      for (const Recorded& r : StepAt(steps, s)) sim.Run(r.sig);
+      windows.push_back(sim.stats().windows_opened - before.windows_opened);
+      measured.push_back(sim.stats().launches_measured - before.launches_measured);
+      std::cerr << "per_signature=" << per_signature << " step " << s << ": " << windows.back()
+                << " windows, " << measured.back() << " launches measured\n";
+    }
+    sim.Cut();
+    const Coverage cov = CoverageOf(sim.planner, steps[1]);
+    std::cerr << sim.planner.Describe() << "; coverage " << cov.signatures * 100
+              << "% of signatures, " << cov.time * 100 << "% of GPU time\n";
+    EXPECT_EQ(cov.signatures, 1.0);
+    EXPECT_EQ(sim.stats().sets_dropped, 0u);
+    EXPECT_EQ(sim.stats().windows_unproductive, 0u);
+    if (per_signature == 1) {
+      for (size_t s = 2; s < windows.size(); ++s) EXPECT_EQ(windows[s], 0u) << "step " << s;
+    } else {
+      for (size_t s = 1; s < windows.size(); ++s) EXPECT_EQ(measured[s], steps[1].size());
+    }
+  }
 }
 
 }  // namespace
