@@ -40,17 +40,14 @@ bool CounterMetrics::SetUp(uint32_t device_id, const CollectOptions& options, Pl
                                        [](const ResolvedMetric& m) { return m.substituted(); });
   if (substituted) resolution_ = std::move(*resolved);
   config_ = std::move(*image);
-  planner.set_passes(config_.passes);
-  const bool rotate = planner.rotate();
+  planner.set_passes(config_.passes);  // decides a pending mode
   notes.Set(&model::RunNotes::counters_chip, chip_);
   notes.Set(&model::RunNotes::counters_passes, static_cast<int64_t>(config_.passes));
-  notes.Set(&model::RunNotes::counters_strategy, planner.region_mode() ? "region (user range)"
-                                                 : rotate              ? "rotate"
-                                                                       : "kernel replay");
+  notes.Set(&model::RunNotes::counters_strategy, planner.StrategyName());
   if (options.verbose) {
     notes.Note(&model::RunNotes::counters_config,
                absl::StrFormat("%d metrics on %s in %d passes, %s", names_.size(), chip_,
-                               config_.passes, rotate ? "rotate" : "kernel replay"));
+                               config_.passes, planner.StrategyName()));
   }
   return true;
 }

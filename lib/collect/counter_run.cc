@@ -14,12 +14,13 @@ namespace cuscope::collect {
 CounterRun::CounterRun(const CollectOptions& options, bool region_mode, uint64_t start_ns,
                        ProfilerContexts& contexts, CounterOutbox& outbox, MeasuredTable& measured)
     : options_(options),
-      planner_(options.counters, /*rotate=*/region_mode || UsesRotate(options.counters),
-               region_mode),
+      planner_(options.counters, /*rotate=*/region_mode, region_mode),
       contexts_(contexts),
       outbox_(outbox),
       measured_(measured),
-      start_ns_(start_ns) {}
+      start_ns_(start_ns) {
+  planner_.SetMode(ChooseLaunchMode(options.counters, /*passes=*/0));  // (not for regions)
+}
 
 bool CounterRun::Reinit(ProfiledContext& c) {
   Phase timed(HeldPhase::kImage, &planner_.stats().reinit_ns);
@@ -98,8 +99,21 @@ bool CounterRun::Reenable(ProfiledContext& c) {
 }
 
 bool CounterRun::Metrics(uint32_t device_id) {
-  // The metric configuration, once per session (at the first measured context).
-  return metrics_.ready() || metrics_.SetUp(device_id, options_, planner_, notes_, outbox_);
+  // The metric configuration, once per session (at the first measured context); its
+  // passes decide a pending mode (Planner::set_passes).
+  const bool pending = planner_.mode() == LaunchMode::kPending;
+  if (planner_.mode() != LaunchMode::kRefused && !metrics_.ready() &&
+      !metrics_.SetUp(device_id, options_, planner_, notes_, outbox_)) {
+    return false;
+  }
+  if (planner_.mode() == LaunchMode::kRefused) {
+    notes_.Note(&model::RunNotes::counters_status,
+                SweepRefusal(options_.counters, planner_.passes()));
+    return false;
+  }
+  if (planner_.mode() == LaunchMode::kPending) return false;  // no configuration was made
+  if (pending) NoteBudget();
+  return true;
 }
 
 size_t CounterRun::Ranges() { return SetsShareImage() ? planner_.window_limit() : 1; }
@@ -134,13 +148,23 @@ void CounterRun::AdviseOnce() {
   }
 }
 
-void CounterRun::NoteSettings(bool region_mode, bool rotate_holds_kernels) {
+void CounterRun::NoteBudget() {
   if (options_.counters.rotate_budget_pct > 0 && !planner_.budget().enabled()) {
-    notes_.Note(&model::RunNotes::counters_budget,
-                absl::StrFormat("rotate_budget_pct=%d is not used: it bounds rotate's sets, and "
-                                "this run measures with %s (--replay=rotate uses it)",
-                                options_.counters.rotate_budget_pct,
-                                region_mode ? "region counters" : "kernel replay"));
+    notes_.Note(
+        &model::RunNotes::counters_budget,
+        absl::StrFormat("rotate_budget_pct=%d is not used: it bounds rotate's sets, and "
+                        "this run measures with %s (--replay=rotate uses it)",
+                        options_.counters.rotate_budget_pct,
+                        planner_.region_mode() ? "region counters" : planner_.StrategyName()));
+  }
+}
+
+void CounterRun::NoteSettings(bool rotate_holds_kernels) {
+  // A pending mode is noted once the passes decide it (Metrics); a refused one says so
+  // then.
+  const LaunchMode mode = planner_.mode();
+  if (planner_.region_mode() || (mode != LaunchMode::kPending && mode != LaunchMode::kRefused)) {
+    NoteBudget();
   }
   if (rotate_holds_kernels) {
     notes_.Note(&model::RunNotes::counters_kernel_trace,
@@ -159,6 +183,24 @@ void CounterRun::NoteEnd() {
   notes_.Set(&model::RunNotes::counters_samples_complete,
              static_cast<int64_t>(stats.sets_complete));
   notes_.Set(&model::RunNotes::counters_samples_dropped, static_cast<int64_t>(stats.sets_dropped));
+  if (planner_.sweep()) {
+    notes_.Set(&model::RunNotes::counters_windows, static_cast<int64_t>(stats.windows_opened));
+    notes_.Set(&model::RunNotes::counters_windows_unproductive,
+               static_cast<int64_t>(stats.windows_unproductive));
+  }
+  if (stats.backoffs > 0) {
+    notes_.Set(&model::RunNotes::counters_backoff,
+               absl::StrFormat("backed off %d times after windows in a row kept no sample: "
+                               "waits of up to %d launches, %d wanted launches not measured",
+                               stats.backoffs, stats.longest_backoff, stats.backoff_launches));
+  }
+  if (stats.nccl_launches > 0) {
+    notes_.Set(&model::RunNotes::counters_nccl_launches, static_cast<int64_t>(stats.nccl_launches));
+  }
+  if (stats.captured_launches > 0) {
+    notes_.Set(&model::RunNotes::counters_captured_launches,
+               static_cast<int64_t>(stats.captured_launches));
+  }
   if (metrics_.ready()) {
     notes_.Note(
         &model::RunNotes::counters_summary,

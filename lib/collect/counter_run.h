@@ -29,7 +29,9 @@ namespace cuscope::collect {
 class CounterRun final : public ContextSetup {
  public:
   // `start_ns`: MonotonicNs at the session's start. The planner measures region
-  // instances (`region_mode`), rotate's windows, or replays launches (planner.h).
+  // instances (`region_mode`), or launches as ChooseLaunchMode says (planner.h): a
+  // pending mode is decided by the passes at the first context's metric setup, and a
+  // refused one sets no context up (the counters.status note says why).
   CounterRun(const CollectOptions& options, bool region_mode, uint64_t start_ns,
              ProfilerContexts& contexts, CounterOutbox& outbox, MeasuredTable& measured);
 
@@ -70,7 +72,7 @@ class CounterRun final : public ContextSetup {
   bool FirstOnDevice(uint32_t device_id) { return device_metrics_done_.insert(device_id).second; }
 
   // At Start: the notes on rotate's settings (records held off, the time budget).
-  void NoteSettings(bool region_mode, bool rotate_holds_kernels);
+  void NoteSettings(bool rotate_holds_kernels);
   // At Stop, after the strategies' own notes: the counts and times of the session.
   void NoteEnd();
 
@@ -83,7 +85,9 @@ class CounterRun final : public ContextSetup {
 
  private:
   class ImageSetUp;  // PrepareSet's ImageCalls
-  // Rotate (not region counters): the image is sized per set, not at setup.
+  // rotate_budget_pct set for a strategy that does not use it: a note.
+  void NoteBudget();
+  // Rotate and the sweep (not region counters): the image is sized per set, not at setup.
   bool SetsShareImage() const { return planner_.rotate() && !planner_.region_mode(); }
 
   const CollectOptions options_;

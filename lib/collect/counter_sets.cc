@@ -50,7 +50,7 @@ std::optional<size_t> CounterSets::DecodeRanges(ProfiledContext& c,
   }
   const size_t total = c.profiler.DecodedRanges();
   // Kernel replay and region counters: one set per image, re-initialized after it
-  // (DecodeSet), so CUPTI's count is the set's. Rotate: sets share the image.
+  // (DecodeSet), so CUPTI's count is the set's. Rotate and the sweep: sets share the image.
   const std::optional<size_t> decoded =
       !run_.planner().rotate() || run_.planner().region_mode()
           ? std::optional<size_t>(total)
@@ -135,6 +135,7 @@ bool CounterSets::EvaluateSet(ProfiledContext& c, size_t range, RangeMatch& matc
   set.sig = match.sig;
   const Planner& planner = run_.planner();
   set.strategy = planner.region_mode() ? model::CounterStrategy::kUserRange
+                 : planner.sweep()     ? model::CounterStrategy::kSweep
                  : planner.rotate()    ? model::CounterStrategy::kRotate
                                        : model::CounterStrategy::kKernelReplay;
   set.passes = static_cast<uint32_t>(run_.metrics().config().passes);

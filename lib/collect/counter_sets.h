@@ -1,7 +1,7 @@
 // A session's finished sets: decoding a context's counter data, matching its ranges
 // to the launches measured, evaluating them into samples for the outbox. Shared by the
 // strategies (kernel replay and region counters decode a set per image with DecodeSet;
-// rotate's driver calls DecodeRanges and EvaluateSet through RangeCalls).
+// rotate's and the sweep's drivers call DecodeRanges and EvaluateSet through RangeCalls).
 //
 // Not thread-safe: used under CounterSampler's session lock (counters.h).
 #ifndef CUSCOPE_LIB_COLLECT_COUNTER_SETS_H_

@@ -3,9 +3,13 @@
 //  - kernel replay (kernel_replay.h): CUPTI replays each measured launch once per pass;
 //  - rotate (rotate_counters.h, user replay): successive windows of launches of one
 //    kernel signature are the passes of one multi-pass configuration;
+//  - the sweep (sweep_counters.h, user replay): a configuration of one pass, each window
+//    of consecutive launches a complete set;
+//  - AutoCounters (auto_counters.h) until the configuration's passes choose one of the
+//    three above, which then takes its place;
 //  - region counters (region_counters.h): a region instance is one user range, its
 //    successive instances the passes of one set.
-// The two launch strategies share the launch callbacks' handling (launch_counters.h).
+// The launch strategies share the launch callbacks' handling (launch_counters.h).
 // Every strategy gets its contexts' Range Profilers from the session's CounterRun
 // (counter_run.h), which asks the process's one owner of them (profiler_contexts.h).
 //
@@ -15,6 +19,7 @@
 
 #include <cupti.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +52,9 @@ class CounterStrategy {
   virtual bool PopRegion(const std::vector<std::string>& stack, bool* release) { return false; }
   // The session's tick: whether the launch callbacks go off or come back.
   virtual Switch Tick() { return Switch::kNone; }
+  // The strategy that takes this one's place, once (AutoCounters: the configuration's
+  // passes chose it); the sampler swaps it in after the call that made it.
+  virtual std::unique_ptr<CounterStrategy> TakeSuccessor() { return nullptr; }
 
   // Stop, in order: Close (what is open ends: a region instance), EndContext for each
   // context whose profiler is still enabled (before it is disabled), Finish (notes).

@@ -1,6 +1,7 @@
 #include "lib/collect/counters.h"
 
 #include "absl/strings/str_format.h"
+#include "lib/collect/auto_counters.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/held_timer.h"
 #include "lib/collect/kernel_replay.h"
@@ -9,6 +10,7 @@
 #include "lib/collect/range_profiler.h"
 #include "lib/collect/region_counters.h"
 #include "lib/collect/rotate_counters.h"
+#include "lib/collect/sweep_counters.h"
 
 namespace cuscope::collect {
 
@@ -17,11 +19,33 @@ std::unique_ptr<CounterStrategy> CounterSampler::MakeStrategy(const CollectOptio
   const CounterOptions& counters = options.counters;
   const bool hold_kernels = options.trace.kernel && NeedsInstrumentedCounters(counters);
   if (region_mode) return std::make_unique<RegionCounters>(*run_, kinds_, hold_kernels);
-  if (UsesRotate(counters)) {
-    return std::make_unique<RotateCounters>(*run_, regions_, kinds_, signals_,
-                                            hold_kernels ? &hold_ : nullptr);
+  const LaunchMode mode = ChooseLaunchMode(counters, /*passes=*/0);
+  if (mode == LaunchMode::kPending || mode == LaunchMode::kRefused) {
+    // Decided by the passes (never with instruction counters: nothing to hold).
+    return std::make_unique<AutoCounters>(
+        *run_, regions_, kinds_, signals_,
+        [this](LaunchMode decided) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+          return MakeLaunchStrategy(decided, /*hold=*/nullptr);
+        });
   }
-  return std::make_unique<KernelReplay>(*run_, regions_, kinds_, signals_, &flush_after_replay_);
+  return MakeLaunchStrategy(mode, hold_kernels ? &hold_ : nullptr);
+}
+
+std::unique_ptr<LaunchCounters> CounterSampler::MakeLaunchStrategy(LaunchMode mode,
+                                                                   KernelHold* hold) {
+  switch (mode) {
+    case LaunchMode::kRotate:
+      return std::make_unique<RotateCounters>(*run_, regions_, kinds_, signals_, hold);
+    case LaunchMode::kKernelReplay:
+      return std::make_unique<KernelReplay>(*run_, regions_, kinds_, signals_,
+                                            &flush_after_replay_);
+    case LaunchMode::kSweep:
+      return std::make_unique<SweepCounters>(*run_, regions_, kinds_, signals_);
+    case LaunchMode::kPending:
+    case LaunchMode::kRefused:
+      break;
+  }
+  return nullptr;
 }
 
 absl::Status CounterSampler::Start(const CollectOptions& options) {
@@ -33,7 +57,8 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
   // Instruction counters read 0 under user replay while kernels are traced: rotate
   // holds kernel records off while a set runs, as region counters do inside an instance.
   const bool rotate_holds_kernels = options.trace.kernel && NeedsInstrumentedCounters(counters) &&
-                                    !region_mode && UsesRotate(counters);
+                                    !region_mode &&
+                                    ChooseLaunchMode(counters, 0) == LaunchMode::kRotate;
   hold_.Reset();      // the tracer's Start released its hold
   measured_.Clear();  // this session's launches only
   const uint64_t start_ns = MonotonicNs();
@@ -50,7 +75,7 @@ absl::Status CounterSampler::Start(const CollectOptions& options) {
                         "session: counters there may fail to start",
                         kept));
   }
-  run_->NoteSettings(region_mode, rotate_holds_kernels);
+  run_->NoteSettings(rotate_holds_kernels);
   outbox_.SetMetricNames({});
   signals_.Reset(run_->planner().budget().enabled());
   strategy_ = MakeStrategy(options, region_mode);
@@ -107,6 +132,9 @@ void CounterSampler::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
     if (!active_) return;
     HeldTimer held(&outbox_);
     strategy_->OnLaunch(domain, cbid, cb);
+    if (std::unique_ptr<CounterStrategy> next = strategy_->TakeSuccessor()) {
+      strategy_ = std::move(next);
+    }
   }
   hold_.Release();
   if (flush_after_replay_.exchange(false)) kinds_->FlushAfterReplay();

@@ -10,8 +10,9 @@
 //   |    (measured launches, asked by the converter), KernelHold (rotate's hold of the
 //   |    GPU kinds), IdleSignals (the idle switch's lock-free side)
 //   |- per session: CounterRun (settings, planner, notes, metric configuration) and one
-//        CounterStrategy (counter_strategy.h): KernelReplay, RotateCounters or
-//        RegionCounters, with their own per-context state
+//        CounterStrategy (counter_strategy.h): KernelReplay, RotateCounters,
+//        SweepCounters or RegionCounters, with their own per-context state (or
+//        AutoCounters until the configuration's passes choose one)
 //
 // Which launches become sets is the planner's (planner.h). Problems (not permitted,
 // busy, unsupported) are reported through notes, not failures: the trace goes on
@@ -46,6 +47,7 @@
 #include "lib/collect/idle_signals.h"
 #include "lib/collect/interfaces.h"
 #include "lib/collect/kernel_hold.h"
+#include "lib/collect/launch_counters.h"
 #include "lib/collect/measured_table.h"
 #include "lib/collect/options.h"
 #include "lib/collect/profiler_contexts.h"
@@ -96,6 +98,10 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
   void SwitchLaunchCallbacks(bool on) ABSL_EXCLUSIVE_LOCKS_REQUIRED(switch_mu_);
   // The session's strategy for `options`.
   std::unique_ptr<CounterStrategy> MakeStrategy(const CollectOptions& options, bool region_mode)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The launch strategy of a decided mode (nullptr for kPending, kRefused); `hold`:
+  // rotate holds kernel records off while its sets run (instruction counters).
+  std::unique_ptr<LaunchCounters> MakeLaunchStrategy(LaunchMode mode, KernelHold* hold)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   GpuKindControl* const kinds_;

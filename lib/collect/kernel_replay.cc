@@ -6,12 +6,15 @@
 
 namespace cuscope::collect {
 
-void KernelReplay::Enter(ProfiledContext& c, const CUpti_CallbackData* cb, const LaunchShape& shape,
-                         const Signature& sig, bool want, bool settled) {
+void KernelReplay::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   Replayed& r = contexts_[c.ctx];
+  const CUpti_CallbackData* cb = entered.cb;
+  const Signature& sig = entered.sig;
+  // (WantSample is never true for an NCCL kernel.)
+  const bool want = entered.want && !Captured(entered);
   Launch launch{sig, cb->correlationId, want};
   r.plan.last_wanted = want;
-  switch_.CountIdle(sig, settled, /*busy=*/false);
+  switch_.CountIdle(sig, entered.settled, /*busy=*/false);
   if (!want) {
     run_.AdviseOnce();
     return;

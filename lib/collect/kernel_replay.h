@@ -2,7 +2,9 @@
 // range per launch). A wanted launch's API_ENTER starts the Range Profiler on its
 // context; its API_EXIT stops it, decodes and evaluates the set, and asks for the
 // activity buffer to be flushed once the session lock is let go (CUPTI zeroes the
-// times of a replayed kernel's record: GpuKindControl::FlushAfterReplay).
+// times of a replayed kernel's record: GpuKindControl::FlushAfterReplay). A launch
+// made during stream capture (it does not execute) and an NCCL kernel (it waits on
+// other GPUs) are never replayed.
 //
 // Not thread-safe: every call is made under CounterSampler's session lock (counters.h).
 #ifndef CUSCOPE_LIB_COLLECT_KERNEL_REPLAY_H_
@@ -35,8 +37,7 @@ class KernelReplay final : public LaunchCounters {
     uint64_t start_ns = 0;
   };
 
-  void Enter(ProfiledContext& c, const CUpti_CallbackData* cb, const LaunchShape& shape,
-             const Signature& sig, bool want, bool settled) override;
+  void Enter(ProfiledContext& c, const EnteredLaunch& launch) override;
   void Exit(const CUpti_CallbackData* cb) override;
   // LaunchSwitch::Plans.
   bool AnySetInProgress() const override;

@@ -18,6 +18,12 @@ void LaunchCounters::OnLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
     if (cb->callbackSite == CUPTI_API_ENTER) Graph(cb);
     return;
   }
+  if (IsCaptureBegin(domain, cbid)) {
+    // Windows end before a capture begins: ending one during it (a Stop, which waits for
+    // the GPU) could break the capture.
+    if (cb->callbackSite == CUPTI_API_ENTER) CaptureBegins();
+    return;
+  }
   LaunchShape shape;
   if (!DescribeLaunch(domain, cbid, cb, &shape)) return;
   // A runtime launch on a thread whose context the runtime has not made current yet
@@ -46,7 +52,9 @@ void LaunchCounters::OnEnter(const CUpti_CallbackData* cb, const LaunchShape& sh
   Planner& planner = run_.planner();
   ++planner.stats().launches_seen;
   const char* symbol = cb->symbolName ? cb->symbolName : "";
-  const std::pair<std::string, bool>& name = planner.KernelName(symbol);
+  bool nccl = false;
+  const std::pair<std::string, bool>& name = planner.KernelName(symbol, &nccl);
+  if (nccl) ++planner.stats().nccl_launches;
   Signature sig{name.first, shape.grid, shape.block};
   // Decided idle, the switch not yet made: nothing new begins (a set would outlive
   // the callbacks); a signature still to sample wakes them from its kernel record.
@@ -62,7 +70,19 @@ void LaunchCounters::OnEnter(const CUpti_CallbackData* cb, const LaunchShape& sh
     c = run_.Acquire(cb->context);
     if (c == nullptr) return;
   }
-  Enter(*c, cb, shape, sig, want, settled);
+  Enter(*c, EnteredLaunch{cb, shape, sig, want, settled, nccl});
+}
+
+bool LaunchCounters::Captured(const EnteredLaunch& launch) {
+  if (!LaunchCaptured(launch.shape)) return false;
+  ++run_.stats().captured_launches;
+  return true;
+}
+
+void LaunchCounters::HandOver(const LaunchCounters& from, LaunchCounters& to, ProfiledContext& c,
+                              const EnteredLaunch& launch) {
+  to.null_context_launches_ += from.null_context_launches_;
+  to.Enter(c, launch);
 }
 
 void LaunchCounters::Finish() {

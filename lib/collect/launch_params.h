@@ -12,7 +12,8 @@
 
 namespace cuscope::collect {
 
-// The runtime and driver callbacks of kernel and graph launches (domain, id).
+// The runtime and driver callbacks of kernel and graph launches and of the beginnings
+// of stream capture (domain, id).
 const std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>& LaunchCallbacks();
 
 // What a kernel launch callback launches: grid, block, the stream as the call names it
@@ -31,6 +32,15 @@ bool DescribeLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 
 // cudaGraphLaunch / cuGraphLaunch: the graph's kernels are not seen one by one.
 bool IsGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+// cudaStreamBeginCapture* / cuStreamBeginCapture*: a stream begins to capture.
+bool IsCaptureBegin(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+
+// Whether a launch of `shape` made now, from its API_ENTER callback, goes to a stream
+// that is capturing (cuStreamIsCapturing on the launch's stream: active, or
+// invalidated): it is recorded into a graph and does not execute. A query that fails
+// says yes (the legacy stream while a blocking stream captures: the launch itself
+// fails). False when the process has no CUDA driver loaded (tests).
+bool LaunchCaptured(const LaunchShape& shape);
 
 }  // namespace cuscope::collect
 

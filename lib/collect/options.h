@@ -37,7 +37,7 @@ struct CaptureOptions {
   uint64_t count = 0;
 };
 
-enum class ReplayMode { kAuto, kRotate, kKernel };
+enum class ReplayMode { kAuto, kRotate, kKernel, kSweep };
 
 // Hardware counters (off when `metrics` is empty).
 struct CounterOptions {

@@ -9,25 +9,61 @@
 
 namespace cuscope::collect {
 
-bool UsesRotate(const CounterOptions& options) {
-  switch (options.replay) {
-    case ReplayMode::kRotate:
-      return true;
-    case ReplayMode::kKernel:
-      return false;
-    case ReplayMode::kAuto:
-      break;
-  }
-  // A bounded number of samples per signature: replaying those few launches costs
-  // little and gives exact values; every launch: rotate, which replays nothing.
-  return options.per_signature == 0;
-}
-
 bool NeedsInstrumentedCounters(const CounterOptions& options) {
   for (const std::string& name : metrics::ExpandMetrics(options.metrics)) {
     if (name.rfind("smsp__sass_", 0) == 0) return true;
   }
   return false;
+}
+
+LaunchMode ChooseLaunchMode(const CounterOptions& options, size_t passes) {
+  // Without the sweep: a bounded number of samples per signature costs little to replay
+  // and gives exact values; every launch: rotate, which replays nothing.
+  const LaunchMode otherwise =
+      options.per_signature == 0 ? LaunchMode::kRotate : LaunchMode::kKernelReplay;
+  switch (options.replay) {
+    case ReplayMode::kRotate:
+      return LaunchMode::kRotate;
+    case ReplayMode::kKernel:
+      return LaunchMode::kKernelReplay;
+    case ReplayMode::kSweep:
+      if (NeedsInstrumentedCounters(options)) return LaunchMode::kRefused;
+      if (passes == 0) return LaunchMode::kPending;
+      return passes == 1 ? LaunchMode::kSweep : LaunchMode::kRefused;
+    case ReplayMode::kAuto:
+      break;
+  }
+  if (NeedsInstrumentedCounters(options)) return otherwise;
+  if (passes == 0) return LaunchMode::kPending;
+  return passes == 1 ? LaunchMode::kSweep : otherwise;
+}
+
+std::string SweepRefusal(const CounterOptions& options, size_t passes) {
+  const std::string why =
+      NeedsInstrumentedCounters(options)
+          ? std::string(
+                "it has instrumented counters (smsp__sass_*), which a window opened "
+                "inside a launch's call misses")
+          : absl::StrCat("it takes ", passes, " passes");
+  return absl::StrCat(
+      "--replay=sweep measures configurations of one pass without instrumented counters, and ", why,
+      ": no counters (--replay=auto, kernel or rotate measure it)");
+}
+
+bool IsNcclKernel(std::string_view demangled) {
+  // The function's own name: up to its parameters, past a return type ("void "), its
+  // namespaces, and without template arguments.
+  std::string_view name = demangled.substr(0, demangled.find('('));
+  if (const size_t angle = name.find('<'); angle != std::string_view::npos) {
+    name = name.substr(0, angle);
+  }
+  if (const size_t space = name.rfind(' '); space != std::string_view::npos) {
+    name = name.substr(space + 1);
+  }
+  if (const size_t colons = name.rfind("::"); colons != std::string_view::npos) {
+    name = name.substr(colons + 2);
+  }
+  return name.rfind("nccl", 0) == 0 && name.find("Kernel") != std::string_view::npos;
 }
 
 namespace {
@@ -44,11 +80,40 @@ Planner::Planner(const CounterOptions& options, bool rotate, bool region_mode)
     : options_(options),
       rotate_(rotate),
       region_mode_(region_mode),
+      mode_(rotate ? LaunchMode::kRotate : LaunchMode::kKernelReplay),
       kernels_(Filter(options.kernels)),
       regions_(Filter(options.regions)),
       budget_(rotate && !region_mode ? options.rotate_budget_pct : 0) {}
 
-const std::pair<std::string, bool>& Planner::KernelName(const char* symbol) {
+void Planner::SetMode(LaunchMode mode) {
+  if (region_mode_) return;
+  mode_ = mode;
+  rotate_ = mode == LaunchMode::kRotate || mode == LaunchMode::kSweep;
+  budget_ = SetBudget(mode == LaunchMode::kRotate ? options_.rotate_budget_pct : 0);
+}
+
+void Planner::set_passes(size_t passes) {
+  passes_ = passes;
+  if (mode_ == LaunchMode::kPending) SetMode(ChooseLaunchMode(options_, passes));
+}
+
+const char* Planner::StrategyName() const {
+  if (region_mode_) return "region (user range)";
+  switch (mode_) {
+    case LaunchMode::kSweep:
+      return "sweep";
+    case LaunchMode::kRotate:
+      return "rotate";
+    case LaunchMode::kKernelReplay:
+      return "kernel replay";
+    case LaunchMode::kPending:
+    case LaunchMode::kRefused:
+      break;
+  }
+  return "none";
+}
+
+const std::pair<std::string, bool>& Planner::KernelName(const char* symbol, bool* nccl) {
   // The text is compared too: CUPTI's pointer can be reused for another kernel's name
   // once a module is unloaded (JIT-compiled kernels), and a stale name would also make
   // the launch's own kernel record look like one of CUPTI's (MeasuredLaunches).
@@ -57,8 +122,10 @@ const std::pair<std::string, bool>& Planner::KernelName(const char* symbol) {
     cached.set = true;
     cached.symbol = symbol;
     cached.value.first = model::Demangle(symbol);
-    cached.value.second = !kernels_ || kernels_->Search(cached.value.first);
+    cached.nccl = IsNcclKernel(cached.value.first);
+    cached.value.second = !cached.nccl && (!kernels_ || kernels_->Search(cached.value.first));
   }
+  if (nccl != nullptr) *nccl = cached.nccl;
   return cached.value;
 }
 
@@ -147,6 +214,8 @@ const char* DropReasonName(DropReason r) {
       return "incomplete at end";
     case DropReason::kEvaluate:
       return "evaluation failed";
+    case DropReason::kUnsafe:
+      return "cut by an NCCL kernel or stream capture";
     case DropReason::kCount:
       break;
   }
@@ -213,10 +282,21 @@ std::string Planner::Describe() const {
                     s.dropped_by[r]);
   }
   if (!why.empty()) absl::StrAppend(&out, " (", why, ")");
-  if (rotate_ && !region_mode_) {
-    if (s.not_kept > 0) {
-      absl::StrAppend(&out, ", ", s.not_kept, " ranges not kept (filters or budget)");
+  if (rotate_ && !region_mode_ && s.not_kept > 0) {
+    absl::StrAppend(&out, ", ", s.not_kept, " ranges not kept (filters or budget)");
+  }
+  if (sweep()) {
+    absl::StrAppend(&out, "; ", s.windows_opened, " windows opened");
+    if (s.windows_unproductive > 0) {
+      absl::StrAppend(&out, " (", s.windows_unproductive, " kept no sample)");
     }
+    if (s.backoffs > 0) {
+      absl::StrAppend(&out, "; backed off ", s.backoffs,
+                      " times after windows in a row kept no sample (waits up to ",
+                      s.longest_backoff, " launches; ", s.backoff_launches,
+                      " wanted launches not measured)");
+    }
+  } else if (rotate_ && !region_mode_) {
     absl::StrAppend(&out, "; ", s.sets_started, " sets begun");
     std::string waits;
     if (s.sets_held_off > 0) {
@@ -230,6 +310,10 @@ std::string Planner::Describe() const {
     if (!waits.empty()) absl::StrAppend(&out, " (", waits, ")");
     if (std::string b = budget_.Describe(); !b.empty()) absl::StrAppend(&out, "; ", b);
     if (s.period > 0) absl::StrAppend(&out, ", period ", s.period, " launches");
+  }
+  if (s.nccl_launches > 0 || s.captured_launches > 0) {
+    absl::StrAppend(&out, "; never measured: ", s.nccl_launches, " NCCL kernel launches, ",
+                    s.captured_launches, " launches during stream capture");
   }
   return out;
 }

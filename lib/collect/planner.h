@@ -6,8 +6,9 @@
 // Rotate (user replay): back-to-back windows of m periods of the context's launch
 // sequence are the passes of one set (rotate_driver.h, launch_period.h); range i of
 // every pass must be the same signature, or that range is dropped. Kernel replay: one window
-// of one launch, CUPTI replays it once per pass. Region counters: each instance of a
-// matching region is one pass (one range) of its set.
+// of one launch, CUPTI replays it once per pass. The sweep (user replay, one pass):
+// each window of consecutive launches is a complete set by itself (sweep_driver.h).
+// Region counters: each instance of a matching region is one pass (one range) of its set.
 #ifndef CUSCOPE_LIB_COLLECT_PLANNER_H_
 #define CUSCOPE_LIB_COLLECT_PLANNER_H_
 
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,15 +31,38 @@
 
 namespace cuscope::collect {
 
-// Which strategy a configuration uses (auto: rotate only when every launch is
-// measured, kernel replay when a bounded number of samples per signature is).
-bool UsesRotate(const CounterOptions& options);
 // True if the metrics include SASS instruction counts (smsp__sass_*), which CUPTI
 // gathers by instrumenting kernels. With rotate (user replay) and kernel activity
 // tracing on together they read 0; with kernel tracing off they are exact, so the
 // callers hold kernel records off while such a set runs (docs/validation.md, "Facts
 // the code relies on").
 bool NeedsInstrumentedCounters(const CounterOptions& options);
+
+// How launches are measured (counter_strategy.h).
+enum class LaunchMode {
+  kPending,  // decided by the configuration's passes, once they are known
+  kKernelReplay,
+  kRotate,
+  kSweep,
+  kRefused,  // --replay=sweep on a configuration the sweep cannot measure: no counters
+};
+// The mode for `options` on a configuration of `passes` passes (0: not known yet).
+// kKernel and kRotate as asked. The sweep measures one-pass configurations without
+// instrumented counters (a window opens inside a launch's API_ENTER, where they would
+// miss the launch): kAuto takes it for those, else kernel replay for a bounded number
+// of samples per signature and rotate for every launch; kSweep takes it for those and
+// refuses any other. kPending while the passes decide and are not known.
+LaunchMode ChooseLaunchMode(const CounterOptions& options, size_t passes);
+// Why --replay=sweep measures nothing for `options` (ChooseLaunchMode gave kRefused);
+// `passes` as known (0: not yet).
+std::string SweepRefusal(const CounterOptions& options, size_t passes);
+// An NCCL kernel, by its demangled name: ncclKernel_* (NCCL up to 2.18),
+// ncclDevKernel_* (2.19 on), ncclSymkDevKernel_* (symmetric kernels), or any other
+// function whose own name (past a return type, namespaces and template arguments)
+// starts with "nccl" and names a Kernel. Such a kernel waits on other GPUs (a
+// collective) and is never measured: replaying it or serializing it in a Range
+// Profiler window could hang the job.
+bool IsNcclKernel(std::string_view demangled);
 
 // A kernel signature: launches of one signature are the passes of one set.
 struct Signature {
@@ -80,24 +105,34 @@ enum class DropReason {
   kGraph,        // a graph launch cut the set short
   kEnd,          // the run ended before the set's passes all ran
   kEvaluate,     // the values did not evaluate to finite numbers
+  kUnsafe,       // an NCCL kernel or a launch during stream capture cut the set short
   kCount
 };
 const char* DropReasonName(DropReason r);
 
 struct CounterStats {
   uint64_t launches_seen = 0;
-  uint64_t launches_measured = 0;  // rotate: launches inside windows (ranges); region instances
+  uint64_t launches_measured = 0;  // rotate, sweep: launches inside windows (ranges); region
+                                   // instances
   uint64_t sets_complete = 0;      // samples
   uint64_t sets_dropped = 0;       // ranges that gave no sample, every reason
   uint64_t dropped_by[static_cast<int>(DropReason::kCount)] = {};
-  uint64_t not_kept = 0;       // rotate: complete ranges of launches the filters or budget exclude
-  uint64_t sets_started = 0;   // rotate: sets (P passes each) begun
-  uint64_t sets_held_off = 0;  // rotate: times a set waited for a longer run of its period
-  uint64_t sets_deferred = 0;  // rotate, per signature: times a set waited for its run to
-                               // last as long as the set (RotateDriver::RunNotYetLongEnough)
-  uint64_t period = 0;         // rotate: the last period found (launches)
-  uint64_t setup_ns = 0;       // profiler initialization, metric configuration, enable
-  uint64_t measure_ns = 0;     // inside measured launches (kernel replay: and decoding)
+  uint64_t not_kept = 0;              // rotate, sweep: complete ranges of launches the filters or
+                                      // budget exclude
+  uint64_t sets_started = 0;          // rotate: sets (P passes each) begun
+  uint64_t sets_held_off = 0;         // rotate: times a set waited for a longer run of its period
+  uint64_t sets_deferred = 0;         // rotate, per signature: times a set waited for its run to
+                                      // last as long as the set (RotateDriver::RunNotYetLongEnough)
+  uint64_t period = 0;                // rotate: the last period found (launches)
+  uint64_t windows_opened = 0;        // sweep: windows (one complete set each)
+  uint64_t windows_unproductive = 0;  // sweep: windows that kept no sample
+  uint64_t backoffs = 0;              // sweep: waits begun after unproductive windows
+  uint64_t backoff_launches = 0;      // sweep: wanted launches passed while waiting
+  uint64_t longest_backoff = 0;       // sweep: the longest wait, in launches
+  uint64_t nccl_launches = 0;         // NCCL kernels seen (never measured: IsNcclKernel)
+  uint64_t captured_launches = 0;     // launches during stream capture left unmeasured
+  uint64_t setup_ns = 0;              // profiler initialization, metric configuration, enable
+  uint64_t measure_ns = 0;            // inside measured launches (kernel replay: and decoding)
   // Where a set's host work goes (each also inside measure_ns for kernel replay):
   // cuptiRangeProfilerDecodeData, evaluating ranges, (re)initializing the counter image.
   uint64_t decode_ns = 0, evaluate_ns = 0, reinit_ns = 0;
@@ -166,6 +201,13 @@ struct ContextPlan {
   uint64_t fewest_at_samples = UINT64_MAX;
   size_t fewest_period = 0;
   absl::flat_hash_set<uint32_t> unwanted_ids;
+  // Sweep (sweep_driver.h; `window_open`, `window_cap`, `windows`, `unproductive`,
+  // `backoff` and `start_after` as above, counted in `seen`): the kernel launches seen
+  // on the context, the open window's launches in a row that add no sample, and its
+  // wanted launches per signature (Planner::Intern).
+  uint64_t seen = 0;
+  size_t idle_in_row = 0;
+  absl::flat_hash_map<uint32_t, uint32_t> pending;
 };
 
 // Range i of a decoded set: its signature and the launches that measured it.
@@ -178,19 +220,31 @@ struct RangeMatch {
 
 class Planner {
  public:
+  // `rotate`: user replay (rotate; region counters); else kernel replay.
   Planner(const CounterOptions& options, bool rotate, bool region_mode);
 
+  // User replay: rotate, the sweep, region counters (a set's ranges share the image).
   bool rotate() const { return rotate_; }
+  bool sweep() const { return mode_ == LaunchMode::kSweep; }
   bool region_mode() const { return region_mode_; }
-  // From the metric configuration (known at the first measured context).
-  void set_passes(size_t passes) { passes_ = passes; }
+  LaunchMode mode() const { return mode_; }
+  // Launches are measured in `mode` (not with region counters): user replay for rotate
+  // and the sweep, the time budget for rotate only.
+  void SetMode(LaunchMode mode);
+  // How this planner's sets are measured: "kernel replay", "rotate", "sweep", "region
+  // (user range)" (the counters.strategy note).
+  const char* StrategyName() const;
+  // From the metric configuration (known at the first measured context); a pending
+  // mode is decided then (ChooseLaunchMode).
+  void set_passes(size_t passes);
   size_t passes() const { return passes_; }
   CounterStats& stats() { return stats_; }
   const CounterStats& stats() const { return stats_; }
 
-  // A kernel's demangled name and whether it matches the kernel filter, cached by
-  // CUPTI's symbol pointer.
-  const std::pair<std::string, bool>& KernelName(const char* symbol);
+  // A kernel's demangled name and whether it matches the kernel filter (never for an
+  // NCCL kernel: IsNcclKernel), cached by CUPTI's symbol pointer; `*nccl` (when given):
+  // whether it is an NCCL kernel.
+  const std::pair<std::string, bool>& KernelName(const char* symbol, bool* nccl = nullptr);
 
   // Launch callbacks (API_ENTER): whether this launch is to be measured. Counts the
   // matching launches (for launch_skip); `regions` is asked only when counters are
@@ -256,6 +310,7 @@ class Planner {
   CounterOptions options_;
   bool rotate_;
   bool region_mode_;
+  LaunchMode mode_;
   size_t passes_ = 0;
   // The filters, compiled once; each remembers its answer per name, so the launch
   // path matches a kernel or region name once. Unset: no filter (all match).
@@ -268,6 +323,7 @@ class Planner {
     bool set = false;
     std::string symbol;                  // CUPTI's text when cached
     std::pair<std::string, bool> value;  // demangled, matches the kernel filter
+    bool nccl = false;                   // IsNcclKernel
   };
   absl::flat_hash_map<const char*, CachedName> names_;
   absl::flat_hash_map<Signature, uint64_t> samples_;  // complete samples per signature

@@ -6,51 +6,43 @@
 #include "absl/strings/str_format.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/held_timer.h"
+#include "lib/collect/profiler_calls.h"
 
 namespace cuscope::collect {
 
 // The rotate driver's Range Profiler calls on one context, made under the session lock
-// from the launch callbacks and Stop.
-class RotateCounters::Calls final : public RangeCalls {
+// from the launch callbacks and Stop; a set holds kernel records off (with instruction
+// counters).
+class RotateCounters::Calls final : public ProfilerCalls {
  public:
-  Calls(RotateCounters& s, ProfiledContext& c, Rotated& r) : s_(s), c_(c), r_(r) {}
-  bool Start() override { return s_.StartPass(c_, r_); }
-  Stopped Stop() override { return s_.StopPass(c_, r_); }
-  std::optional<size_t> Decode() override { return s_.sets_.DecodeRanges(c_, r_.plan.windows); }
-  bool Keep(size_t range, RangeMatch& match) override {
-    return s_.sets_.EvaluateSet(c_, range, match);
-  }
-  bool Prepare(size_t ranges) override { return s_.run_.PrepareSet(c_, ranges); }
-  void Finished(bool decoded) override {
-    if (!decoded) c_.image.Invalidate();
-    s_.run_.Progress();
-  }
+  Calls(RotateCounters& s, ProfiledContext& c, Rotated& r)
+      : ProfilerCalls(s.run_, s.sets_, c, r.plan), s_(s), r_(r) {}
   void SetInProgress(bool in_set) override { s_.SetInProgress(r_, in_set); }
-  void Measured(const Launch& launch) override {
-    s_.run_.MarkMeasured(launch.correlation_id, launch.sig.name);
-  }
-  uint64_t NowNs() override { return MonotonicNs(); }
 
  private:
   RotateCounters& s_;
-  ProfiledContext& c_;
   Rotated& r_;
 };
 
-void RotateCounters::Enter(ProfiledContext& c, const CUpti_CallbackData* cb,
-                           const LaunchShape& shape, const Signature& sig, bool want,
-                           bool settled) {
+void RotateCounters::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   Rotated& r = contexts_[c.ctx];
-  Launch launch{sig, cb->correlationId, want};
-  // Every launch on the context goes into its history; one inside a window is a range.
+  const CUpti_CallbackData* cb = entered.cb;
+  const Signature& sig = entered.sig;
   Calls calls(*this, c, r);
-  RotateDriver(run_.planner(), calls).Enter(r.plan, launch);
+  RotateDriver driver(run_.planner(), calls);
+  // A launch that would be measured or begin a set, made during stream capture, is never
+  // measured: nor is an NCCL kernel. An open window ends before it.
+  const bool unsafe = entered.nccl || ((entered.want || r.plan.window_open) && Captured(entered));
+  if (unsafe) driver.Unsafe(r.plan);
+  Launch launch{sig, cb->correlationId, entered.want && !unsafe};
+  // Every launch on the context goes into its history; one inside a window is a range.
+  driver.Enter(r.plan, launch);
   const ContextPlan& plan = r.plan;
-  switch_.CountIdle(sig, settled, plan.in_set || plan.window_open);
+  switch_.CountIdle(sig, entered.settled, plan.in_set || plan.window_open);
   if (r.kernels_held && plan.window_open && !plan.windows.empty() && !plan.windows.back().empty() &&
       plan.windows.back().back().correlation_id == cb->correlationId &&
       kinds_->KernelRecordsHeldOff()) {
-    r.made.Record(c.device_id, cb, sig, shape);
+    r.made.Record(c.device_id, cb, sig, entered.shape);
   }
 }
 
@@ -73,6 +65,15 @@ void RotateCounters::Graph(const CUpti_CallbackData* cb) {
   RotateDriver(run_.planner(), calls).Graph(r.plan);
 }
 
+void RotateCounters::CaptureBegins() {
+  for (auto& [ctx, r] : contexts_) {
+    ProfiledContext* c = run_.contexts().Find(ctx);
+    if (c == nullptr || c->failed || !r.plan.window_open) continue;
+    Calls calls(*this, *c, r);
+    RotateDriver(run_.planner(), calls).Unsafe(r.plan);
+  }
+}
+
 void RotateCounters::EndContext(ProfiledContext& c) {
   auto it = contexts_.find(c.ctx);
   if (it == contexts_.end()) return;
@@ -81,43 +82,6 @@ void RotateCounters::EndContext(ProfiledContext& c) {
     RotateDriver(run_.planner(), calls).End(it->second.plan);
   }
   SetInProgress(it->second, false);  // a hold left by a set that could not end (none expected)
-}
-
-bool RotateCounters::StartPass(ProfiledContext& c, Rotated& r) {
-  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
-  if (run_.options().counters.setconfig_each_pass && r.plan.next_pass > 0 &&
-      !run_.SetConfig(c, r.plan.next_pass, r.plan.next_level)) {
-    c.failed = true;
-    return false;
-  }
-  CUptiResult result = c.profiler.Start();
-  if (result != CUPTI_SUCCESS) {
-    run_.notes().Note(&model::RunNotes::counters_status,
-                      ExplainCupti("cuptiRangeProfilerStart", result));
-    c.failed = true;
-    return false;
-  }
-  return true;
-}
-
-RangeCalls::Stopped RotateCounters::StopPass(ProfiledContext& c, Rotated& r) {
-  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
-  RangeProfiler::StopResult stop = c.profiler.Stop();
-  CounterNotes& notes = run_.notes();
-  if (stop.result != CUPTI_SUCCESS) {
-    notes.Note(&model::RunNotes::counters_stop,
-               ExplainCupti("cuptiRangeProfilerStop", stop.result));
-    c.failed = true;
-    return {};
-  }
-  r.plan.next_pass = stop.all_passes_submitted ? 0 : stop.pass_index;
-  r.plan.next_level = stop.all_passes_submitted ? 1 : stop.target_level;
-  if (run_.options().verbose) {
-    notes.Log(12, absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
-                                  r.plan.windows.size(), r.plan.windows.back().size(),
-                                  stop.pass_index, stop.all_passes_submitted ? 1 : 0));
-  }
-  return {true, stop.all_passes_submitted};
 }
 
 void RotateCounters::SetInProgress(Rotated& r, bool in_set) {

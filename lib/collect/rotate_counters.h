@@ -4,7 +4,9 @@
 // rotate driver's (rotate_driver.h); this strategy makes the Range Profiler calls it
 // asks for, around the launches. With instruction counters, kernel records are held
 // off while a set runs (kernel_hold.h) and the launches measured get records made
-// from their callbacks (held_launches.h).
+// from their callbacks (held_launches.h). An NCCL kernel or a launch made during
+// stream capture is never measured: an open window ends before it (RotateDriver::Unsafe),
+// as it does before a stream capture begins.
 //
 // Not thread-safe: every call is made under CounterSampler's session lock (counters.h).
 #ifndef CUSCOPE_LIB_COLLECT_ROTATE_COUNTERS_H_
@@ -40,18 +42,15 @@ class RotateCounters final : public LaunchCounters {
     bool kernels_held = false;  // a set in progress holds kernel records off
     HeldLaunches made;          // records made at API_ENTER, until their API_EXIT
   };
-  class Calls;  // the driver's RangeCalls on one context
+  class Calls;  // the driver's RangeCalls on one context: ProfilerCalls, holding records
 
-  void Enter(ProfiledContext& c, const CUpti_CallbackData* cb, const LaunchShape& shape,
-             const Signature& sig, bool want, bool settled) override;
+  void Enter(ProfiledContext& c, const EnteredLaunch& launch) override;
   // The driver ends a full window and opens the next one here, between launches: a
   // window started inside the launch's own API_ENTER callback misses instrumented
   // (SASS) counters.
   void Exit(const CUpti_CallbackData* cb) override;
   void Graph(const CUpti_CallbackData* cb) override;
-  // Range Profiler Start and Stop of a pass.
-  bool StartPass(ProfiledContext& c, Rotated& r);
-  RangeCalls::Stopped StopPass(ProfiledContext& c, Rotated& r);
+  void CaptureBegins() override;
   // A set begins or ends on a context (RangeCalls::SetInProgress).
   void SetInProgress(Rotated& r, bool in_set);
   // A made record goes to the outbox if its launch succeeded.

@@ -77,6 +77,12 @@ void RotateDriver::Graph(ContextPlan& c) {
   CutSet(c, DropReason::kGraph);
 }
 
+void RotateDriver::Unsafe(ContextPlan& c) {
+  SettleOnReturn settle(*this, c);
+  // (In a gap the launch is not measured: the set goes on.)
+  if (c.window_open) CutSet(c, DropReason::kUnsafe);
+}
+
 void RotateDriver::Resumed(ContextPlan& c) {
   // A mark would not do: one exception in a hundred is tolerated (launch_period.h), so
   // the launches before it, one period earlier, would still explain the period and

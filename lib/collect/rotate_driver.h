@@ -1,8 +1,8 @@
 // Rotate's sets on one context, driven from the launch callbacks: when a set starts,
 // how long its windows (passes) are, when a pass ends and the next begins, and how a
-// finished set becomes samples. Pure: the Range Profiler calls go through RangeCalls,
-// which rotate's strategy implements with CUPTI (RotateCounters::Calls,
-// rotate_counters.cc) and the unit tests with a simulation, so the tests run the
+// finished set becomes samples. Pure: the Range Profiler calls go through RangeCalls
+// (range_calls.h), which rotate's strategy implements with CUPTI (ProfilerCalls,
+// profiler_calls.h) and the unit tests with a simulation, so the tests run the
 // sequence of calls the GPU sees.
 //
 // A set starts at a launch's exit (between launches: a window opened inside a launch's
@@ -31,8 +31,10 @@
 // a row (the sequence shifted), the set is cut short: the open window ends before
 // the launch, the remaining passes are submitted empty, and the set is decoded (ranges
 // not seen by every pass are dropped). A graph launch (its kernels are not seen one by
-// one) cuts the set the same way. Every launch inside a window is a range; a launch
-// that was not wanted is measured but its range's sample is not kept.
+// one) cuts the set the same way, and so does a launch that must not be measured (an
+// NCCL kernel, a launch during stream capture) when it would fall inside a window.
+// Every launch inside a window is a range; a launch that was not wanted is measured but
+// its range's sample is not kept.
 #ifndef CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_
 #define CUSCOPE_LIB_COLLECT_ROTATE_DRIVER_H_
 
@@ -41,39 +43,9 @@
 #include <optional>
 
 #include "lib/collect/planner.h"
+#include "lib/collect/range_calls.h"
 
 namespace cuscope::collect {
-
-// The Range Profiler of one context, as the driver uses it.
-class RangeCalls {
- public:
-  struct Stopped {
-    bool ok = false;
-    bool all_passes_submitted = false;
-  };
-  virtual ~RangeCalls() = default;
-  // Begins a pass (cuptiRangeProfilerStart). False: the context failed.
-  virtual bool Start() = 0;
-  virtual Stopped Stop() = 0;
-  // All passes submitted: decodes; the ranges decoded, or nothing when decoding failed.
-  virtual std::optional<size_t> Decode() = 0;
-  // Range `range` is complete and wanted: evaluates and keeps it. False: its values
-  // did not evaluate.
-  virtual bool Keep(size_t range, RangeMatch& match) = 0;
-  // Before a set of at most `ranges` ranges a pass: room for them in the counter data
-  // (image_ranges.h) and the configuration for its first pass. False: the context failed.
-  virtual bool Prepare(size_t ranges) = 0;
-  // The set is over (`decoded`: its ranges were read; else the counter data is unknown).
-  virtual void Finished(bool decoded) = 0;
-  // A launch ran inside a window (its timing is not representative).
-  virtual void Measured(const Launch& launch) = 0;
-  // A set begins (before its first pass starts) or ends (decoded, cut or dropped), or
-  // a gap between its passes ends or begins: with instruction counters, kernel records
-  // are held off in between (while windows may run).
-  virtual void SetInProgress(bool in_set) = 0;
-  // The wall clock, asked only with a time budget (Planner::budget).
-  virtual uint64_t NowNs() = 0;
-};
 
 class RotateDriver {
  public:
@@ -85,6 +57,10 @@ class RotateDriver {
   void Exit(ContextPlan& c);
   // A graph launch's API_ENTER.
   void Graph(ContextPlan& c);
+  // The API_ENTER of a launch that must not be measured (an NCCL kernel, a launch during
+  // stream capture), before Enter (with `wanted` false): an open window ends before it
+  // and the set is cut (DropReason::kUnsafe).
+  void Unsafe(ContextPlan& c);
   // The end of collection: closes the window; a set whose passes did not all run is dropped.
   void End(ContextPlan& c);
   // The launch callbacks were off and are back (CounterSampler::Tick; off only while

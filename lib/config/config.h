@@ -18,7 +18,7 @@
 namespace cuscope::config {
 
 enum class ApiMode { kNone, kDefault, kAll };
-enum class ReplayMode { kAuto, kRotate, kKernel };
+enum class ReplayMode { kAuto, kRotate, kKernel, kSweep };
 enum class CaptureMode { kAll, kProfilerApi, kRange };
 enum class ReportMode { kNone, kText };
 

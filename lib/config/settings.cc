@@ -75,13 +75,16 @@ const std::vector<Setting>& Settings() {
        "launch.",
        IntOr(&Config::per_signature, 1, 1000000, "all", 0)},
       {"CUSCOPE_REPLAY", "replay",
-       "How multi-pass metric sets are collected: rotate spreads the passes over "
-       "successive launches of a signature (no replay); kernel replays each measured "
-       "launch once per pass (CUPTI saves and restores memory); auto: kernel replay for "
-       "bounded samples per signature (the default), rotate for all.",
+       "How counters are collected: sweep measures a configuration of one pass without "
+       "instrumented counters in windows of consecutive launches (no replay; refused for "
+       "any other configuration); rotate spreads the passes over successive launches of a "
+       "signature (no replay); kernel replays each measured launch once per pass (CUPTI "
+       "saves and restores memory); auto: sweep where it can measure, else kernel replay "
+       "for bounded samples per signature (the default), rotate for all.",
        Choice(&Config::replay, {{"auto", ReplayMode::kAuto},
                                 {"rotate", ReplayMode::kRotate},
-                                {"kernel", ReplayMode::kKernel}})},
+                                {"kernel", ReplayMode::kKernel},
+                                {"sweep", ReplayMode::kSweep}})},
       {"CUSCOPE_CAPTURE", "capture",
        "What to record: everything; only between cudaProfilerStart and cudaProfilerStop "
        "(torch.cuda.profiler.start()/stop()); or only inside the first N instances (all "

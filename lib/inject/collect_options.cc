@@ -31,6 +31,7 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
   o.counters.per_signature = c.per_signature;
   o.counters.replay = c.replay == config::ReplayMode::kRotate   ? collect::ReplayMode::kRotate
                       : c.replay == config::ReplayMode::kKernel ? collect::ReplayMode::kKernel
+                      : c.replay == config::ReplayMode::kSweep  ? collect::ReplayMode::kSweep
                                                                 : collect::ReplayMode::kAuto;
   o.counters.window = c.window;
   o.counters.idle_launches = c.idle_launches;

@@ -16,7 +16,7 @@ static_assert(MaxEnumValue<MemoryKind>() == static_cast<int64_t>(MemoryKind::kMa
 static_assert(MaxEnumValue<SyncType>() == static_cast<int64_t>(SyncType::kContextSynchronize));
 static_assert(MaxEnumValue<ApiDomain>() == static_cast<int64_t>(ApiDomain::kDriver));
 static_assert(MaxEnumValue<RangeSource>() == static_cast<int64_t>(RangeSource::kScope));
-static_assert(MaxEnumValue<CounterStrategy>() == static_cast<int64_t>(CounterStrategy::kUserRange));
+static_assert(MaxEnumValue<CounterStrategy>() == static_cast<int64_t>(CounterStrategy::kSweep));
 static_assert(MaxEnumValue<SourceLocationKind>() ==
               static_cast<int64_t>(SourceLocationKind::kScope));
 

@@ -93,6 +93,7 @@ struct EnumNames<CounterStrategy> {
       {CounterStrategy::kRotate, "rotate"},
       {CounterStrategy::kKernelReplay, "kernel replay"},
       {CounterStrategy::kUserRange, "region"},
+      {CounterStrategy::kSweep, "sweep"},
   };
 };
 

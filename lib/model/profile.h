@@ -290,8 +290,10 @@ enum class CounterStrategy : uint8_t {
   kRotate = 0,        // user replay, auto range: successive windows of launches were the passes
   kKernelReplay = 1,  // all passes replayed on one launch (CUPTI saves/restores memory)
   kUserRange = 2,     // a region measured as a whole (user range)
+  kSweep = 3,         // user replay, auto range, one pass: a window of consecutive launches
 };
-const char* CounterStrategyName(CounterStrategy s);  // "rotate", "kernel replay", "region"
+// "rotate", "kernel replay", "region", "sweep"
+const char* CounterStrategyName(CounterStrategy s);
 
 // Counter values of one kernel signature sample (or one region instance): the
 // values of every metric of the configuration, each pass taken from one launch.
@@ -302,7 +304,7 @@ struct CounterSet {
   CounterStrategy strategy = CounterStrategy::kRotate;
   uint32_t passes = 1;
   // Launches whose counters went into this set (one per pass for rotate, one for
-  // kernel replay): their kernel records carry kKernelCountersMeasured.
+  // kernel replay and the sweep): their kernel records carry kKernelCountersMeasured.
   std::vector<uint32_t> correlation_ids;
   std::vector<std::pair<StringId, double>> values;  // metric name -> value
   double value(const StringTable& strings, std::string_view metric, double fallback) const;

@@ -33,7 +33,7 @@ using NoteCount = std::optional<int64_t>;
   X(counters_status, Text, "counters.status", "why hardware counters are missing, when they are") \
   X(counters_chip, Text, "counters.chip", "the chip the counters were configured for (GH100, ...)") \
   X(counters_passes, Count, "counters.passes", "passes of the counter configuration") \
-  X(counters_strategy, Text, "counters.strategy", "how launches were measured: kernel replay, rotate or region (user range)") \
+  X(counters_strategy, Text, "counters.strategy", "how launches were measured: kernel replay, rotate, sweep or region (user range)") \
   X(counters_config, Text, "counters.config", "the configuration: metrics, chip, passes, strategy (printed with verbose; not stored)") \
   X(counters_dropped, Text, "counters.dropped", "requested metrics this chip does not have") \
   X(counters_image, Text, "counters.image", "the size of the largest counter image") \
@@ -53,6 +53,11 @@ using NoteCount = std::optional<int64_t>;
   X(counters_samples_complete, Count, "counters.samples_complete", "counter sets whose passes all ran") \
   X(counters_samples_dropped, Count, "counters.samples_dropped", "counter sets dropped") \
   X(counters_summary, Text, "counters.summary", "the strategy and what its planner measured") \
+  X(counters_windows, Count, "counters.windows", "the sweep's windows opened (each a complete set)") \
+  X(counters_windows_unproductive, Count, "counters.windows_unproductive", "the sweep's windows that kept no sample") \
+  X(counters_backoff, Text, "counters.backoff", "the sweep backed off: windows in a row kept no sample, and it waited") \
+  X(counters_nccl_launches, Count, "counters.nccl_launches", "NCCL kernel launches seen, never measured (they wait on other GPUs)") \
+  X(counters_captured_launches, Count, "counters.captured_launches", "launches made during stream capture (they do not execute) left unmeasured") \
   X(counters_advice, Text, "counters.advice", "a better strategy for this program") \
   X(counters_setup_ms, Text, "counters.setup_ms", "milliseconds setting up the Range Profiler") \
   X(counters_measure_ms, Text, "counters.measure_ms", "milliseconds of the program's threads held by measurement") \

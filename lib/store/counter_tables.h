@@ -63,8 +63,9 @@ struct Table<CounterSetRow> {
     v.Int("block_y", c.block.y, {"threads", "the signature's block y (0 for regions)"});
     v.Int("block_z", c.block.z, {"threads", "the signature's block z (0 for regions)"});
     v.Int("strategy", c.strategy,
-          "rotate (each pass on a later launch), kernel replay (all passes on one launch), or "
-          "region (a user range measured as a whole)");
+          "rotate (each pass on a later launch), kernel replay (all passes on one launch), "
+          "region (a user range measured as a whole), or sweep (one pass: a launch measured "
+          "in a window of consecutive launches)");
     v.Int("passes", c.passes, "replay passes the metrics needed");
   }
 };
@@ -74,8 +75,8 @@ struct Table<CounterLaunchRow> {
   static constexpr char kName[] = "counter_launches";
   static constexpr char kDoc[] =
       "The launches whose counters went into a set (`CounterSet::correlation_ids`), one row "
-      "each, in `rowid` order: one per pass for `rotate`, one for `kernel replay`, none for a "
-      "region.";
+      "each, in `rowid` order: one per pass for `rotate`, one for `kernel replay` and "
+      "`sweep`, none for a region.";
   // Declared for readers of the schema; SQLite does not enforce it (foreign keys
   // are off by default), the loader checks it.
   static constexpr char kConstraints[] = "FOREIGN KEY (set_id) REFERENCES counter_sets (id)";

@@ -93,7 +93,7 @@ TEST(Config, BadValuesNameTheVariableAndWhatIsAccepted) {
       {"CUSCOPE_LAUNCH_SKIP", "-2", "accepted: an integer >= 0"},
       {"CUSCOPE_LAUNCH_COUNT", "many", "accepted: an integer >= 0"},
       {"CUSCOPE_PER_SIGNATURE", "0", "an integer from 1 to 1000000, or all"},
-      {"CUSCOPE_REPLAY", "application", "accepted: auto, rotate or kernel"},
+      {"CUSCOPE_REPLAY", "application", "accepted: auto, rotate, kernel or sweep"},
       {"CUSCOPE_WINDOW", "0", "an integer from 1 to 4096"},
       {"CUSCOPE_CAPTURE", "sometimes", "accepted: all, profiler-api, or range:REGEX[:N]"},
       {"CUSCOPE_CAPTURE", "range:", "accepted: all, profiler-api, or range:REGEX[:N]"},
@@ -132,6 +132,9 @@ TEST(Config, CounterSettings) {
   EXPECT_EQ(c->window, 16);
   EXPECT_FALSE(FromMap({})->counters_enabled());
   EXPECT_EQ(FromMap({{"CUSCOPE_PER_SIGNATURE", "3"}})->per_signature, 3);
+  EXPECT_EQ(FromMap({{"CUSCOPE_REPLAY", "sweep"}})->replay, ReplayMode::kSweep);
+  EXPECT_EQ(FromMap({})->replay, ReplayMode::kAuto);
+  EXPECT_FALSE(FromMap({{"CUSCOPE_REPLAY", "sweeps"}}).ok());
 }
 
 TEST(Config, RegionCountersNeedRegionsAndMetrics) {

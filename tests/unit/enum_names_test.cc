@@ -24,6 +24,7 @@ TEST(EnumNamesTest, NamesAreTheOnesProfilesAndReportsHold) {
   EXPECT_STREQ(CounterStrategyName(CounterStrategy::kRotate), "rotate");
   EXPECT_STREQ(CounterStrategyName(CounterStrategy::kKernelReplay), "kernel replay");
   EXPECT_STREQ(CounterStrategyName(CounterStrategy::kUserRange), "region");
+  EXPECT_STREQ(CounterStrategyName(CounterStrategy::kSweep), "sweep");
   EXPECT_STREQ(EnumName(ApiDomain::kRuntime), "runtime");
   EXPECT_STREQ(EnumName(ApiDomain::kDriver), "driver");
   EXPECT_STREQ(EnumName(RangeSource::kNvtxPushPop), "nvtx_push_pop");
@@ -47,7 +48,7 @@ TEST(EnumNamesTest, ValuesOutsideTheTableAreUnknown) {
   EXPECT_STREQ(EnumName(static_cast<RangeSource>(4)), "unknown");
   EXPECT_STREQ(EnumDisplayName(static_cast<RangeSource>(200)), "unknown");
   EXPECT_STREQ(MemcpyKindName(static_cast<MemcpyKind>(11)), "unknown");
-  EXPECT_STREQ(CounterStrategyName(static_cast<CounterStrategy>(3)), "unknown");
+  EXPECT_STREQ(CounterStrategyName(static_cast<CounterStrategy>(4)), "unknown");
   EXPECT_EQ(FindEnumRow(static_cast<SyncType>(5)), nullptr);
 }
 
@@ -56,7 +57,7 @@ TEST(EnumNamesTest, MaxValueIsTheLastRow) {
   EXPECT_EQ(MaxEnumValue<MemoryKind>(), static_cast<int64_t>(MemoryKind::kManagedStatic));
   EXPECT_EQ(MaxEnumValue<ApiDomain>(), 1);
   EXPECT_EQ(MaxEnumValue<RangeSource>(), 3);
-  EXPECT_EQ(MaxEnumValue<CounterStrategy>(), 2);
+  EXPECT_EQ(MaxEnumValue<CounterStrategy>(), 3);
   for (const EnumNameRow<SyncType>& row : EnumNames<SyncType>::kRows) {
     EXPECT_EQ(FindEnumRow(row.value), &row);
   }

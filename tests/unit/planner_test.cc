@@ -19,15 +19,105 @@ Signature Sig(const std::string& name, uint32_t grid = 1) {
 
 TEST(Planner, Strategy) {
   CounterOptions o;
+  o.metrics = {"roofline"};  // instruction counters: never the sweep
+  ASSERT_TRUE(NeedsInstrumentedCounters(o));
   o.per_signature = 0;
-  EXPECT_TRUE(UsesRotate(o));
+  EXPECT_EQ(ChooseLaunchMode(o, 0), LaunchMode::kRotate);
   o.per_signature = 1;
-  EXPECT_FALSE(UsesRotate(o));
+  EXPECT_EQ(ChooseLaunchMode(o, 0), LaunchMode::kKernelReplay);
+  EXPECT_EQ(ChooseLaunchMode(o, 1), LaunchMode::kKernelReplay);
   o.replay = ReplayMode::kRotate;
-  EXPECT_TRUE(UsesRotate(o));
+  EXPECT_EQ(ChooseLaunchMode(o, 0), LaunchMode::kRotate);
   o.replay = ReplayMode::kKernel;
   o.per_signature = 0;
-  EXPECT_FALSE(UsesRotate(o));
+  EXPECT_EQ(ChooseLaunchMode(o, 0), LaunchMode::kKernelReplay);
+  o.replay = ReplayMode::kSweep;
+  EXPECT_EQ(ChooseLaunchMode(o, 0), LaunchMode::kRefused);
+  EXPECT_NE(SweepRefusal(o, 0).find("instrumented counters"), std::string::npos);
+}
+
+// Without instruction counters the passes decide: one pass is the sweep's, explicit
+// flags keep their strategies, and --replay=sweep refuses more passes.
+TEST(Planner, ThePassesChooseTheSweep) {
+  CounterOptions o;
+  o.metrics = {"dram__bytes.sum", "gpu__time_duration.sum"};
+  ASSERT_FALSE(NeedsInstrumentedCounters(o));
+  for (int per_signature : {0, 1}) {
+    o.per_signature = per_signature;
+    o.replay = ReplayMode::kAuto;
+    EXPECT_EQ(ChooseLaunchMode(o, 0), LaunchMode::kPending);
+    EXPECT_EQ(ChooseLaunchMode(o, 1), LaunchMode::kSweep);
+    EXPECT_EQ(ChooseLaunchMode(o, 3),
+              per_signature == 0 ? LaunchMode::kRotate : LaunchMode::kKernelReplay);
+    o.replay = ReplayMode::kSweep;
+    EXPECT_EQ(ChooseLaunchMode(o, 0), LaunchMode::kPending);
+    EXPECT_EQ(ChooseLaunchMode(o, 1), LaunchMode::kSweep);
+    EXPECT_EQ(ChooseLaunchMode(o, 2), LaunchMode::kRefused);
+    o.replay = ReplayMode::kKernel;
+    EXPECT_EQ(ChooseLaunchMode(o, 1), LaunchMode::kKernelReplay);
+    o.replay = ReplayMode::kRotate;
+    EXPECT_EQ(ChooseLaunchMode(o, 1), LaunchMode::kRotate);
+  }
+  o.replay = ReplayMode::kSweep;
+  EXPECT_EQ(SweepRefusal(o, 2),
+            "--replay=sweep measures configurations of one pass without instrumented counters, "
+            "and it takes 2 passes: no counters (--replay=auto, kernel or rotate measure it)");
+  // A pending planner is decided by the passes: the sweep is user replay without a
+  // time budget; rotate keeps its budget.
+  o.replay = ReplayMode::kAuto;
+  o.per_signature = 0;
+  o.rotate_budget_pct = 25;
+  Planner one(o, /*rotate=*/false, /*region_mode=*/false);
+  one.SetMode(ChooseLaunchMode(o, 0));
+  EXPECT_EQ(one.mode(), LaunchMode::kPending);
+  one.set_passes(1);
+  EXPECT_EQ(one.mode(), LaunchMode::kSweep);
+  EXPECT_TRUE(one.sweep());
+  EXPECT_TRUE(one.rotate());
+  EXPECT_FALSE(one.budget().enabled());
+  EXPECT_STREQ(one.StrategyName(), "sweep");
+  Planner three(o, /*rotate=*/false, /*region_mode=*/false);
+  three.SetMode(ChooseLaunchMode(o, 0));
+  three.set_passes(3);
+  EXPECT_EQ(three.mode(), LaunchMode::kRotate);
+  EXPECT_FALSE(three.sweep());
+  EXPECT_TRUE(three.budget().enabled());
+  EXPECT_STREQ(three.StrategyName(), "rotate");
+}
+
+// NCCL's kernels wait on other GPUs: never measured, whatever the filter says.
+TEST(Planner, NcclKernelsAreNeverMeasured) {
+  EXPECT_TRUE(IsNcclKernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
+  EXPECT_TRUE(
+      IsNcclKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+  EXPECT_TRUE(IsNcclKernel("ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)"));
+  EXPECT_TRUE(IsNcclKernel("ncclSymkDevKernel_AllReduce_AGxLL_R_sum_f32(ncclSymkDevWorkArgs4K)"));
+  EXPECT_TRUE(
+      IsNcclKernel("void ncclAllReduceRingLLKernel<2, FuncSum<float>, float>(CollectiveArgs)"));
+  EXPECT_TRUE(IsNcclKernel("ncclDevKernel_SendRecv"));  // no parameters
+  EXPECT_FALSE(IsNcclKernel("void at::native::elementwise_kernel<128, 4>(int, ncclKernelLike)"));
+  EXPECT_FALSE(IsNcclKernel("my_nccl_free_kernel(float*)"));
+  EXPECT_FALSE(IsNcclKernel("ncclReduceHelper(float*)"));  // no Kernel in its name
+  EXPECT_FALSE(IsNcclKernel("sm90_xmma_gemm_bf16bf16_bf16f32"));
+  EXPECT_FALSE(IsNcclKernel(""));
+
+  CounterOptions o;
+  o.per_signature = 1;
+  Planner p(o, /*rotate=*/false, /*region_mode=*/false);
+  const std::string nccl =
+      "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
+  bool is_nccl = false;
+  const auto& name = p.KernelName(nccl.c_str(), &is_nccl);
+  EXPECT_TRUE(is_nccl);
+  EXPECT_EQ(name.first.rfind("ncclDevKernel_AllReduce", 0), 0u) << name.first;
+  EXPECT_FALSE(name.second);  // not wanted, whatever the filter
+  FakeStack stack;
+  const Signature sig{name.first, {8, 1, 1}, {512, 1, 1}};
+  EXPECT_FALSE(p.WantSample(sig, name.second, stack));
+  EXPECT_TRUE(p.Settled(sig, name.second));  // nothing to measure: the idle switch may go off
+  const std::string saxpy = "_Z5saxpyifPfS_";
+  EXPECT_TRUE(p.KernelName(saxpy.c_str(), &is_nccl).second);
+  EXPECT_FALSE(is_nccl);
 }
 
 // The GPT-2 step on the H200 (session 9): 101 launches replayed for 14.2 s among 17,659.

@@ -1,6 +1,6 @@
 // The GPT-2 training step recorded on the H200 (tests/data/real/h200-gpt2-step-trace.sqlite)
-// and other recorded launch sequences, as the rotate tests replay them through the
-// simulated Range Profiler (rotate_sim.h): the launches of each step, and the share of
+// and other recorded launch sequences, as the rotate and sweep tests replay them through
+// the simulated Range Profiler (rotate_sim.h): the launches of each step, and the share of
 // a step's signatures and GPU time that hold a complete sample.
 #ifndef CUSCOPE_TESTS_UNIT_RECORDED_LAUNCHES_H_
 #define CUSCOPE_TESTS_UNIT_RECORDED_LAUNCHES_H_
@@ -51,7 +51,7 @@ struct Coverage {
   double time = 0;        // share of the step's GPU time
 };
 
-inline Coverage CoverageOf(const RotateSim& sim, const std::vector<Recorded>& step) {
+inline Coverage CoverageOf(const Planner& planner, const std::vector<Recorded>& step) {
   std::set<std::string> all, sampled;
   uint64_t total = 0, covered = 0;
   for (const Recorded& r : step) {
@@ -59,12 +59,16 @@ inline Coverage CoverageOf(const RotateSim& sim, const std::vector<Recorded>& st
                             std::to_string(r.sig.grid.y) + "/" + std::to_string(r.sig.block.x);
     all.insert(key);
     total += r.duration_ns;
-    if (sim.planner.Samples(r.sig) > 0) {
+    if (planner.Samples(r.sig) > 0) {
       sampled.insert(key);
       covered += r.duration_ns;
     }
   }
   return {double(sampled.size()) / all.size(), double(covered) / std::max<uint64_t>(1, total)};
+}
+
+inline Coverage CoverageOf(const RotateSim& sim, const std::vector<Recorded>& step) {
+  return CoverageOf(sim.planner, step);
 }
 
 }  // namespace cuscope::collect

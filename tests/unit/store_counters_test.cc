@@ -73,7 +73,7 @@ TEST_F(StoreTest, CountersRoundTrip) {
   p.counters.push_back(MakeSet(p, "saxpy", CounterStrategy::kKernelReplay, {30}, {}));
   p.counters.push_back(MakeSet(p, "step", CounterStrategy::kUserRange, {},
                                {{"fraction", 1.0 / 7}, {"dram__bytes.sum", 0}}));
-  p.counters.push_back(MakeSet(p, "empty", CounterStrategy::kRotate, {}, {}));
+  p.counters.push_back(MakeSet(p, "empty", CounterStrategy::kSweep, {}, {}));  // every strategy
   const std::string path = Path("counters.sqlite");
   ASSERT_TRUE(SaveProfile(p, path).ok());
   absl::StatusOr<Profile> loaded = LoadProfile(path);

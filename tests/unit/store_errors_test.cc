@@ -169,7 +169,7 @@ TEST_F(StoreTest, DamagedRowsAreDataLoss) {
       {"DELETE FROM meta WHERE key = 'schema_version'", "schema_version"},
       {"DROP TABLE overheads", "overheads"},
       {"ALTER TABLE kernels DROP COLUMN flags", "flags"},
-      {"UPDATE counter_sets SET strategy = 3", "strategy"},
+      {"UPDATE counter_sets SET strategy = 4", "strategy"},
       {"UPDATE counter_sets SET strategy = -1", "strategy"},
       {"UPDATE counter_sets SET name_id = 999", "name_id"},
       {"UPDATE counter_sets SET passes = 1.5", "passes"},

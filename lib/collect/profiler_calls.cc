@@ -1,0 +1,53 @@
+#include "lib/collect/profiler_calls.h"
+
+#include "absl/strings/str_format.h"
+#include "lib/collect/elapsed.h"
+#include "lib/collect/held_timer.h"
+
+namespace cuscope::collect {
+
+bool ProfilerCalls::Start() {
+  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
+  if (run_.options().counters.setconfig_each_pass && plan_.next_pass > 0 &&
+      !run_.SetConfig(c_, plan_.next_pass, plan_.next_level)) {
+    c_.failed = true;
+    return false;
+  }
+  CUptiResult result = c_.profiler.Start();
+  if (result != CUPTI_SUCCESS) {
+    run_.notes().Note(&model::RunNotes::counters_status,
+                      ExplainCupti("cuptiRangeProfilerStart", result));
+    c_.failed = true;
+    return false;
+  }
+  return true;
+}
+
+RangeCalls::Stopped ProfilerCalls::Stop() {
+  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
+  RangeProfiler::StopResult stop = c_.profiler.Stop();
+  CounterNotes& notes = run_.notes();
+  if (stop.result != CUPTI_SUCCESS) {
+    notes.Note(&model::RunNotes::counters_stop,
+               ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    c_.failed = true;
+    return {};
+  }
+  plan_.next_pass = stop.all_passes_submitted ? 0 : stop.pass_index;
+  plan_.next_level = stop.all_passes_submitted ? 1 : stop.target_level;
+  if (run_.options().verbose) {
+    notes.Log(12, absl::StrFormat("window %d: %d launches, next pass %d, all passes submitted %d",
+                                  plan_.windows.size(), plan_.windows.back().size(),
+                                  stop.pass_index, stop.all_passes_submitted ? 1 : 0));
+  }
+  return {true, stop.all_passes_submitted};
+}
+
+void ProfilerCalls::Finished(bool decoded) {
+  if (!decoded) c_.image.Invalidate();
+  run_.Progress();
+}
+
+uint64_t ProfilerCalls::NowNs() { return MonotonicNs(); }
+
+}  // namespace cuscope::collect
