@@ -30,7 +30,8 @@ steps = int(sys.argv[4]) if len(sys.argv) > 4 else 12
 only = sys.argv[5].split(",") if len(sys.argv) > 5 else None
 here = os.path.dirname(os.path.abspath(__file__))
 cuscope = os.path.join(build, "bin", "cuscope")
-step_cmd = ["python3", os.path.join(here, f"{model}_step.py"), str(steps)]
+step_cmd = ["python3", os.path.join(here, f"{model.split(':')[0]}_step.py"), str(steps)]
+step_cmd += model.split(":")[1:]  # the step script's own arguments (vit:32:6)
 os.makedirs(out, exist_ok=True)
 env = dict(os.environ, PYTHONUNBUFFERED="1")
 
@@ -65,20 +66,25 @@ MODES = {
     "rotate, 1 pass, every launch": traced(f"--metrics={ONE_PASS}", "--replay=rotate",
                                            "--per-signature=all"),
     "rotate, roofline (7)": traced("--metrics=roofline", "--replay=rotate"),
+    # The verdict set (one pass on GH100): auto picks the sweep; kernel replay beside it.
+    "verdict (auto: sweep)": traced("--metrics=verdict"),
+    "verdict, kernel replay": traced("--metrics=verdict", "--replay=kernel"),
 }
 KEYS = {"unprofiled": "u", "trace": "t", "kernel replay, 1 pass": "k1",
         "kernel replay, 2 passes": "k2", "kernel replay, roofline (7)": "k7",
-        "rotate, 1 pass": "r1", "rotate, 2 passes": "r2", "rotate, 1 pass, every launch": "r1a", "rotate, roofline (7)": "r7"}
+        "rotate, 1 pass": "r1", "rotate, 2 passes": "r2", "rotate, 1 pass, every launch": "r1a", "rotate, roofline (7)": "r7",
+        "verdict (auto: sweep)": "vs", "verdict, kernel replay": "vk"}
 
 
 def run(name):
-    path = os.path.join(out, f"{model}-{KEYS[name]}.sqlite")
+    tag = model.replace(":", "_")
+    path = os.path.join(out, f"{tag}-{KEYS[name]}.sqlite")
     if os.path.exists(path):
         os.remove(path)
     t0 = time.perf_counter()
     p = subprocess.run(MODES[name](path), env=env, capture_output=True, text=True, timeout=540)
     wall = time.perf_counter() - t0
-    with open(os.path.join(out, f"{model}-{KEYS[name]}.log"), "w") as f:
+    with open(os.path.join(out, f"{tag}-{KEYS[name]}.log"), "w") as f:
         f.write(p.stdout + "\n--- stderr\n" + p.stderr)
     ms = [float(l.split()[2]) for l in p.stdout.splitlines() if l.startswith("step ")]
     return {"rc": p.returncode, "wall": wall, "steps": ms, "path": path}

@@ -64,8 +64,8 @@ Agreement Compare(const std::string& file) {
       a.time_agreeing += ns;
       ++a.launches_agreeing;
     } else {
-      a.misses.push_back(row.at("Kernel Name").substr(0, 60) + ": ncu " + SolClassName(ncu) +
-                         " (" + std::to_string(sm) + "/" + std::to_string(mem) + "), parts " +
+      a.misses.push_back(row.at("Kernel Name").substr(0, 60) + ": ncu " + SolClassName(ncu) + " (" +
+                         std::to_string(sm) + "/" + std::to_string(mem) + "), parts " +
                          SolClassName(k.verdict.sol_class));
     }
   }
