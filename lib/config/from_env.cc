@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/config/env_names.h"
 #include "lib/config/setting.h"
 
 namespace cuscope::config {
@@ -50,8 +51,10 @@ absl::StatusOr<model::AdviseThresholds> ThresholdsFromEnv(const GetEnv& getenv) 
 
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
   const Setting* s = FindSetting(env);
-  if (s == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat("unknown setting ", Quoted(env)));
+  if (s == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown setting ", Quoted(env), " (did you mean ", NearestSetting(env).env, "?)"));
+  }
   // This value alone: combinations are checked by ConfigFromEnv.
   if (IsBlank(value)) return absl::OkStatus();
   Config scratch;

@@ -21,7 +21,8 @@ absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv);
 
 // Checks one value for the setting whose variable is `env` (used by the command to
 // validate flags before it starts the program). Same messages as ConfigFromEnv; an
-// empty or blank value is valid (the default).
+// empty or blank value is valid (the default). An unknown `env` gives InvalidArgument
+// naming the nearest setting (env_names.h).
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value);
 
 // The advisor's thresholds from the CUSCOPE_ADVISE_* variables alone (for the
