@@ -1,23 +1,25 @@
 // `cuscope advise PROFILE`: the advisor's findings (docs/advisor.md), ranked by
-// estimated gain, as text or JSON. Those stored in the profile at the end of the
-// run are read alone (fast on any size); a profile without them (written before
-// findings existed, or with CUSCOPE_ADVISE=0), or --recompute, has them computed
-// with the CUSCOPE_ADVISE_* thresholds of the environment.
+// estimated gain, as text or JSON. The profile is loaded whole, as by every
+// subcommand (load.h), so a damaged one is refused as `report` refuses it; then the
+// findings stored at the end of the run are shown, and a profile without them
+// (written before findings existed, or with CUSCOPE_ADVISE=0), or --recompute, has
+// them computed with the CUSCOPE_ADVISE_* thresholds of the environment.
 #include "lib/analysis/advise.h"
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/common_flags.h"
 #include "lib/cli/flags.h"
+#include "lib/cli/load.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
 #include "lib/report/findings_text.h"
 #include "lib/report/json_writer.h"
 #include "lib/report/report_options.h"
-#include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
@@ -44,23 +46,12 @@ const FlagTable<AdviseFlags>& Flags() {
 
 std::string Help() { return CommandHelp(kAdviseCommand.usage, kAdviseCommand.summary, Flags()); }
 
-// The findings of `path`: stored (`profile` then holds the run info alone), else
-// computed (`profile` holds the whole profile).
-absl::StatusOr<std::vector<model::Finding>> Findings(const std::string& path, bool recompute,
-                                                     model::Profile& profile) {
-  if (!recompute) {
-    absl::StatusOr<model::Profile> stored = store::LoadStoredFindings(path);
-    if (!stored.ok()) return stored.status();
-    if (stored->findings) {
-      profile = std::move(*stored);
-      return *profile.findings;
-    }
-  }
+// The findings of `profile`: stored, else (or with `recompute`) computed.
+absl::StatusOr<std::vector<model::Finding>> Findings(const model::Profile& profile,
+                                                     bool recompute) {
+  if (!recompute && profile.findings) return *profile.findings;
   absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
   if (!thresholds.ok()) return thresholds.status();
-  absl::StatusOr<model::Profile> loaded = store::LoadProfile(path);
-  if (!loaded.ok()) return loaded.status();
-  profile = std::move(*loaded);
   return analysis::Advise(profile, *thresholds);
 }
 
@@ -75,8 +66,10 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   const std::string& path = args->positional[0];
   const int top = flags.top;
   if (int code = RefuseToOverwrite("advise", "output", path, flags.output)) return code;
-  model::Profile profile;
-  absl::StatusOr<std::vector<model::Finding>> findings = Findings(path, flags.recompute, profile);
+  std::optional<model::Profile> loaded = LoadOrSay("advise", path);
+  if (!loaded) return 1;
+  const model::Profile& profile = *loaded;
+  absl::StatusOr<std::vector<model::Finding>> findings = Findings(profile, flags.recompute);
   if (!findings.ok()) {
     std::cerr << "cuscope: advise: " << findings.status().message() << "\n";
     return 1;

@@ -11,12 +11,12 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/common_flags.h"
 #include "lib/cli/flags.h"
+#include "lib/cli/load.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
 #include "lib/config/report_width.h"
 #include "lib/report/html_diff.h"
 #include "lib/report/report.h"
-#include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
@@ -60,16 +60,10 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     if (int code = RefuseToOverwrite("diff", "output", input, flags.output)) return code;
     if (int code = RefuseToOverwrite("diff", "html", input, flags.html)) return code;
   }
-  absl::StatusOr<model::Profile> base = store::LoadProfile(paths[0]);
-  if (!base.ok()) {
-    std::cerr << "cuscope: diff: " << base.status().message() << "\n";
-    return 1;
-  }
-  absl::StatusOr<model::Profile> next = store::LoadProfile(paths[1]);
-  if (!next.ok()) {
-    std::cerr << "cuscope: diff: " << next.status().message() << "\n";
-    return 1;
-  }
+  std::optional<model::Profile> base = LoadOrSay("diff", paths[0]);
+  if (!base) return 1;
+  std::optional<model::Profile> next = LoadOrSay("diff", paths[1]);
+  if (!next) return 1;
   std::optional<analysis::Comparison> compared = CompareProfiles("diff", *base, *next);
   if (!compared) return 1;
   const analysis::Comparison& c = *compared;

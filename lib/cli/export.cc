@@ -16,12 +16,12 @@
 #include "lib/cli/commands.h"
 #include "lib/cli/common_flags.h"
 #include "lib/cli/flags.h"
+#include "lib/cli/load.h"
 #include "lib/cli/output.h"
 #include "lib/report/chrome_trace.h"
 #include "lib/report/perfetto_trace.h"
 #include "lib/report/trace_filter.h"
 #include "lib/report/trace_options.h"
-#include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
@@ -138,11 +138,8 @@ struct LoadedTrace {
 // when `several`); the trace is written all the same.
 int Load(const std::string& path, const report::TraceOptions& options, bool several,
          LoadedTrace* t) {
-  absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
-  if (!profile.ok()) {
-    std::cerr << "cuscope: export: " << profile.status().message() << "\n";
-    return 1;
-  }
+  std::optional<model::Profile> profile = LoadOrSay("export", path);
+  if (!profile) return 1;
   t->profile = *std::move(profile);
   absl::StatusOr<report::TraceFilter> filter = report::TraceFilter::Create(t->profile, options);
   if (!filter.ok()) return UsageError("export", filter.status().message());

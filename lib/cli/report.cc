@@ -14,13 +14,13 @@
 #include "lib/cli/common_flags.h"
 #include "lib/cli/diff.h"
 #include "lib/cli/flags.h"
+#include "lib/cli/load.h"
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
 #include "lib/config/report_width.h"
 #include "lib/report/html_report.h"
 #include "lib/report/ranks_text.h"
 #include "lib/report/roofline_svg.h"
-#include "lib/store/reader.h"
 
 namespace cuscope::cli {
 namespace {
@@ -71,11 +71,8 @@ int ReportRanks(const std::vector<std::string>& paths, const ReportFlags& flags,
   }
   std::vector<model::Profile> profiles;
   for (const std::string& input : paths) {
-    absl::StatusOr<model::Profile> profile = store::LoadProfile(input);
-    if (!profile.ok()) {
-      std::cerr << "cuscope: report: " << profile.status().message() << "\n";
-      return 1;
-    }
+    std::optional<model::Profile> profile = LoadOrSay("report", input);
+    if (!profile) return 1;
     profiles.push_back(*std::move(profile));
   }
   if (!html.empty()) {
@@ -104,11 +101,8 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
        {std::pair{"output", &flags.output}, {"roofline", &flags.roofline}, {"html", &flags.html}}) {
     if (int code = RefuseToOverwrite("report", flag, path, *file)) return code;
   }
-  absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
-  if (!profile.ok()) {
-    std::cerr << "cuscope: report: " << profile.status().message() << "\n";
-    return 1;
-  }
+  std::optional<model::Profile> profile = LoadOrSay("report", path);
+  if (!profile) return 1;
   // Findings not stored in the profile are computed with the environment's thresholds.
   absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
   if (!thresholds.ok()) {

@@ -16,6 +16,7 @@
 #include "lib/cli/output.h"
 #include "lib/cli/run_flags.h"
 #include "lib/config/config.h"
+#include "lib/config/env_names.h"
 #include "lib/config/from_env.h"
 #include "lib/config/setting.h"
 
@@ -124,6 +125,10 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   }
   if (args->program.empty() && program.empty()) {
     return UsageError("run", "expected PROGRAM [ARGS...] (or -- PROGRAM [ARGS...])");
+  }
+  // The program's processes inherit these and stay silent (CUSCOPE_OWNER_PID is set).
+  for (const std::string& line : config::UnknownVariableWarnings(environ)) {
+    std::cerr << "cuscope: " << line << "\n";
   }
   const std::vector<GivenSetting>& given = flags.given;
   config::Config config;

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/config/env_names.h"
 #include "lib/config/setting.h"
 
 namespace cuscope::config {
@@ -24,16 +25,29 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
   return c;
 }
 
+// Settings that cannot work together. Each default leaves its feature off, so only
+// two settings given explicitly can conflict: a given setting overrides a default,
+// never conflicts with it.
+absl::Status CheckCombinations(const Config& c) {
+  if (c.region_counters && (c.regions.empty() || c.metrics.empty())) {
+    return absl::InvalidArgumentError(
+        "CUSCOPE_REGION_COUNTERS=1 needs CUSCOPE_REGIONS (a regular expression naming the "
+        "regions to measure) and CUSCOPE_METRICS (what to measure)");
+  }
+  if (c.gpu_metrics && c.counters_enabled()) {
+    return absl::InvalidArgumentError(
+        "CUSCOPE_GPU_METRICS=1 (--gpu-metrics) and CUSCOPE_METRICS (--metrics) cannot work "
+        "together: both use the GPU's performance monitors; give one of them");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Config> ConfigFromEnv(const GetEnv& getenv) {
   absl::StatusOr<Config> c = ParseEach(getenv);
   if (!c.ok()) return c;
-  if (c->region_counters && (c->regions.empty() || c->metrics.empty())) {
-    return absl::InvalidArgumentError(
-        "CUSCOPE_REGION_COUNTERS=1 needs CUSCOPE_REGIONS (a regular expression naming the "
-        "regions to measure) and CUSCOPE_METRICS (what to measure)");
-  }
+  if (absl::Status st = CheckCombinations(*c); !st.ok()) return st;
   return c;
 }
 
@@ -50,8 +64,10 @@ absl::StatusOr<model::AdviseThresholds> ThresholdsFromEnv(const GetEnv& getenv) 
 
 absl::Status ValidateSetting(absl::string_view env, absl::string_view value) {
   const Setting* s = FindSetting(env);
-  if (s == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat("unknown setting ", Quoted(env)));
+  if (s == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown setting ", Quoted(env), " (did you mean ", NearestSetting(env).env, "?)"));
+  }
   // This value alone: combinations are checked by ConfigFromEnv.
   if (IsBlank(value)) return absl::OkStatus();
   Config scratch;

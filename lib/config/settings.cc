@@ -129,7 +129,7 @@ const std::vector<Setting>& Settings() {
        "throughput) every gpu_metrics_interval_us of GPU time on every GPU with a CUDA "
        "context (CUPTI PM sampling, as nsys --gpu-metrics-devices; Ampere GA10x and later), "
        "with kernel records kept: the report gives each kernel's sampled rates "
-       "(docs/gpu-metrics.md). Not with metrics: both use the GPU's performance monitors. "
+       "(docs/gpu-metrics.md). Refused with metrics: both use the GPU's performance monitors. "
        "Experimental: see docs/gpu-metrics.md for what the H200 runs showed.",
        Bool(&Config::gpu_metrics)},
       {"CUSCOPE_GPU_METRICS_INTERVAL_US", "gpu_metrics_interval_us",

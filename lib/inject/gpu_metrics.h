@@ -13,8 +13,9 @@
 
 namespace cuscope::inject {
 
-// Starts the sampler when `options` ask for it; off (and said) when counters are
-// asked for too, since both use the GPU's performance monitors.
+// Starts the sampler when `options` ask for it. Settings asking for counters too are
+// refused before (config::ConfigFromEnv); options that still hold both leave sampling
+// off (and say so), since both use the GPU's performance monitors.
 // `warn` prints one stderr line (the session's Warn).
 using WarnFn = void (*)(const std::string& message);
 void StartGpuMetrics(collect::Collector& collector, collect::CollectOptions& options,

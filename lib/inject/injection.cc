@@ -16,6 +16,7 @@
 #include "lib/inject/last_error.h"
 #include "lib/inject/run_end.h"
 #include "lib/inject/session.h"
+#include "lib/inject/warn.h"
 
 #define CUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -85,6 +86,7 @@ int CodeOf(const absl::Status& st) {
 // Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this
 // library. Never fails the host: a problem is one line on stderr.
 CUSCOPE_EXPORT int InitializeInjection(void) {
+  cuscope::inject::WarnUnknownVariables();
   absl::Status st =
       TheSession().Start([](const char* name) -> const char* { return std::getenv(name); });
   if (!st.ok() && st.code() != absl::StatusCode::kCancelled &&
@@ -110,6 +112,7 @@ CUSCOPE_EXPORT int cuscope_start(const char* settings) {
   absl::StatusOr<cuscope::config::NamedValues> given =
       cuscope::config::ParseStartText(settings ? settings : "");
   if (!given.ok()) return Fail(CUSCOPE_ERROR_INVALID_SETTING, given.status());
+  cuscope::inject::WarnUnknownVariables();
   absl::Status st = TheSession().Start([&](const char* name) -> const char* {
     for (const auto& [k, v] : *given) {
       if (k == name) return v.c_str();

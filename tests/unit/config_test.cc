@@ -155,6 +155,20 @@ TEST(Config, RegionCountersNeedRegionsAndMetrics) {
   EXPECT_NE(bad.status().message().find("CUSCOPE_REGION_COUNTERS"), std::string::npos);
 }
 
+// Settings that cannot work together are refused only when both are given: a given
+// setting overrides the other's default.
+TEST(Config, GpuMetricsAndCountersAreRefusedTogether) {
+  auto both = FromMap({{"CUSCOPE_GPU_METRICS", "1"}, {"CUSCOPE_METRICS", "roofline"}});
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().message(),
+            "CUSCOPE_GPU_METRICS=1 (--gpu-metrics) and CUSCOPE_METRICS (--metrics) cannot work "
+            "together: both use the GPU's performance monitors; give one of them");
+  EXPECT_TRUE(FromMap({{"CUSCOPE_GPU_METRICS", "1"}})->gpu_metrics);
+  EXPECT_TRUE(FromMap({{"CUSCOPE_METRICS", "roofline"}})->counters_enabled());
+  EXPECT_TRUE(FromMap({{"CUSCOPE_GPU_METRICS", "0"}, {"CUSCOPE_METRICS", "roofline"}}).ok());
+  EXPECT_TRUE(FromMap({{"CUSCOPE_GPU_METRICS", "1"}, {"CUSCOPE_METRICS", " "}}).ok());
+}
+
 TEST(Config, WhenRegionsAreFollowed) {
   EXPECT_FALSE(FromMap({})->needs_capture_control());
   EXPECT_FALSE(FromMap({{"CUSCOPE_REGIONS", "x"}})->tracks_regions());  // no counters
