@@ -25,16 +25,8 @@ const std::string kWithFindings =
 
 using cuscope::testing_util::TempPath;
 
-struct Result {
-  int code = -1;  // the exit code, or 128 + the signal
-  std::string out, err;
-};
-
-Result RunCmd(const std::vector<std::string>& argv,
-              const std::map<std::string, std::string>& env = {}) {
-  cuscope::testing_util::ProgramResult r = cuscope::testing_util::RunProgram(argv, env);
-  return {r.code(), std::move(r.out), std::move(r.err)};
-}
+using Result = cuscope::testing_util::ProgramResult;
+using cuscope::testing_util::RunProgram;
 
 std::vector<std::string> Lines(const std::string& text) {
   return absl::StrSplit(text, '\n', absl::SkipEmpty());
@@ -67,9 +59,9 @@ TEST(Input, EverySubcommandRefusesADamagedProfileTheSameWay) {
       {"diff", {kBin, "diff", bad, kWithFindings}},
   };
   for (const auto& [command, argv] : commands) {
-    Result r = RunCmd(argv);
+    Result r = RunProgram(argv);
     const std::string what = argv[1] + " " + argv.back();
-    EXPECT_EQ(r.code, 1) << what << "\n" << r.out << r.err;
+    EXPECT_EQ(r.code(), 1) << what << "\n" << r.out << r.err;
     EXPECT_EQ(r.out, "") << what;
     ASSERT_EQ(Lines(r.err).size(), 1u) << what << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("cuscope: " + command + ": " + bad + " is damaged: ", 0), 0u)
@@ -78,23 +70,23 @@ TEST(Input, EverySubcommandRefusesADamagedProfileTheSameWay) {
     EXPECT_NE(r.err.find("stream_id"), std::string::npos) << r.err;
   }
   // The undamaged profile: its stored findings, as before.
-  Result r = RunCmd({kBin, "advise", kWithFindings});
-  EXPECT_EQ(r.code, 0) << r.err;
+  Result r = RunProgram({kBin, "advise", kWithFindings});
+  EXPECT_EQ(r.code(), 0) << r.err;
   EXPECT_NE(r.out, "");
 }
 
 TEST(Input, RunWarnsOnceOfAVariableThatIsNotASetting) {
   // --enable=0 runs the program without injecting: only the command speaks.
   Result r =
-      RunCmd({kBin, "run", "--enable=0", "--", "true"}, {{"CUSCOPE_TOP", "5"},
-                                                         {"CUSCOPE_LIBRARY", kLib},
-                                                         {"CUSCOPE_INTERNAL_IMAGE_SIZING", "0"},
-                                                         {"CUSCOPE_REPORT_TOP", "5"}});
-  EXPECT_EQ(r.code, 0) << r.err;
+      RunProgram({kBin, "run", "--enable=0", "--", "true"}, {{"CUSCOPE_TOP", "5"},
+                                                             {"CUSCOPE_LIBRARY", kLib},
+                                                             {"CUSCOPE_INTERNAL_IMAGE_SIZING", "0"},
+                                                             {"CUSCOPE_REPORT_TOP", "5"}});
+  EXPECT_EQ(r.code(), 0) << r.err;
   EXPECT_EQ(r.err,
             "cuscope: CUSCOPE_TOP is not a setting (did you mean CUSCOPE_REPORT_TOP?); ignored\n");
-  r = RunCmd({kBin, "run", "--enable=0", "--", "true"}, {{"CUSCOPE_BUFER_SIZE", "1M"}});
-  EXPECT_EQ(r.code, 0) << r.err;
+  r = RunProgram({kBin, "run", "--enable=0", "--", "true"}, {{"CUSCOPE_BUFER_SIZE", "1M"}});
+  EXPECT_EQ(r.code(), 0) << r.err;
   EXPECT_EQ(r.err,
             "cuscope: CUSCOPE_BUFER_SIZE is not a setting (did you mean CUSCOPE_BUFFER_SIZE?); "
             "ignored\n");
@@ -129,13 +121,13 @@ Result Inject(const std::map<std::string, std::string>& env) {
   }
   std::map<std::string, std::string> with_output = env;
   with_output["CUSCOPE_OUTPUT"] = TempPath("input.sqlite");
-  return RunCmd({"python3", script, kLib}, with_output);
+  return RunProgram({"python3", script, kLib}, with_output);
 }
 
 TEST(Input, TheLibraryWarnsOfAVariableThatIsNotASetting) {
   SKIP_IF_SANITIZED();
   Result r = Inject({{"CUSCOPE_TOP", "5"}});
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code(), 0) << r.err;
   EXPECT_EQ(r.out, "init 1\nactive 0\n");
   // The warning, then the line saying there is no GPU.
   std::vector<std::string> lines = Lines(r.err);
@@ -150,20 +142,21 @@ TEST(Input, TheLibraryWarnsOfAVariableThatIsNotASetting) {
 TEST(Input, SettingsThatCannotWorkTogetherAreRefusedAtTheStart) {
   const std::string started = TempPath("input_started");
   std::filesystem::remove(started);
-  Result r = RunCmd({kBin, "run", "--gpu-metrics=1", "--metrics=roofline", "--", "touch", started});
-  EXPECT_EQ(r.code, 2) << r.err;
+  Result r =
+      RunProgram({kBin, "run", "--gpu-metrics=1", "--metrics=roofline", "--", "touch", started});
+  EXPECT_EQ(r.code(), 2) << r.err;
   EXPECT_FALSE(std::filesystem::exists(started)) << "the program must not start";
   ASSERT_FALSE(Lines(r.err).empty());
   EXPECT_EQ(Lines(r.err)[0],
             "cuscope: run: CUSCOPE_GPU_METRICS=1 (--gpu-metrics) and CUSCOPE_METRICS (--metrics) "
             "cannot work together: both use the GPU's performance monitors; give one of them");
   // One given, the other's default: no conflict.
-  r = RunCmd({kBin, "run", "--gpu-metrics=1", "--enable=0", "--", "true"});
-  EXPECT_EQ(r.code, 0) << r.err;
+  r = RunProgram({kBin, "run", "--gpu-metrics=1", "--enable=0", "--", "true"});
+  EXPECT_EQ(r.code(), 0) << r.err;
   // The injected library: one line, and the program runs on unprofiled.
   SKIP_IF_SANITIZED();
   r = Inject({{"CUSCOPE_GPU_METRICS", "1"}, {"CUSCOPE_METRICS", "roofline"}});
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.code(), 0) << r.err;
   EXPECT_EQ(r.out, "init 1\nactive 0\n");
   ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("cannot work together"), std::string::npos) << r.err;
