@@ -90,22 +90,22 @@ TEST(VerdictSetAgainstNcu, TheVerdictSetIsOnePassOfBreakdownParts) {
   }
 }
 
-TEST(VerdictSetAgainstNcu, ClassAgreesOn98PercentOfAGpt2StepsTime) {
-  Agreement a = Compare("h100-gpt2-ncu-breakdown.csv.gz");
-  EXPECT_EQ(a.launches, 581);
+// The class agrees on at least 98% of the step's GPU time; the misses are printed.
+void ExpectAgreement(const char* model, const std::string& file, int launches) {
+  Agreement a = Compare(file);
+  EXPECT_EQ(a.launches, launches);
   EXPECT_GE(a.time_agreeing / a.time, 0.98);
-  for (const std::string& m : a.misses) std::printf("gpt2 miss: %s\n", m.c_str());
-  std::printf("gpt2: %.2f%% of GPU time, %d of %d launches\n", 100 * a.time_agreeing / a.time,
+  for (const std::string& m : a.misses) std::printf("%s miss: %s\n", model, m.c_str());
+  std::printf("%s: %.2f%% of GPU time, %d of %d launches\n", model, 100 * a.time_agreeing / a.time,
               a.launches_agreeing, a.launches);
 }
 
+TEST(VerdictSetAgainstNcu, ClassAgreesOn98PercentOfAGpt2StepsTime) {
+  ExpectAgreement("gpt2", "h100-gpt2-ncu-breakdown.csv.gz", 581);
+}
+
 TEST(VerdictSetAgainstNcu, ClassAgreesOn98PercentOfAVitStepsTime) {
-  Agreement a = Compare("h100-vit-ncu-breakdown.csv.gz");
-  EXPECT_EQ(a.launches, 386);
-  EXPECT_GE(a.time_agreeing / a.time, 0.98);
-  for (const std::string& m : a.misses) std::printf("vit miss: %s\n", m.c_str());
-  std::printf("vit: %.2f%% of GPU time, %d of %d launches\n", 100 * a.time_agreeing / a.time,
-              a.launches_agreeing, a.launches);
+  ExpectAgreement("vit", "h100-vit-ncu-breakdown.csv.gz", 386);
 }
 
 // Copies and index-heavy elementwise kernels, whose SM % comes from instruction issue
