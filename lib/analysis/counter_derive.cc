@@ -200,9 +200,9 @@ std::pair<double, int> BusiestPart(const KernelCounters& k, const std::vector<st
   double busiest = 0;
   int measured = 0;
   for (const std::string& metric : parts) {
-    if (!k.has(metric.c_str())) continue;
+    if (!k.has(metric)) continue;
     ++measured;
-    busiest = std::max(busiest, k.value(metric.c_str()));
+    busiest = std::max(busiest, k.value(metric));
   }
   return {busiest, measured};
 }
@@ -283,23 +283,15 @@ std::vector<UnitUse> VerdictUnits(const KernelCounters& k) {
   const std::pair<Unit, const char*> pipes[] = {{Unit::kTensorPipe, m::kTensorPipePct},
                                                 {Unit::kFmaPipe, m::kFmaPipePct},
                                                 {Unit::kFmaPipe, m::kLegacyFmaPipePct},
-                                                {Unit::kFp64Pipe, m::kFp64PipePct},
-                                                {Unit::kIssue, m::kIssuePct}};
+                                                {Unit::kFp64Pipe, m::kFp64PipePct}};
   for (const auto& [pipe_unit, metric] : pipes) {
     const Unit unit = pipe_unit;  // a lambda may not capture a structured binding (C++17)
     const bool seen =
         std::any_of(units.begin(), units.end(), [&](const UnitUse& u) { return u.unit == unit; });
     if (k.has(metric) && !seen) units.push_back({unit, k.value(metric)});
   }
-  // Issue: the busier of issue and instructions executed (the verdict set's parts).
-  const bool issue = k.sol && k.sol->has_issue;
-  for (UnitUse& u : units) {
-    if (u.unit == Unit::kIssue && issue) u.percent = k.sol->issue_pct;
-  }
-  if (issue && std::none_of(units.begin(), units.end(),
-                            [](const UnitUse& u) { return u.unit == Unit::kIssue; })) {
-    units.push_back({Unit::kIssue, k.sol->issue_pct});
-  }
+  // Issue: the busier of issue and instructions executed (SpeedOfLight::issue_pct).
+  if (k.sol && k.sol->has_issue) units.push_back({Unit::kIssue, k.sol->issue_pct});
   if (units.empty() && k.pct_compute) units.push_back({Unit::kCompute, *k.pct_compute});
   // Memory levels: % of roof from bytes (roofline), else the parts of memory %.
   const SpeedOfLight* s = k.sol ? &*k.sol : nullptr;
