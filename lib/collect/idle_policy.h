@@ -6,7 +6,8 @@
 // The callbacks may go off after a run of launches in a row that left nothing to
 // measure (settled: Planner::Settled) while no set was in progress: at least
 // `idle_launches`, and with rotate three periods of the launch sequence, so a
-// signature of a long step still to sample comes round first. A kernel record of a
+// signature of a long step still to sample comes round first (the caller passes period
+// 0 for the other strategies, LaunchSwitch::IdlePeriod). A kernel record of a
 // signature not settled brings them back. A signature that brought them back and is
 // then never launched while they are on (a launch call they do not follow, such as a
 // cooperative launch) is given up at its second wake: it is settled from then on.

@@ -28,8 +28,12 @@ LaunchSwitch::LaunchSwitch(CounterRun& run, IdleSignals& signals, GpuKindControl
               options.trace.kernel && options.capture.mode == CaptureMode::kAll);
 }
 
+size_t LaunchSwitch::IdlePeriod() const {
+  return run_.planner().mode() == LaunchMode::kRotate ? run_.stats().period : 0;
+}
+
 void LaunchSwitch::CountIdle(const Signature& sig, bool settled, bool busy) {
-  if (idle_.Launch(sig, settled, busy, run_.stats().period)) signals_.MarkIdleDue();
+  if (idle_.Launch(sig, settled, busy, IdlePeriod())) signals_.MarkIdleDue();
 }
 
 CounterStrategy::Switch LaunchSwitch::Decide(Plans& plans) {
@@ -46,7 +50,7 @@ bool LaunchSwitch::GoIdle(Plans& plans) {
   // Off for the budget already (a launch in flight at the switch may have made it due):
   // one reason at a time, so that each one's way back finds them as it left them.
   if (idle_.off() || !signals_.idle_due() || budget_off_) return false;
-  if (!idle_.Ready(run_.stats().period) || kinds_->RecordsTaken()) {
+  if (!idle_.Ready(IdlePeriod()) || kinds_->RecordsTaken()) {
     signals_.ClearIdleDue();  // a launch since reset the run, or no record could wake them
     return false;
   }

@@ -55,6 +55,10 @@ class LaunchSwitch {
   void Note();
 
  private:
+  // The launch sequence's period that the idle threshold waits out (IdlePolicy): rotate's,
+  // whose windows need the signatures of a long step to come round; 0 for the other
+  // strategies, which open a set at any launch still to measure.
+  size_t IdlePeriod() const;
   bool GoIdle(Plans& plans);
   bool Wake(Plans& plans);
   bool BudgetOff(Plans& plans);
