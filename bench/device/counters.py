@@ -83,7 +83,8 @@ def ncu_csv(cmd):
 print("# Counters: cuscope against ncu (H200)\n")
 plain, plain_all = median_time(demo)
 print(f"- counters_demo unprofiled: {plain:.2f} s (runs {', '.join(f'{x:.2f}' for x in plain_all)})")
-startup, _ = median_time([cuscope, "run", "--report=none", "--output=/tmp/c0.sqlite", "--"] + demo)
+startup, _ = median_time([cuscope, "run", "--report=none", "--output=/tmp/c0.sqlite",
+                          "--metrics=none", "--"] + demo)
 print(f"- under cuscope, tracing only: {startup:.2f} s")
 
 rot_path = os.path.join(out, "h200-counters-rotate.sqlite")

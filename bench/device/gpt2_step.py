@@ -10,6 +10,8 @@ is bench/device/step_loop.py. STEP_PROFILE_RANGE=k: cudaProfilerStart before ste
 cudaProfilerStop after it (for ncu --profile-from-start off; bench/device/sol_breakdown.py).
 GPT2_TORCH_PROFILER=1 runs the steps inside torch.profiler.profile (CPU and CUDA
 activities), for the training-step benchmark (bench/device/train_step.py).
+GPT2_COMPILE=MODE compiles the model with torch.compile(mode=MODE) (reduce-overhead:
+Inductor's Triton kernels replayed from CUDA graphs; the optimizer stays eager).
 """
 import contextlib
 import os
@@ -21,6 +23,14 @@ from transformers import GPT2Config, GPT2LMHeadModel
 from step_loop import run_steps
 
 
+def forward(model, ids):
+    """The step's loss; under CUDA graphs (GPT2_COMPILE=reduce-overhead) each call is a
+    new step of cudagraph trees, whose outputs of the last one may be overwritten."""
+    if os.environ.get("GPT2_COMPILE"):
+        torch.compiler.cudagraph_mark_step_begin()
+    return model(input_ids=ids, labels=ids).loss
+
+
 def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     layers = int(sys.argv[2]) if len(sys.argv) > 2 else 6
@@ -29,13 +39,15 @@ def main():
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_positions=seq)).cuda().train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    if os.environ.get("GPT2_COMPILE"):
+        model = torch.compile(model, mode=os.environ["GPT2_COMPILE"])
     ids = torch.randint(0, model.config.vocab_size, (batch, seq), device="cuda")
     profiler = contextlib.nullcontext()
     if os.environ.get("GPT2_TORCH_PROFILER") == "1":
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         profiler = torch.profiler.profile(activities=acts)
     with profiler:
-        run_steps(lambda: model(input_ids=ids, labels=ids).loss, opt, steps)
+        run_steps(lambda: forward(model, ids), opt, steps)
     return 0
 
 

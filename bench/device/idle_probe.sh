@@ -17,7 +17,7 @@ PY
 for spec in "kernel" "rotate" "kernel --buffer-size=64K" "trace"; do
   set -- $spec; mode=$1; shift
   f=$O/$mode$#.sqlite; rm -f $f
-  if [ $mode = trace ]; then m=""; else m="--metrics=roofline --per-signature=1 --replay=$mode"; fi
+  if [ $mode = trace ]; then m="--metrics=none"; else m="--metrics=roofline --per-signature=1 --replay=$mode"; fi
   ( CUSCOPE_VERBOSE=1 $B/bin/cuscope run --output=$f --report=none $m --idle-launches=200 --flush-period-ms=200 "$@" -- $B/examples/counters_demo 0 0 3000 1500 60 > $O/$mode$#.log 2>&1 ) &
   pid=$!
   echo "== $spec"; poll $f; wait $pid; grep -E "idle|back on|WALL" $O/$mode$#.log | head -5

@@ -58,6 +58,7 @@ def env_for(mode):
         env["CUSCOPE_OUTPUT"] = "/tmp/overhead-%p.sqlite"
         env["CUSCOPE_REPORT"] = "none"
         env["CUSCOPE_API"] = "all" if mode == "cuscope-all" else "default"
+        env["CUSCOPE_METRICS"] = "none"  # the trace's cost: no counters
     return env
 
 

@@ -46,7 +46,7 @@ def traced(*flags):
 
 MODES = {
     "unprofiled": lambda p: step_cmd,
-    "cuscope trace": traced(),
+    "cuscope trace": traced("--metrics=none"),
     "cuscope signature (roofline)": traced("--metrics=roofline"),
     # Kernel replay of launches after the first two steps (809 + 581 launches of the
     # recorded step): steady-state launches, as rotate measures, for the duration check.

@@ -56,12 +56,13 @@ struct Config {
   bool advise = true;
   model::AdviseThresholds thresholds;
 
-  // Hardware counters (off when `metrics` is empty).
-  std::vector<std::string> metrics;  // named sets ("roofline") and raw metric names
-  std::string kernels;               // regex on the demangled kernel name; empty = all
-  uint64_t launch_skip = 0;          // matching launches left alone first
-  uint64_t launch_count = 0;         // most launches measured; 0 = no limit
-  int per_signature = 1;             // complete samples per (name, grid, block); 0 = all
+  // Hardware counters (off when `metrics` is empty: CUSCOPE_METRICS=none). On by default
+  // with the one-pass `verdict` set, which --replay=auto measures by the sweep.
+  std::vector<std::string> metrics = {"verdict"};  // named sets and raw metric names
+  std::string kernels;        // regex on the demangled kernel name; empty = all
+  uint64_t launch_skip = 0;   // matching launches left alone first
+  uint64_t launch_count = 0;  // most launches measured; 0 = no limit
+  int per_signature = 1;      // complete samples per (name, grid, block); 0 = all
   ReplayMode replay = ReplayMode::kAuto;
   int window = 2048;  // most launches (ranges) in one rotate pass
   uint64_t idle_launches =

@@ -22,17 +22,20 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
     if (v == nullptr || IsBlank(v)) continue;
     if (absl::Status st = s.Apply(v, &c); !st.ok()) return st;
   }
+  // A default yields to a given setting it cannot work with: GPU metrics asked for take
+  // the performance monitors the default counters would use.
+  const char* metrics = getenv("CUSCOPE_METRICS");
+  if (c.gpu_metrics && (metrics == nullptr || IsBlank(metrics))) c.metrics.clear();
   return c;
 }
 
-// Settings that cannot work together. Each default leaves its feature off, so only
-// two settings given explicitly can conflict: a given setting overrides a default,
-// never conflicts with it.
+// Settings that cannot work together. Only two settings given explicitly can conflict:
+// a given setting overrides a default (ParseEach), never conflicts with it.
 absl::Status CheckCombinations(const Config& c) {
   if (c.region_counters && (c.regions.empty() || c.metrics.empty())) {
     return absl::InvalidArgumentError(
         "CUSCOPE_REGION_COUNTERS=1 needs CUSCOPE_REGIONS (a regular expression naming the "
-        "regions to measure) and CUSCOPE_METRICS (what to measure)");
+        "regions to measure) and counters (CUSCOPE_METRICS other than none)");
   }
   if (c.gpu_metrics && c.counters_enabled()) {
     return absl::InvalidArgumentError(

@@ -58,8 +58,10 @@ const std::vector<Setting>& Settings() {
       {"CUSCOPE_METRICS", "metrics",
        "Hardware counters per kernel (CUPTI Range Profiler, docs/counters.md): named sets "
        "and raw metric names, comma separated. A name the GPU does not have is refused "
-       "with the nearest valid names, and the trace goes on without counters. Empty: no "
-       "counters.",
+       "with the nearest valid names, and the trace goes on without counters. The default, "
+       "verdict, is the one-pass set behind each kernel's verdict, measured by the sweep "
+       "(docs/counters.md); none: no counters (also the default's value when "
+       "CUSCOPE_GPU_METRICS=1 is given).",
        MetricList()},
       {"CUSCOPE_KERNELS", "kernels",
        "Measure counters only for kernels whose demangled name matches (search, not full "

@@ -238,9 +238,13 @@ Value TraceList() {
 
 Value MetricList() {
   return Value{
-      "a comma list of roofline, sol, occupancy, stalls, memory, full, or raw metric "
-      "names (e.g. dram__bytes.sum)",
+      "none, or a comma list of verdict, roofline, sol, occupancy, stalls, memory, full, "
+      "or raw metric names (e.g. dram__bytes.sum)",
       [](absl::string_view text, Config* c, std::string*) {
+        if (absl::StripAsciiWhitespace(text) == "none") {
+          c->metrics.clear();
+          return true;
+        }
         std::vector<std::string> metrics;
         for (absl::string_view part : absl::StrSplit(text, ',')) {
           part = absl::StripAsciiWhitespace(part);
@@ -251,7 +255,7 @@ Value MetricList() {
         c->metrics = std::move(metrics);
         return true;
       },
-      [](const Config& c) { return absl::StrJoin(c.metrics, ","); }};
+      [](const Config& c) { return c.metrics.empty() ? "none" : absl::StrJoin(c.metrics, ","); }};
 }
 
 Value CaptureSpec() {

@@ -84,7 +84,7 @@ TEST(Config, BadValuesNameTheVariableAndWhatIsAccepted) {
       {"CUSCOPE_MAX_BUFFERS", "1", "an integer from 2 to 65536"},
       {"CUSCOPE_FLUSH_PERIOD_MS", "1e3", "an integer from 0 to 3600000"},
       {"CUSCOPE_VERBOSE", "2", "accepted: 1, 0"},
-      {"CUSCOPE_METRICS", "roofline;sol", "accepted: a comma list of roofline, sol"},
+      {"CUSCOPE_METRICS", "roofline;sol", "accepted: none, or a comma list of verdict, roofline"},
       {"CUSCOPE_KERNELS", "gemm(", "accepted: an RE2 regular expression"},
       {"CUSCOPE_REGIONS", "(?<=a)b", "accepted: an RE2 regular expression"},
       {"CUSCOPE_CAPTURE", "range:a:b", "accepted: all, profiler-api, or range:REGEX[:N]"},
@@ -130,7 +130,7 @@ TEST(Config, CounterSettings) {
   EXPECT_EQ(c->per_signature, 0);
   EXPECT_EQ(c->replay, ReplayMode::kKernel);
   EXPECT_EQ(c->window, 16);
-  EXPECT_FALSE(FromMap({})->counters_enabled());
+  EXPECT_TRUE(FromMap({})->counters_enabled());  // the verdict set by default
   EXPECT_EQ(FromMap({{"CUSCOPE_PER_SIGNATURE", "3"}})->per_signature, 3);
   EXPECT_EQ(FromMap({{"CUSCOPE_REPLAY", "sweep"}})->replay, ReplayMode::kSweep);
   EXPECT_EQ(FromMap({})->replay, ReplayMode::kAuto);
@@ -147,7 +147,10 @@ TEST(Config, RegionCountersNeedRegionsAndMetrics) {
   auto no_regions = FromMap({{"CUSCOPE_METRICS", "roofline"}, {"CUSCOPE_REGION_COUNTERS", "1"}});
   ASSERT_FALSE(no_regions.ok());
   EXPECT_NE(no_regions.status().message().find("CUSCOPE_REGIONS"), std::string::npos);
-  auto no_metrics = FromMap({{"CUSCOPE_REGIONS", "x"}, {"CUSCOPE_REGION_COUNTERS", "1"}});
+  // The default counters (verdict) serve; none leaves nothing to measure.
+  EXPECT_TRUE(FromMap({{"CUSCOPE_REGIONS", "x"}, {"CUSCOPE_REGION_COUNTERS", "1"}}).ok());
+  auto no_metrics = FromMap(
+      {{"CUSCOPE_METRICS", "none"}, {"CUSCOPE_REGIONS", "x"}, {"CUSCOPE_REGION_COUNTERS", "1"}});
   ASSERT_FALSE(no_metrics.ok());
   EXPECT_NE(no_metrics.status().message().find("CUSCOPE_METRICS"), std::string::npos);
   auto bad = FromMap({{"CUSCOPE_REGION_COUNTERS", "yes please"}});
@@ -167,11 +170,27 @@ TEST(Config, GpuMetricsAndCountersAreRefusedTogether) {
   EXPECT_TRUE(FromMap({{"CUSCOPE_METRICS", "roofline"}})->counters_enabled());
   EXPECT_TRUE(FromMap({{"CUSCOPE_GPU_METRICS", "0"}, {"CUSCOPE_METRICS", "roofline"}}).ok());
   EXPECT_TRUE(FromMap({{"CUSCOPE_GPU_METRICS", "1"}, {"CUSCOPE_METRICS", " "}}).ok());
+  // The default counters yield to GPU metrics given explicitly.
+  EXPECT_FALSE(FromMap({{"CUSCOPE_GPU_METRICS", "1"}})->counters_enabled());
+  EXPECT_FALSE(
+      FromMap({{"CUSCOPE_GPU_METRICS", "1"}, {"CUSCOPE_METRICS", " "}})->counters_enabled());
+}
+
+TEST(Config, CountersAreOnByDefaultWithTheVerdictSet) {
+  EXPECT_EQ(FromMap({})->metrics, std::vector<std::string>{"verdict"});
+  EXPECT_EQ(FromMap({{"CUSCOPE_METRICS", ""}})->metrics, std::vector<std::string>{"verdict"});
+  EXPECT_FALSE(FromMap({{"CUSCOPE_METRICS", "none"}})->counters_enabled());
+  EXPECT_FALSE(FromMap({{"CUSCOPE_METRICS", " none "}})->counters_enabled());
+  EXPECT_EQ(FromMap({{"CUSCOPE_METRICS", "roofline"}})->metrics,
+            std::vector<std::string>{"roofline"});
+  // "none" is a word of its own, not a metric among others.
+  EXPECT_FALSE(FromMap({{"CUSCOPE_METRICS", "none;roofline"}}).ok());
 }
 
 TEST(Config, WhenRegionsAreFollowed) {
   EXPECT_FALSE(FromMap({})->needs_capture_control());
-  EXPECT_FALSE(FromMap({{"CUSCOPE_REGIONS", "x"}})->tracks_regions());  // no counters
+  EXPECT_TRUE(FromMap({{"CUSCOPE_REGIONS", "x"}})->tracks_regions());  // default counters
+  EXPECT_FALSE(FromMap({{"CUSCOPE_METRICS", "none"}, {"CUSCOPE_REGIONS", "x"}})->tracks_regions());
   EXPECT_TRUE(
       FromMap({{"CUSCOPE_METRICS", "roofline"}, {"CUSCOPE_REGIONS", "x"}})->tracks_regions());
   EXPECT_TRUE(FromMap({{"CUSCOPE_CAPTURE", "range:^step$"}})->tracks_regions());
@@ -302,7 +321,7 @@ TEST(Config, DefaultsAreConfigsAndReadBack) {
   EXPECT_EQ(FindSetting("CUSCOPE_TRACE")->default_text(), "all");
   EXPECT_EQ(FindSetting("CUSCOPE_PER_SIGNATURE")->default_text(), "1");
   EXPECT_EQ(FindSetting("CUSCOPE_CAPTURE")->default_text(), "all");
-  EXPECT_EQ(FindSetting("CUSCOPE_METRICS")->default_text(), "");
+  EXPECT_EQ(FindSetting("CUSCOPE_METRICS")->default_text(), "verdict");
   EXPECT_EQ(FindSetting("CUSCOPE_ENABLE")->default_text(), "1");
   EXPECT_EQ(FindSetting("CUSCOPE_API")->default_text(), "default");
   EXPECT_EQ(FindSetting("NOPE"), nullptr);
