@@ -31,15 +31,15 @@ struct Case {
 
 // clang-format off
 inline constexpr Case kCases[] = {
-    // Timeline rules: tracing alone.
-    {"gpu_idle_gaps",             "", "", FixedCheck::kSilent},
-    {"low_gpu_utilization",       "", "", FixedCheck::kSilent},
-    {"sync_stalls",               "", "", FixedCheck::kSilent},
-    {"small_dtoh_reads",          "", "", FixedCheck::kSilent},
-    {"pageable_copies",           "", "htod_copy_time", FixedCheck::kSilent},
-    {"launch_bound",              "", "", FixedCheck::kSilent},
-    {"first_iteration",           "", "", FixedCheck::kSilent},  // NVTX ranges
-    {"default_stream",            "", "", FixedCheck::kSilent},
+    // Timeline rules: tracing alone (counters, on by default, turned off).
+    {"gpu_idle_gaps",             "--metrics=none", "", FixedCheck::kSilent},
+    {"low_gpu_utilization",       "--metrics=none", "", FixedCheck::kSilent},
+    {"sync_stalls",               "--metrics=none", "", FixedCheck::kSilent},
+    {"small_dtoh_reads",          "--metrics=none", "", FixedCheck::kSilent},
+    {"pageable_copies",           "--metrics=none", "htod_copy_time", FixedCheck::kSilent},
+    {"launch_bound",              "--metrics=none", "", FixedCheck::kSilent},
+    {"first_iteration",           "--metrics=none", "", FixedCheck::kSilent},  // NVTX ranges
+    {"default_stream",            "--metrics=none", "", FixedCheck::kSilent},
     // Kernel rules: counters of the example's kernel alone (--kernels), one launch
     // measured (kernel replay, the default --per-signature=1).
     {"shared_bank_conflicts",     "--metrics=memory,sol --kernels=tile_abt",

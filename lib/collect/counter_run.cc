@@ -202,9 +202,15 @@ void CounterRun::NoteEnd() {
                static_cast<int64_t>(stats.captured_launches));
   }
   if (metrics_.ready()) {
-    notes_.Note(
-        &model::RunNotes::counters_summary,
-        absl::StrCat(notes_.Get(&model::RunNotes::counters_strategy), ": ", planner_.Describe()));
+    // Stored for the reports, which open with it; on stderr only when verbose (counters
+    // are on by default, and a run's end prints its report).
+    std::string summary =
+        absl::StrCat(notes_.Get(&model::RunNotes::counters_strategy), ": ", planner_.Describe());
+    if (options_.verbose) {
+      notes_.Note(&model::RunNotes::counters_summary, std::move(summary));
+    } else {
+      notes_.Set(&model::RunNotes::counters_summary, std::move(summary));
+    }
   }
   if (std::string advice = planner_.ReplayAdvice(); !advice.empty()) {
     notes_.Note(&model::RunNotes::counters_advice, advice);

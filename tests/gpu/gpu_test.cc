@@ -94,7 +94,11 @@ int LaunchCount(const std::string& out) {
 
 TEST_F(GpuTest, InjectionRecordsTheWholeTimeline) {
   std::string path = TempPath("timeline_demo.sqlite");
-  Result r = RunProgram({Example("timeline_demo"), "7"}, InjectEnv(path));
+  // The trace alone: the CUDA events below would also time the counters' sweep window
+  // around a measured launch (the kernel records do not).
+  std::map<std::string, std::string> env = InjectEnv(path);
+  env["CUSCOPE_METRICS"] = "none";
+  Result r = RunProgram({Example("timeline_demo"), "7"}, env);
   ASSERT_EQ(r.exit_code, 7) << r.err;  // the exit code passes through
   int launches = LaunchCount(r.out);
   ASSERT_GT(launches, 0) << r.out;
@@ -326,6 +330,32 @@ TEST_F(GpuTest, RooflineCountersAreExactAndVerdictsRight) {
       {BuildDir() + "/bin/cuscope", "report", path, "--roofline", TempPath("roofline.svg")}, {});
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_NE(rep.out.find("DRAM-bound"), std::string::npos) << rep.out;
+}
+
+// No counter flags: the default measures the verdict set by the sweep, every launch's
+// time kept, and the report says how much of the kernel time has a verdict.
+TEST_F(GpuTest, NoFlagsGiveVerdictsByTheSweep) {
+  std::string path = TempPath("counters_default.sqlite");
+  Result r = RunProgram({BuildDir() + "/bin/cuscope", "run", "--output=" + path, "--",
+                         Example("counters_demo"), "5", "3", "1000"},
+                        {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = store::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->run.notes.counters_strategy, "sweep") << r.err;
+  std::vector<analysis::KernelCounters> all = analysis::AnalyzeCounters(*profile);
+  const auto* saxpy = Find(all, "saxpy");
+  const auto* sgemm = Find(all, "sgemm_naive");
+  const auto* tiny = Find(all, "one_block");
+  ASSERT_TRUE(saxpy && sgemm && tiny) << r.err;
+  for (const auto* k : {saxpy, sgemm, tiny}) {
+    EXPECT_NE(k->verdict.bound, analysis::Bound::kUnknown) << k->name;
+    std::cerr << k->name << ": " << report::CountersReason(*k) << "\n";
+  }
+  EXPECT_EQ(saxpy->verdict.bound, analysis::Bound::kDram) << report::CountersReason(*saxpy);
+  EXPECT_EQ(tiny->verdict.bound, analysis::Bound::kLatency) << report::CountersReason(*tiny);
+  EXPECT_EQ(profile->kernels.size(), 1008u);
+  EXPECT_NE(r.err.find("verdicts cover 100"), std::string::npos) << r.err;
 }
 
 // Issue 3: every launch with the 6 metrics of measured.md, rotating passes.
