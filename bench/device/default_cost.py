@@ -107,20 +107,39 @@ def coverage(path):
     return len(measured & set(times)), len(times), 100.0 * covered / total, launches
 
 
+def last_measured_step(path):
+    """The last step (0-based: which `step` NVTX range held the launch call) in which a
+    launch was measured; None without steps or measured launches."""
+    if not os.path.exists(path):
+        return None
+    db = sqlite3.connect(path)
+    steps = [r for r in db.execute(
+        "SELECT start_ns, end_ns FROM ranges_named WHERE name = 'step' ORDER BY start_ns")]
+    calls = [r[0] for r in db.execute(
+        "SELECT a.start_ns FROM api_calls a JOIN counter_launches c "
+        "ON a.correlation_id = c.correlation_id")]
+    found = [i for t in calls for i, (b, e) in enumerate(steps) if b <= t <= e]
+    return max(found) if found else None
+
+
 def row(name, r, base):
     s = r["steps"]
     if len(s) < 3:
-        return f"| {name} | rc {r['rc']}, {len(s)} steps | | | | | | |"
+        return f"| {name} | rc {r['rc']}, {len(s)} steps | | | | | | | |"
     later = s[2:]
     b = base["steps"] if base and len(base["steps"]) >= 3 else None
     def x(v, bv):
         return f"{v:.1f} ({v / bv:.2f}x)" if bv else f"{v:.1f}"
     cov = coverage(r["path"]) if name not in ("unprofiled",) else None
     c = f"{cov[0]}/{cov[1]} sigs, {cov[2]:.1f}% time, {cov[3]} launches" if cov else "-"
+    last = last_measured_step(r["path"]) if cov and cov[3] else None
+    if last is not None:
+        c += f", last in step {last + 1}"
     return (f"| {name} | {x(r['wall'], base['wall'] if base else None)} s | "
             f"{x(s[0], b[0] if b else None)} | {x(s[1], b[1] if b else None)} | "
             f"{x(max(later), statistics.median(b[2:]) if b else None)} | "
-            f"{x(statistics.median(later), statistics.median(b[2:]) if b else None)} | {c} | {r['rc']} |")
+            f"{x(statistics.median(later), statistics.median(b[2:]) if b else None)} | "
+            f"{x(statistics.mean(later), statistics.mean(b[2:]) if b else None)} | {c} | {r['rc']} |")
 
 
 def main():
@@ -128,8 +147,8 @@ def main():
     gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip().splitlines()[0]
     print(f"# Counter cost, {model}, {steps} steps, {gpu}\n")
-    print("| mode | wall | step 1 (ms) | step 2 | slowest after 2 | median 3+ | coverage | rc |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| mode | wall | step 1 (ms) | step 2 | slowest after 2 | median 3+ | mean 3+ | coverage | rc |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     base = None
     run("unprofiled")  # warm-up: the first run of a call pays cold file and module caches
     for n in names:

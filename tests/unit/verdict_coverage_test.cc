@@ -287,6 +287,24 @@ TEST(RecordedCoverageTest, Gpt2RotateCoversEverySignature) {
   }
 }
 
+// A GPT-2 training step (12 steps, bench/device/default_cost.py gpt2 12 d) run with no
+// counter flags: the default verdict set (one pass) measured by the sweep, one launch
+// of each signature.
+TEST(RecordedCoverageTest, Gpt2WithNoFlagsIsCoveredByTheSweep) {
+  const Recorded r = Load("real/h100-gpt2-default.sqlite");
+  EXPECT_EQ(r.profile.run.notes.counters_strategy, "sweep");
+  EXPECT_EQ(r.coverage.signatures, 100u);
+  EXPECT_GE(r.coverage.percent(), 95.0);
+  EXPECT_EQ(r.coverage.covered, r.coverage.signatures);
+  EXPECT_EQ(report::CoverageLine(r.coverage),
+            "verdicts cover 100.0% of GPU kernel time (100 of 100 signatures)");
+  ASSERT_EQ(r.counters.size(), 100u);
+  for (const KernelCounters& k : r.counters) {
+    EXPECT_TRUE(k.complete()) << k.name;
+    EXPECT_EQ(report::MeasurementText(k), "sweep, 1 pass, 1 launch") << k.name;
+  }
+}
+
 // GEMMs of every precision measured with an earlier version's roofline set, which
 // counted only the BF16 tensor paths: 12 GEMMs whose tensor precision was not counted
 // read "verdict unknown", and the coverage says how much of the time that leaves out.
