@@ -1,7 +1,7 @@
-// Names cut to a width for the text writers: one rule for every table that prints
-// kernel names (report, diff, advise, ranks, the roofline chart), so that two
-// different kernels never print as the same line. CSV and JSON always print full
-// names.
+// Names cut to a width: one rule for every table that prints kernel names (the text
+// of the report, diff, advise and ranks, the roofline chart, the HTML pages' cells),
+// so that two different kernels never print as the same line. CSV and JSON always
+// print full names.
 #ifndef CUSCOPE_LIB_REPORT_NAME_CUT_H_
 #define CUSCOPE_LIB_REPORT_NAME_CUT_H_
 
