@@ -19,6 +19,7 @@
 #include "lib/config/from_env.h"
 #include "lib/report/findings_text.h"
 #include "lib/report/json_writer.h"
+#include "lib/report/report_data.h"
 #include "lib/report/report_options.h"
 
 namespace cuscope::cli {
@@ -77,9 +78,9 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
   Output out;
   if (!out.Open("advise", flags.output)) return 1;
   if (flags.format == Format::kText) {
-    report::WriteFindingsText(profile, *findings, top, report::ReportOptions{}.max_name_width,
-                              report::ReportOptions{}.width, "(--top 0 lists them all)",
-                              out.stream());
+    report::WriteFindingsText(profile, *findings, report::KernelNameCut(profile), top,
+                              report::ReportOptions{}.max_name_width, report::ReportOptions{}.width,
+                              "(--top 0 lists them all)", out.stream());
   } else {
     report::json::Document doc;
     doc.writer().StartObject();

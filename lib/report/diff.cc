@@ -25,8 +25,9 @@ std::string ChangePercent(const analysis::Delta& d) {
   return ChangePercentText(d.total_change_percent(), d.base.count, d.next.count);
 }
 
+// Kernel names are fitted by `names`; region names (`regions`) each on its own.
 void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, bool regions,
-                const ReportOptions& options, std::ostream& out) {
+                const NameCut& names, const ReportOptions& options, std::ostream& out) {
   out << "\n" << title << "\n";
   if (rows.empty()) {
     out << "  (none)\n";
@@ -40,7 +41,7 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
   }
   headers.push_back(regions ? "Region" : "Name");
   TextTable t(headers);
-  t.Fit(options.width, options.max_name_width);
+  t.Fit(options.width, options.max_name_width, regions ? nullptr : &names);
   t.SetDroppable({"Base Kernels", "New Kernels", "Base N", "New N"});
   const size_t shown = ShownRows(rows.size(), options.top);
   for (size_t i = 0; i < shown; ++i) {
@@ -117,8 +118,8 @@ bool NameShared(const std::vector<analysis::FindingChange>& rows, size_t i) {
   return false;
 }
 
-void VerdictTable(const std::vector<analysis::VerdictChange>& rows, const ReportOptions& options,
-                  std::ostream& out) {
+void VerdictTable(const std::vector<analysis::VerdictChange>& rows, const NameCut& names,
+                  const ReportOptions& options, std::ostream& out) {
   out << "\nVerdicts that changed (kernels measured in both)\n";
   if (rows.empty()) {
     out << "  (none)\n";
@@ -126,7 +127,7 @@ void VerdictTable(const std::vector<analysis::VerdictChange>& rows, const Report
   }
   // A verdict belongs to a signature: the grid and block tell one kernel's apart.
   TextTable t({"Base Verdict", "New Verdict", "Grid", "Block", "Name"});
-  t.Fit(options.width, options.max_name_width);
+  t.Fit(options.width, options.max_name_width, &names);
   const size_t shown = ShownRows(rows.size(), options.top);
   for (size_t i = 0; i < shown; ++i) {
     t.AddRow({rows[i].base_verdict, rows[i].next_verdict, DimText(rows[i].grid),
@@ -217,6 +218,14 @@ void JsonNames(json::Writer& w, const char* key, const std::vector<std::string>&
 
 }  // namespace
 
+NameCut KernelNamesOf(const analysis::Comparison& c) {
+  std::vector<std::string> names;
+  for (const analysis::Delta& d : c.kernels) names.push_back(Demangle(d.name));
+  for (const analysis::VerdictChange& v : c.verdicts) names.push_back(Demangle(v.name));
+  for (const analysis::SampledChange& s : c.sampled) names.push_back(Demangle(s.name));
+  return NameCut(std::move(names));
+}
+
 std::string MetricsDifferenceText(const analysis::MetricsDifference& m) {
   if (!m.differ()) return "";
   std::string sides;
@@ -250,12 +259,13 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
     out << Wrapped(absl::StrCat("Counters    ", MetricsDifferenceText(c.metrics)), options.width, 2,
                    14);
   }
-  DeltaTable("GPU kernels (by change of total time)", c.kernels, false, options, out);
-  DeltaTable("Regions (by change of total time)", c.regions, true, options, out);
+  const NameCut names = KernelNamesOf(c);
+  DeltaTable("GPU kernels (by change of total time)", c.kernels, false, names, options, out);
+  DeltaTable("Regions (by change of total time)", c.regions, true, names, options, out);
   WriteMemoryText(c, options, out);
   WriteApiText(c, options, out);
-  VerdictTable(c.verdicts, options, out);
-  WriteSampledChangesText(c.sampled, options, out);
+  VerdictTable(c.verdicts, names, options, out);
+  WriteSampledChangesText(c.sampled, names, options, out);
   FindingLines(c.findings, options, out);
 }
 

@@ -8,9 +8,14 @@
 #include <string>
 
 #include "lib/analysis/compare.h"
+#include "lib/report/name_cut.h"
 #include "lib/report/report_options.h"
 
 namespace cuscope::report {
+
+// The kernel names of both profiles (the kernel table's, the verdicts' and the
+// sampled kernels'), to fit names in the diff's text and HTML.
+NameCut KernelNamesOf(const analysis::Comparison& c);
 
 // A finding's kernel signature: "2048 blocks of 256 threads".
 std::string FindingSignatureText(const analysis::FindingChange& f);

@@ -35,14 +35,14 @@ void Rates(json::Writer& w, const char* key, const SampledRates& r) {
 
 }  // namespace
 
-void WriteSampledChangesText(const std::vector<analysis::SampledChange>& rows,
+void WriteSampledChangesText(const std::vector<analysis::SampledChange>& rows, const NameCut& names,
                              const ReportOptions& options, std::ostream& out) {
   if (rows.empty()) return;
   out << "\nGPU metrics of kernels sampled in both (by new kernel time)\n";
   const size_t shown = ShownRows(rows.size(), options.top);
   TextTable t({"Base Time", "New Time", "Base SM", "New SM", "Base Tensor", "New Tensor",
                "Base DRAM", "New DRAM", "Name"});
-  t.Fit(options.width, options.max_name_width);
+  t.Fit(options.width, options.max_name_width, &names);
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledChange& c = rows[i];
     t.AddRow({FormatDuration(double(c.base_kernel_ns)), FormatDuration(double(c.next_kernel_ns)),

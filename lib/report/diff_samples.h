@@ -8,12 +8,14 @@
 
 #include "lib/analysis/compare_samples.h"
 #include "lib/report/json_writer.h"
+#include "lib/report/name_cut.h"
 #include "lib/report/report_options.h"
 
 namespace cuscope::report {
 
-// "GPU metrics of kernels sampled in both": nothing when there are none.
-void WriteSampledChangesText(const std::vector<analysis::SampledChange>& rows,
+// "GPU metrics of kernels sampled in both": nothing when there are none. Names are
+// fitted by `names` (the kernel names of both profiles).
+void WriteSampledChangesText(const std::vector<analysis::SampledChange>& rows, const NameCut& names,
                              const ReportOptions& options, std::ostream& out);
 // "sampled_changes": [...] (the first `top`, all when <= 0); nothing when there are none.
 void WriteSampledChangesJson(json::Writer& w, const std::vector<analysis::SampledChange>& rows,

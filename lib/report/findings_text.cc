@@ -24,10 +24,11 @@ double Relative(const model::Profile& p, uint64_t t) {
   return t >= origin ? static_cast<double>(t - origin) : 0.0;
 }
 
-std::string Where(const model::Profile& p, const model::Finding& f, size_t width) {
+std::string Where(const model::Profile& p, const model::Finding& f, const NameCut& names,
+                  size_t width) {
   std::vector<std::string> parts;
   if (!f.kernel.empty())
-    parts.push_back(absl::StrCat("kernel ", FitName(model::Demangle(f.kernel), width)));
+    parts.push_back(absl::StrCat("kernel ", names.Fit(model::Demangle(f.kernel), width)));
   if (!f.region.empty()) parts.push_back(absl::StrCat("region ", FitName(f.region, width)));
   if (f.stream_id != model::kNoId) parts.push_back(absl::StrCat("stream ", f.stream_id));
   if (f.thread_id != model::kNoId) parts.push_back(absl::StrCat("thread ", f.thread_id));
@@ -47,8 +48,8 @@ size_t Shown(size_t n, int limit) {
 }  // namespace
 
 void WriteFindingsText(const model::Profile& profile, const std::vector<model::Finding>& findings,
-                       int limit, size_t max_name_width, size_t width, const std::string& footer,
-                       std::ostream& out) {
+                       const NameCut& names, int limit, size_t max_name_width, size_t width,
+                       const std::string& footer, std::ostream& out) {
   if (limit < 0) return;
   const size_t shown = Shown(findings.size(), limit);
   if (findings.empty()) {
@@ -69,8 +70,8 @@ void WriteFindingsText(const model::Profile& profile, const std::vector<model::F
     out << Wrapped(f.summary, width, 5, 5);
     // Names in "where" get the line's room, less "where: kernel ".
     const size_t name_room = width == 0 ? max_name_width : width > 40 ? width - 20 : 20;
-    const std::string where =
-        Where(profile, f, max_name_width == 0 ? name_room : std::min(max_name_width, name_room));
+    const std::string where = Where(
+        profile, f, names, max_name_width == 0 ? name_room : std::min(max_name_width, name_room));
     if (!where.empty()) out << Wrapped(absl::StrCat("where: ", where), width, 5, 7);
     out << Wrapped(absl::StrCat("fix: ", f.advice), width, 5, 7);
   }

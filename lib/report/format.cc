@@ -37,51 +37,6 @@ std::string FormatBytes(uint64_t bytes) {
 
 std::string FormatPercent(double percent) { return absl::StrFormat("%.1f", percent); }
 
-std::string CutWithEllipsis(absl::string_view s, size_t n) {
-  if (s.size() <= n) return std::string(s);
-  size_t cut = n - 3;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return absl::StrCat(s.substr(0, cut), "...");
-}
-
-namespace {
-
-// "f<int>(...)" for "f<int>(int, float)": the last balanced parameter list of a
-// name ending in ')' replaced by "(...)"; "" when there is none to collapse.
-std::string CollapseParameters(absl::string_view name) {
-  if (name.empty() || name.back() != ')') return "";
-  int level = 0;
-  for (size_t i = name.size(); i-- > 0;) {
-    if (name[i] == ')') ++level;
-    if (name[i] == '(' && --level == 0) {
-      return i > 0 ? absl::StrCat(name.substr(0, i), "(...)") : "";
-    }
-  }
-  return "";
-}
-
-}  // namespace
-
-std::string CutInTheMiddle(absl::string_view s, size_t n) {
-  if (s.size() <= n) return std::string(s);
-  if (n < 5) return CutWithEllipsis(s, n);
-  size_t head = (n - 3 + 1) / 2;
-  size_t tail = s.size() - (n - 3 - head);
-  while (head > 0 && (static_cast<unsigned char>(s[head]) & 0xC0) == 0x80) --head;
-  while (tail < s.size() && (static_cast<unsigned char>(s[tail]) & 0xC0) == 0x80) ++tail;
-  return absl::StrCat(s.substr(0, head), "...", s.substr(tail));
-}
-
-std::string FitName(absl::string_view name, size_t width) {
-  if (width < 4 || name.size() <= width) return std::string(name);
-  const std::string collapsed = CollapseParameters(name);
-  if (!collapsed.empty() && collapsed.size() < name.size()) {
-    if (collapsed.size() <= width) return collapsed;
-    return CutInTheMiddle(collapsed, width);
-  }
-  return CutInTheMiddle(name, width);
-}
-
 size_t ShownRows(size_t total, int top) {
   return top <= 0 ? total : std::min(total, static_cast<size_t>(top));
 }
@@ -109,9 +64,9 @@ std::string Wrapped(absl::string_view text, size_t width, size_t indent, size_t 
 
 namespace {
 
-// A name cut to `room` bytes; `room` 0 is no limit.
-std::string FitTo(absl::string_view name, size_t room) {
-  return room == 0 ? std::string(name) : FitName(name, std::max<size_t>(room, 4));
+// A name cut to `room` bytes by `names`; `room` 0 is no limit.
+std::string FitTo(const NameCut& names, absl::string_view name, size_t room) {
+  return room == 0 ? std::string(name) : names.Fit(name, std::max<size_t>(room, 4));
 }
 
 // The smaller of two limits where 0 is none.
@@ -131,9 +86,15 @@ struct TextTable::Layout {
 TextTable::TextTable(std::vector<std::string> headers, int detail_indent)
     : headers_(std::move(headers)), detail_indent_(detail_indent) {}
 
-void TextTable::Fit(size_t width, size_t max_name) {
+const NameCut& TextTable::Names() const {
+  static const NameCut* const kAlone = new NameCut();
+  return names_ != nullptr ? *names_ : *kAlone;
+}
+
+void TextTable::Fit(size_t width, size_t max_name, const NameCut* names) {
   width_ = width;
   max_name_ = max_name;
+  names_ = names;
 }
 
 void TextTable::SetDroppable(std::vector<std::string> headers) { droppable_ = std::move(headers); }
@@ -153,7 +114,7 @@ TextTable::Layout TextTable::Plan() const {
   size_t longest = 0;
   for (const Row& r : rows_) {
     for (size_t c = 0; c + 1 < n; ++c) l.widths[c] = std::max(l.widths[c], r.cells[c].size());
-    longest = std::max(longest, FitTo(r.cells[n - 1], max_name_).size());
+    longest = std::max(longest, FitTo(Names(), r.cells[n - 1], max_name_).size());
   }
   for (size_t c = 0; c + 1 < n; ++c) l.columns.push_back(c);
   auto numbers = [&] {
@@ -207,7 +168,7 @@ void TextTable::Write(std::ostream& out) const {
                                             : l.numbers + 4;
   for (const Row& r : rows_) {
     std::vector<std::string> cells = r.cells;
-    cells.back() = FitTo(cells.back(), l.name_room);
+    cells.back() = FitTo(Names(), cells.back(), l.name_room);
     if (l.stacked) out << "  " << cells.back() << "\n";
     WriteLine(cells, l, !l.stacked, out);
     for (const Detail& d : r.details) {
@@ -215,7 +176,7 @@ void TextTable::Write(std::ostream& out) const {
       if (!d.name.empty()) {
         const size_t used = indent + line.size();
         const size_t room = width_ == 0 ? 0 : width_ > used + 20 ? width_ - used : 20;
-        line += FitTo(d.name, Limit(max_name_, room));
+        line += FitTo(Names(), d.name, Limit(max_name_, room));
       }
       out << Wrapped(line, width_, indent, indent + 2);
     }

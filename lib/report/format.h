@@ -1,5 +1,5 @@
-// How reports print things for people: durations, sizes, percentages, names cut to
-// a width, and the aligned text table. CSV and JSON print raw numbers instead.
+// How reports print things for people: durations, sizes, percentages, and the
+// aligned text table (names cut to a width: name_cut.h). CSV and JSON print raw numbers instead.
 #ifndef CUSCOPE_LIB_REPORT_FORMAT_H_
 #define CUSCOPE_LIB_REPORT_FORMAT_H_
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "lib/report/name_cut.h"
 
 namespace cuscope::report {
 
@@ -23,19 +24,6 @@ std::string FormatBytes(uint64_t bytes);
 // "15.4": one decimal, no sign.
 std::string FormatPercent(double percent);
 
-// `s` cut to at most `n` bytes (n >= 4) ending in "...", never inside a UTF-8
-// sequence; unchanged when it fits.
-std::string CutWithEllipsis(absl::string_view s, size_t n);
-// `s` cut to at most `n` bytes by "..." in its middle, keeping its head and its tail
-// (where kernel names of one template differ: their functor, their sizes), never
-// inside a UTF-8 sequence; unchanged when it fits; CutWithEllipsis for n < 5.
-std::string CutInTheMiddle(absl::string_view s, size_t n);
-// `name` fitted in `width` bytes: first the parameter list of a function signature
-// collapses to "(...)", then the name is cut with CutInTheMiddle. A width under 4
-// (0 in ReportOptions) is no limit: the name is returned unchanged. CSV and JSON
-// always print full names.
-std::string FitName(absl::string_view name, size_t width);
-
 // `text` in lines of at most `width` bytes (0: one line), broken at spaces (inside a
 // word longer than a line only when there is no space), the first line indented by
 // `indent` spaces and the next ones by `next_indent`; each line ends in "\n".
@@ -46,7 +34,7 @@ size_t ShownRows(size_t total, int top);
 
 // A table with right-aligned columns and a left-aligned last (name) column, under
 // a header line and a rule of dashes, each line indented by two spaces. Names are
-// fitted (FitName) to the room left after the numbers. Within a width (Fit), a table
+// fitted (NameCut, FitName) to the room left after the numbers. Within a width (Fit), a table
 // whose names would be cut to under 40 bytes puts each name on its own line above its
 // numbers, and leaves out droppable columns (first to last) while the numbers are
 // still too wide, saying which; detail lines wrap at the width.
@@ -55,8 +43,11 @@ class TextTable {
   // Detail lines are indented to the name column (4 spaces when names are on their
   // own lines), or by `detail_indent` spaces when it is not negative.
   explicit TextTable(std::vector<std::string> headers, int detail_indent = -1);
-  // The width of every line (0: no limit) and the longest name (0: no limit).
-  void Fit(size_t width, size_t max_name);
+  // The width of every line (0: no limit), the longest name (0: no limit), and the
+  // kernel names of the view, which fit the names of the rows and details (NameCut);
+  // without them each name is fitted on its own (FitName). `names` must outlive the
+  // table.
+  void Fit(size_t width, size_t max_name, const NameCut* names = nullptr);
   // Headers of the columns that may be left out to fit the width, first to last.
   void SetDroppable(std::vector<std::string> headers);
   // `cells` has one string per header; the last (the name) is given whole.
@@ -77,6 +68,7 @@ class TextTable {
   };
   struct Layout;
   Layout Plan() const;
+  const NameCut& Names() const;
   void WriteLine(const std::vector<std::string>& cells, const Layout& layout, bool with_name,
                  std::ostream& out) const;
 
@@ -84,6 +76,7 @@ class TextTable {
   int detail_indent_ = -1;
   size_t width_ = 0;
   size_t max_name_ = 0;
+  const NameCut* names_ = nullptr;
   std::vector<std::string> droppable_;
   std::vector<Row> rows_;
 };

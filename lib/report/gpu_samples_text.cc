@@ -77,8 +77,8 @@ void WriteNotes(const std::vector<std::string>& notes, const ReportOptions& opti
 }  // namespace
 
 void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
-                         const std::vector<std::string>& notes, const ReportOptions& options,
-                         std::ostream& out) {
+                         const std::vector<std::string>& notes, const NameCut& names,
+                         const ReportOptions& options, std::ostream& out) {
   if (a.empty()) {
     if (notes.empty()) return;
     out << "\nGPU metrics\n  No samples in this profile.\n";
@@ -102,7 +102,7 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
   const size_t shown = ShownRows(kernels.size(), options.top);
   TextTable table(
       {"Time", "Sampled", "SM act", "Issue", "Tensor", "DRAM %", "DRAM B/s", "L2 B/s", "Name"});
-  table.Fit(options.width, options.max_name_width);
+  table.Fit(options.width, options.max_name_width, &names);
   table.SetDroppable({"L2 B/s", "DRAM B/s", "Issue"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledKernel& k = *kernels[i];

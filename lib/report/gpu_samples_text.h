@@ -9,6 +9,7 @@
 
 #include "lib/analysis/gpu_samples.h"
 #include "lib/report/json_writer.h"
+#include "lib/report/name_cut.h"
 #include "lib/report/report_options.h"
 
 namespace cuscope::report {
@@ -17,9 +18,10 @@ namespace cuscope::report {
 // those inside kernels, then the kernels by time with their sampled rates and the
 // share of their time the samples cover, then the run's notes on sampling (why
 // samples are missing, what was left out). Nothing without samples or notes.
+// Kernel names are fitted by `names` (the profile's: KernelNameCut).
 void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
-                         const std::vector<std::string>& notes, const ReportOptions& options,
-                         std::ostream& out);
+                         const std::vector<std::string>& notes, const NameCut& names,
+                         const ReportOptions& options, std::ostream& out);
 
 // "gpu_metrics": {"devices": [...], "kernels": {"total_rows", "rows"}, "notes": [...]}
 // (the first `top` kernels, all when <= 0); nothing without samples or notes.

@@ -113,9 +113,10 @@ void AppendFindings(const std::vector<analysis::FindingChange>& rows, std::strin
   out += "</section>\n";
 }
 
-// Kernels or regions: both sides' totals and instances, the change.
+// Kernels or regions: both sides' totals and instances, the change. Kernel names are
+// fitted by `names`, region names shown whole.
 void AppendDeltas(const char* id, const char* title, const std::vector<analysis::Delta>& rows,
-                  bool regions, std::string& out) {
+                  bool regions, const NameCut& names, std::string& out) {
   absl::StrAppend(&out, "<section id=\"", id, "\"><h2>", title, " (", rows.size(), ")</h2>\n");
   if (rows.empty()) {
     out += "<p>None in either profile.</p>\n</section>\n";
@@ -133,9 +134,10 @@ void AppendDeltas(const char* id, const char* title, const std::vector<analysis:
   const size_t shown = std::min(rows.size(), kHtmlMaxRows);
   for (size_t i = 0; i < shown; ++i) {
     const analysis::Delta& d = rows[i];
-    const std::string name = regions ? d.name : model::Demangle(d.name);
-    absl::StrAppend(&out, "<tr><td class=\"name\" title=\"", Esc(name), "\">", Esc(name), "</td>",
-                    Duration(d.base.total_ns), Duration(d.next.total_ns),
+    const std::string name = regions ? absl::StrCat("<td class=\"name\" title=\"", Esc(d.name),
+                                                    "\">", Esc(d.name), "</td>")
+                                     : HtmlKernelCell(names, d.name);
+    absl::StrAppend(&out, "<tr>", name, Duration(d.base.total_ns), Duration(d.next.total_ns),
                     ChangeCell(d.total_change_ns()),
                     PercentCell(d.total_change_percent(), d.base.count, d.next.count),
                     Count(d.base.count), Count(d.next.count));
@@ -208,7 +210,8 @@ void AppendApi(const analysis::Comparison& c, std::string& out) {
   out += "</section>\n";
 }
 
-void AppendVerdicts(const std::vector<analysis::VerdictChange>& rows, std::string& out) {
+void AppendVerdicts(const std::vector<analysis::VerdictChange>& rows, const NameCut& names,
+                    std::string& out) {
   absl::StrAppend(&out, "<section id=\"verdicts\"><h2>Verdicts that changed (", rows.size(),
                   ")</h2>\n");
   if (rows.empty()) {
@@ -218,11 +221,10 @@ void AppendVerdicts(const std::vector<analysis::VerdictChange>& rows, std::strin
   }
   AppendHead("diff-verdicts", {"Kernel", "Grid", "Block", "Base verdict", "New verdict"}, out);
   for (const analysis::VerdictChange& v : rows) {
-    const std::string name = model::Demangle(v.name);
-    absl::StrAppend(&out, "<tr><td class=\"name\" title=\"", Esc(name), "\">", Esc(name),
-                    "</td><td>", v.grid.x, "x", v.grid.y, "x", v.grid.z, "</td><td>", v.block.x,
-                    "x", v.block.y, "x", v.block.z, "</td><td>", Esc(v.base_verdict), "</td><td>",
-                    Esc(v.next_verdict), "</td></tr>\n");
+    absl::StrAppend(&out, "<tr>", HtmlKernelCell(names, v.name), "<td>", v.grid.x, "x", v.grid.y,
+                    "x", v.grid.z, "</td><td>", v.block.x, "x", v.block.y, "x", v.block.z,
+                    "</td><td>", Esc(v.base_verdict), "</td><td>", Esc(v.next_verdict),
+                    "</td></tr>\n");
   }
   out += "</tbody></table>\n</section>\n";
 }
@@ -256,11 +258,12 @@ std::string RenderHtmlDiff(const analysis::Comparison& c, const std::string& bas
                   "href=\"#verdicts\">Verdicts</a></nav></header>\n<main>\n");
   AppendTotals(c, base_label, next_label, out);
   AppendFindings(c.findings, out);
-  AppendDeltas("kernels", "Kernels", c.kernels, false, out);
-  AppendDeltas("regions", "Regions", c.regions, true, out);
+  const NameCut names = KernelNamesOf(c);
+  AppendDeltas("kernels", "Kernels", c.kernels, false, names, out);
+  AppendDeltas("regions", "Regions", c.regions, true, names, out);
   AppendMemory(c.memory, out);
   AppendApi(c, out);
-  AppendVerdicts(c.verdicts, out);
+  AppendVerdicts(c.verdicts, names, out);
   absl::StrAppend(&out, "</main>\n<script>", HtmlScript(), kDiffScript,
                   "</script>\n</body></html>\n");
   return out;

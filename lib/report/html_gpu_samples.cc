@@ -67,8 +67,8 @@ void AppendGpuSamples(const ReportData& data, std::string& out) {
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledKernel& k = a.kernels[i];
     absl::StrAppend(
-        &out, "<tr><td class=\"name\" title=\"", HtmlEscape(k.name), "\">", HtmlEscape(k.name),
-        "</td>", HtmlNumCell(double(k.kernel_ns), FormatDuration(double(k.kernel_ns))),
+        &out, "<tr>", HtmlKernelCell(data.kernel_names, k.name),
+        HtmlNumCell(double(k.kernel_ns), FormatDuration(double(k.kernel_ns))),
         HtmlNumCell(k.coverage_pct(), k.rates.samples > 0 ? FormatPercent(k.coverage_pct()) : "-"));
     AppendRatesCells(k.rates, out);
     out += "</tr>\n";

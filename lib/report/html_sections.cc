@@ -128,8 +128,8 @@ void AppendKernelTable(const ReportData& data, std::string& out) {
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelSummaryRow& r = rows[i];
     const analysis::DurationStats& st = r.stats;
-    absl::StrAppend(&out, "<tr><td class=\"name\" title=\"", Esc(r.name), "\">", Esc(r.name),
-                    "</td>", NumCell(r.time_percent, FormatPercent(r.time_percent)),
+    absl::StrAppend(&out, "<tr>", HtmlKernelCell(data.kernel_names, r.name),
+                    NumCell(r.time_percent, FormatPercent(r.time_percent)),
                     NumCell(static_cast<double>(st.total_ns), FormatDuration(st.total_ns)),
                     NumCell(static_cast<double>(st.count), absl::StrCat(st.count)),
                     NumCell(st.avg_ns, FormatDuration(st.avg_ns)),
@@ -171,8 +171,11 @@ void AppendRegionTree(const ReportData& data, std::string& out) {
                     Esc(FormatDuration(r->stats.total_ns)), "</td><td class=\"num\">",
                     Esc(FormatDuration(r->stats.avg_ns)), "</td><td class=\"num\">",
                     r->kernel_count, "</td><td class=\"num\">");
-    absl::StrAppend(&out, Esc(FormatDuration(r->gpu_time_ns)), "</td><td class=\"name\">",
-                    r->top_kernels.empty() ? "" : Esc(r->top_kernels[0].name), "</td></tr>\n");
+    absl::StrAppend(&out, Esc(FormatDuration(r->gpu_time_ns)), "</td>",
+                    r->top_kernels.empty()
+                        ? "<td class=\"name\"></td>"
+                        : HtmlKernelCell(data.kernel_names, r->top_kernels[0].name),
+                    "</tr>\n");
   }
   if (!rows.empty()) out += "</tbody></table>\n";
   AppendMore(data.regions.size(), shown, "regions", out);

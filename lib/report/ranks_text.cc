@@ -1,6 +1,7 @@
 #include "lib/report/ranks_text.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -85,8 +86,11 @@ void WriteKernelsByRank(const analysis::RankComparison& c, const ReportOptions& 
     headers.push_back(r.rank >= 0 ? absl::StrCat("Rank ", r.rank) : absl::StrCat("pid ", r.pid));
   }
   headers.push_back("Name");
+  std::vector<std::string> all;
+  for (const analysis::RankKernelRow& k : c.kernels) all.push_back(model::Demangle(k.name));
+  const NameCut names(std::move(all));
   TextTable table(headers);
-  table.Fit(options.width, options.max_name_width);
+  table.Fit(options.width, options.max_name_width, &names);
   // Too many ranks for the width: the last ones are left out (the note names them).
   table.SetDroppable({headers.rbegin() + 1, headers.rend() - 1});
   const size_t shown = ShownRows(c.kernels.size(), options.top);

@@ -14,6 +14,7 @@
 #include "lib/model/advise_thresholds.h"
 #include "lib/model/finding.h"
 #include "lib/model/profile.h"
+#include "lib/report/name_cut.h"
 
 namespace cuscope::report {
 
@@ -33,13 +34,21 @@ struct ReportData {
   std::vector<std::string> gpu_sample_notes;  // the run's gpu_metrics.* notes
   // The advisor's findings, ranked: those stored in the profile, else computed.
   std::vector<model::Finding> findings;
+  // Every kernel name of the profile (KernelNameCut): the text cuts names by it.
+  NameCut kernel_names;
 };
 
 // Runs each analysis once: the summary, the regions, the ceilings, then the
-// counters, their coverage and their notes from those ceilings and regions, and the
-// findings (analysis::FindingsOf: the stored ones, else computed with `thresholds`).
+// counters, their coverage and their notes from those ceilings and regions, the
+// findings (analysis::FindingsOf: the stored ones, else computed with `thresholds`),
+// and the kernel names.
 ReportData BuildReport(const model::Profile& profile,
                        const model::AdviseThresholds& thresholds = {});
+
+// The demangled names of every kernel of `profile` (its kernel records' display names
+// and its counter sets' kernels), to fit kernel names in text: a report and `advise`
+// of one profile cut a name alike.
+NameCut KernelNameCut(const model::Profile& profile);
 
 // The data's profile, or an empty one when it has none.
 const model::Profile& ProfileOf(const ReportData& data);

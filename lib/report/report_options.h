@@ -8,8 +8,8 @@ namespace cuscope::report {
 
 struct ReportOptions {
   int top = 10;  // rows per table; <= 0 for all
-  // Text only (report and diff): longer names are cut to this many bytes, ending in
-  // "..."; 0 for no limit.
+  // Text only (report and diff): longer names are fitted to this many bytes
+  // (NameCut for kernels, FitName for others); 0 for no limit.
   size_t max_name_width = 80;
   // Text only (report and diff): the columns every line fits in, 0 for no limit. Tables
   // whose names would be cut short put them on their own lines, long lines wrap.

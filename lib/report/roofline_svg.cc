@@ -16,6 +16,7 @@
 #include "lib/report/format.h"
 #include "lib/report/number_format.h"
 #include "lib/report/output_file.h"
+#include "lib/report/report_data.h"
 #include "lib/report/svg_primitives.h"
 #include "lib/report/verdict_text.h"
 
@@ -38,23 +39,6 @@ constexpr double kLegendLeft = 680;
 constexpr double kLineHeight = 17;
 constexpr double kMinChartHeight = 580;
 constexpr size_t kLabelChars = 36, kLegendChars = 46;
-
-// The demangled name without its return type and parameter list: "k<float, 2>".
-std::string ShortName(const std::string& raw) {
-  std::string name = Demangle(raw);
-  absl::string_view v(name);
-  if (v.substr(0, 5) == "void ") v.remove_prefix(5);
-  int angle = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i] == '<') ++angle;
-    if (v[i] == '>' && angle > 0) --angle;
-    if (v[i] == '(' && angle == 0 && i > 0) {
-      v = v.substr(0, i);
-      break;
-    }
-  }
-  return std::string(v);
-}
 
 const char* VerdictColor(Bound b) {
   switch (b) {
@@ -301,7 +285,8 @@ void AppendRoofs(std::string& out, const Roofs& roofs, const Scale& s) {
 
 // One kernel (number `number` in the legend): the DRAM point (circle), and the L2 (square)
 // and L1 (triangle) points at the same FLOP/s, lighter, joined by a dashed line.
-void AppendKernelPoint(std::string& out, const KernelCounters& k, size_t number, const Scale& s) {
+void AppendKernelPoint(std::string& out, const KernelCounters& k, size_t number, const Scale& s,
+                       const NameCut& names) {
   const char* color = VerdictColor(k.verdict.bound);
   const double y = s.Y(k.total_flops_per_s);
   const double x = s.X(k.ai_dram);
@@ -340,15 +325,15 @@ void AppendKernelPoint(std::string& out, const KernelCounters& k, size_t number,
   // The label right of the point, or left of it near the plot's right edge.
   const bool left = x > kPlotLeft + kPlotWidth - 160;
   Text(out, left ? x - 8 : x + 8, y - 6,
-       Escape(absl::StrCat(number, " ", CutWithEllipsis(ShortName(k.name), kLabelChars))),
+       Escape(absl::StrCat(number, " ", names.Fit(Demangle(k.name), kLabelChars))),
        left ? " text-anchor=\"end\" class=\"label\"" : " class=\"label\"");
 }
 
 void AppendKernels(std::string& out, const std::vector<const KernelCounters*>& kernels,
-                   const std::vector<bool>& plotted, const Scale& s) {
+                   const std::vector<bool>& plotted, const Scale& s, const NameCut& names) {
   out += "<g class=\"kernels\">\n";
   for (size_t i = 0; i < kernels.size(); ++i) {
-    if (plotted[i]) AppendKernelPoint(out, *kernels[i], i + 1, s);
+    if (plotted[i]) AppendKernelPoint(out, *kernels[i], i + 1, s, names);
   }
   out += "</g>\n";
 }
@@ -376,7 +361,7 @@ double AppendRoofLegend(std::string& out, const Roofs& roofs, double ly) {
 // The legend's kernels (the markers, then each kernel with its verdict), from baseline
 // `ly`; returns the next line's baseline.
 double AppendKernelLegend(std::string& out, const std::vector<const KernelCounters*>& kernels,
-                          const std::vector<bool>& plotted, double ly) {
+                          const std::vector<bool>& plotted, const NameCut& names, double ly) {
   Text(out, kLegendLeft, ly, "Kernels", " class=\"heading\"");
   ly += kLineHeight;
   Text(out, kLegendLeft, ly, "circle: FLOP/s at the DRAM intensity;", " class=\"small\"");
@@ -391,7 +376,7 @@ double AppendKernelLegend(std::string& out, const std::vector<const KernelCounte
                           kLegendLeft + 1, ly - 8, VerdictColor(k.verdict.bound),
                           plotted[i] ? "1" : "0.2");
     Text(out, kLegendLeft + 14, ly,
-         Escape(absl::StrCat(i + 1, ". ", CutWithEllipsis(Demangle(k.name), kLegendChars))));
+         Escape(absl::StrCat(i + 1, ". ", names.Fit(Demangle(k.name), kLegendChars))));
     ly += kLineHeight;
     std::string detail = VerdictLabel(k.verdict);
     if (plotted[i]) {
@@ -409,7 +394,8 @@ double AppendKernelLegend(std::string& out, const std::vector<const KernelCounte
 
 // One device's chart, `height` set to what it used.
 std::string DeviceChart(const model::Profile& p, const Ceilings& c,
-                        const std::vector<const KernelCounters*>& kernels, double* height) {
+                        const std::vector<const KernelCounters*>& kernels, const NameCut& names,
+                        double* height) {
   const Roofs roofs = DeviceRoofs(c);
   const std::vector<bool> plotted = PlottedKernels(kernels);
   const Scale s = ChartScale(roofs, kernels, plotted);
@@ -417,9 +403,9 @@ std::string DeviceChart(const model::Profile& p, const Ceilings& c,
   AppendTitle(out, p, c);
   AppendAxes(out, s);
   AppendRoofs(out, roofs, s);
-  AppendKernels(out, kernels, plotted, s);
+  AppendKernels(out, kernels, plotted, s, names);
   double ly = AppendRoofLegend(out, roofs, kPlotTop + 4);
-  ly = AppendKernelLegend(out, kernels, plotted, ly + 6);
+  ly = AppendKernelLegend(out, kernels, plotted, names, ly + 6);
   *height = std::max(kMinChartHeight, ly + 20);
   return out;
 }
@@ -439,6 +425,7 @@ absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile,
     return absl::FailedPreconditionError(
         "no hardware counters in the profile: nothing to put on a roofline chart");
   }
+  const NameCut names = KernelNameCut(profile);
   std::string charts;
   double total_height = 0;
   for (const Ceilings& c : ceilings) {
@@ -448,7 +435,7 @@ absl::StatusOr<std::string> RenderRooflineSvg(const model::Profile& profile,
     }
     if (kernels.empty()) continue;
     double height = 0;
-    std::string chart = DeviceChart(profile, c, kernels, &height);
+    std::string chart = DeviceChart(profile, c, kernels, names, &height);
     absl::StrAppendFormat(&charts, "<g transform=\"translate(0 %.1f)\">\n", total_height);
     charts += chart;
     charts += "</g>\n";

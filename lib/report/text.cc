@@ -113,7 +113,8 @@ void WriteRunWarnings(const model::RunInfo& run, const analysis::Summary& s, siz
   }
 }
 
-void WriteKernels(const analysis::Summary& s, const ReportOptions& options, std::ostream& out) {
+void WriteKernels(const analysis::Summary& s, const NameCut& names, const ReportOptions& options,
+                  std::ostream& out) {
   out << "\nGPU kernels\n";
   if (s.kernels.empty()) {
     out << "  (none)\n";
@@ -127,7 +128,7 @@ void WriteKernels(const analysis::Summary& s, const ReportOptions& options, std:
   if (any_measured) headers.push_back("Measured");
   headers.push_back("Name");
   TextTable table(headers);
-  table.Fit(options.width, options.max_name_width);
+  table.Fit(options.width, options.max_name_width, &names);
   table.SetDroppable({"Med", "Min", "Max", "StdDev"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelSummaryRow& r = s.kernels[i];
@@ -194,7 +195,7 @@ void WriteMemory(const analysis::Summary& s, const ReportOptions& options, std::
   WriteMoreLine(s.memory.size(), shown, "operations", out);
 }
 
-void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions,
+void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions, const NameCut& names,
                   const ReportOptions& options, std::ostream& out) {
   out << "\nRegions\n";
   if (regions.empty()) {
@@ -210,7 +211,7 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions,
   if (located) headers.push_back("Where");
   headers.push_back("Region");
   TextTable table(std::move(headers));
-  table.Fit(options.width, options.max_name_width);
+  table.Fit(options.width, options.max_name_width, &names);  // region names are fitted alone
   table.SetDroppable({"Med", "Min", "Max", "StdDev", "Where"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::RegionSummaryRow& r = regions[i];
@@ -391,14 +392,14 @@ std::string StrategyLine(const analysis::KernelCounters& k) {
   return line;
 }
 
-void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters,
+void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters, const NameCut& names,
                        const ReportOptions& options, std::ostream& out) {
   out << "\nKernel counters\n";
   const size_t shown = ShownRows(counters.size(), options.top);
   TextTable table({"Time %", "Measured", "Duration", "FLOP/s", "AI DRAM", "Compute %", "DRAM %",
                    "L2 %", "L1 %", "Name"},
                   /*detail_indent=*/6);
-  table.Fit(options.width, options.max_name_width);
+  table.Fit(options.width, options.max_name_width, &names);
   table.SetDroppable({"AI DRAM", "L2 %", "L1 %", "DRAM %"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::KernelCounters& k = counters[i];
@@ -433,7 +434,7 @@ void WriteCounters(const ReportData& data, const ReportOptions& options, std::os
   for (const analysis::Ceilings& c : data.ceilings) {
     out << Wrapped(CeilingsLine(c), options.width, 2, 4);
   }
-  if (!data.counters.empty()) WriteCounterTable(data.counters, options, out);
+  if (!data.counters.empty()) WriteCounterTable(data.counters, data.kernel_names, options, out);
   if (!data.counter_notes.empty()) {
     out << "\n  Counter notes:\n";
     for (const std::string& n : data.counter_notes) out << Wrapped(n, options.width, 4, 6);
@@ -447,14 +448,14 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
   out << "cuscope report\n";
   WriteRunFields(p, data.summary, options.width, out);
   WriteRunWarnings(p.run, data.summary, options.width, out);
-  WriteKernels(data.summary, options, out);
+  WriteKernels(data.summary, data.kernel_names, options, out);
   WriteApi(data.summary, options, out);
   WriteMemory(data.summary, options, out);
-  WriteRegions(data.regions, options, out);
+  WriteRegions(data.regions, data.kernel_names, options, out);
   WriteCounters(data, options, out);
-  WriteGpuSamplesText(data.gpu_samples, data.gpu_sample_notes, options, out);
-  WriteFindingsText(p, data.findings, options.findings, options.max_name_width, options.width,
-                    "(`cuscope advise PROFILE` lists them all)", out);
+  WriteGpuSamplesText(data.gpu_samples, data.gpu_sample_notes, data.kernel_names, options, out);
+  WriteFindingsText(p, data.findings, data.kernel_names, options.findings, options.max_name_width,
+                    options.width, "(`cuscope advise PROFILE` lists them all)", out);
 }
 
 }  // namespace cuscope::report
