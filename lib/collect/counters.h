@@ -32,6 +32,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -86,6 +87,9 @@ class CounterSampler final : public MeasuredLaunches, public DrainSource, public
     signals_.KernelRecord(kernel_name, grid, block);
   }
   void Tick() ABSL_LOCKS_EXCLUDED(switch_mu_, mu_);
+  // `hook` asks for a Tick soon (the session's background thread): called when the
+  // launch callbacks' switch off becomes due. Set once, before the first Start.
+  void SetTickHook(std::function<void()> hook) { signals_.SetDueHook(std::move(hook)); }
   // Moves finished counter sets and device metrics (peaks, clocks) into `batch`.
   void Drain(model::Profile* batch) override { outbox_.Drain(batch); }
   // What the run info should say about counters (the counters_* notes): the status

@@ -10,6 +10,7 @@
 #define CUSCOPE_LIB_COLLECT_IDLE_SIGNALS_H_
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -35,9 +36,15 @@ class IdleSignals {
   void WakeNow() { wake_due_.store(true); }
 
   bool idle_due() const { return idle_due_.load(); }
+  // Called (on the launching thread) when the switch off becomes due, so that the tick
+  // that makes it comes now rather than at the next flush period. Set once, before
+  // the first session starts (a plain member: never changed while launches run).
+  void SetDueHook(std::function<void()> hook) { due_hook_ = std::move(hook); }
   // A run of settled launches reached the threshold.
   void MarkIdleDue() {
-    if (!idle_due_.load(std::memory_order_relaxed)) idle_due_.store(true);
+    if (idle_due_.load(std::memory_order_relaxed)) return;
+    idle_due_.store(true);
+    if (due_hook_) due_hook_();
   }
   void ClearIdleDue() { idle_due_.store(false); }
   bool wake_due() const { return wake_due_.load(); }
@@ -52,6 +59,7 @@ class IdleSignals {
   std::atomic<bool> idle_flag_{false};     // off for idleness, for KernelRecord's fast exit
   std::atomic<bool> wake_due_{false};      // a record of a signature still to sample came
   std::atomic<bool> budget_ticks_{false};  // a time budget: Tick looks at it
+  std::function<void()> due_hook_;         // SetDueHook
   // What KernelRecord compares against while the callbacks are off.
   absl::Mutex mu_;
   SettledSignatures settled_ ABSL_GUARDED_BY(mu_);

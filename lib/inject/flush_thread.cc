@@ -81,6 +81,10 @@ void FlushThread::End() {
   }
 }
 
+void FlushThread::Nudge() {
+  if (!nudged_.exchange(true)) sem_post(&wake_);
+}
+
 void FlushThread::ForgetInChild() {
   // No join or detach: the handle names a thread of the parent. The object is let
   // go without its destructor (which would end the process on a joinable thread).
@@ -114,7 +118,10 @@ void FlushThread::Loop() {
       work_.stop_on_signal(sig);
       break;
     }
-    if (woken) continue;
+    if (woken) {
+      if (nudged_.exchange(false) && work_.tick) work_.tick();
+      continue;
+    }
     if (!work_.flush(/*even_if_held=*/deferred_ms >= period)) {
       deferred_ms += kRegionRetryMs;
       continue;

@@ -35,6 +35,8 @@ class FlushThread {
     std::function<bool(bool even_if_held)> flush;
     // Ends the session on signal `sig`, on this thread.
     std::function<void(int sig)> stop_on_signal;
+    // What a Nudge asks for, on this thread (the counters' Tick); may be empty.
+    std::function<void()> tick;
   };
 
   // `signals` is armed by Start and released by the thread as it returns.
@@ -49,6 +51,9 @@ class FlushThread {
   bool Start(int period_ms, Work work);
   // Ends the thread of the last Start; nothing without one.
   void End();
+  // Asks the thread for Work::tick now, from any thread (a launch callback): lock-free,
+  // one post until the thread has taken it. Harmless without a thread.
+  void Nudge();
   // In a forked child (pthread_atfork): the thread is the parent's and absent here.
   void ForgetInChild();
 
@@ -56,8 +61,9 @@ class FlushThread {
   void Loop();
 
   SignalStop& signals_;
-  sem_t wake_;   // posted by End and by the signal handler
-  sem_t ended_;  // posted by the thread as it returns
+  sem_t wake_;                       // posted by End, by the signal handler and by Nudge
+  std::atomic<bool> nudged_{false};  // a Nudge the thread has not taken yet
+  sem_t ended_;                      // posted by the thread as it returns
   std::atomic<bool> stop_{false};
   // Written by Start before the thread is made, then read by the thread only.
   int period_ms_ = 0;

@@ -140,6 +140,12 @@ absl::Status Session::StartCollector() {
     }
   }
   if (options_.counters_enabled()) {
+    // The idle switch off is made at once rather than at the next flush period (set
+    // once: no launch runs before the first Start).
+    if (!tick_hook_set_) {
+      collector_.counters().SetTickHook([this] { flush_thread_.Nudge(); });
+      tick_hook_set_ = true;
+    }
     absl::Status counting = collector_.counters().Start(options_);
     if (!counting.ok()) {
       run_.notes.counters_status = std::string(counting.message());
@@ -163,6 +169,7 @@ void Session::StartBackground() {
   FlushThread::Work work;
   work.flush = [this](bool even_if_held) { return PeriodicFlush(even_if_held); };
   work.stop_on_signal = [this](int sig) { Stop(StopReason::Signal(sig)).IgnoreError(); };
+  work.tick = [this] { collector_.counters().Tick(); };
   if (!flush_thread_.Start(config_.flush_period_ms, std::move(work))) {
     Warn(
         "no background thread: records reach the profile only at the end, and SIGINT/SIGTERM "

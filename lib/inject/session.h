@@ -106,6 +106,7 @@ class Session {
   absl::Mutex mu_;
   Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kIdle;
   bool hooks_installed_ ABSL_GUARDED_BY(mu_) = false;
+  bool tick_hook_set_ ABSL_GUARDED_BY(mu_) = false;  // the counters' SetTickHook
   config::Config config_ ABSL_GUARDED_BY(mu_);
   collect::CollectOptions options_ ABSL_GUARDED_BY(mu_);  // from config_
   std::string path_ ABSL_GUARDED_BY(mu_);
