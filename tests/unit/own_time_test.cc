@@ -18,11 +18,13 @@
 #include "lib/analysis/summary.h"
 #include "lib/model/enum_names.h"
 #include "lib/report/json.h"
+#include "lib/report/perfetto_trace.h"
 #include "lib/report/report_data.h"
 #include "lib/report/text.h"
 #include "lib/report/trace_own.h"
 #include "lib/report/trace_view.h"
 #include "lib/store/reader.h"
+#include "tests/test_util.h"
 #include "tests/unit/builders.h"
 
 namespace cuscope {
@@ -295,6 +297,12 @@ TEST(OwnTimeTrace, DrawnOnATrackOfItsOwn) {
   ASSERT_GE(meta.size(), 2u);
   EXPECT_EQ(meta[0].category, "process_name");
   EXPECT_EQ(meta[0].args, std::vector<std::string>{"name=cuscope"});
+  // A .pftrace has the track and the slice.
+  const std::string path = testing_util::TempPath("own_time.pftrace");
+  ASSERT_TRUE(report::WritePerfettoTrace(view, path).ok());
+  const std::string bytes = testing_util::ReadFile(path);
+  EXPECT_NE(bytes.find("cuscope"), std::string::npos);
+  EXPECT_NE(bytes.find("kernel replay"), std::string::npos);
   // Without own time, no such process.
   testing::ProfileBuilder b;
   b.Kernel("k", kT0, kT0 + 1 * kMs);
