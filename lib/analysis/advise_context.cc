@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -43,28 +42,22 @@ std::vector<Busy> MergeBusy(std::vector<Op> ops) {
   return out;
 }
 
-// The profiler's own time on the program's threads is not the program's: the time
-// cuscope's counter sampler held the program in callbacks (outside any API record's
-// times), and CUPTI's overheads on a thread that made CUDA calls (a launch waiting for
-// an activity buffer, instrumentation). CUPTI's flushes on the profiler's own thread
-// are left out: the program may really be idle meanwhile. Added as busy time inside the
-// span of the GPU's own operations (`ops`), so that they never widen it.
-void AddProfilerTime(const model::Profile& p, std::vector<Op>& ops) {
-  if (p.overheads.empty() || ops.empty()) return;
+// The profiler's own time is not the program's (own_time.h): the time cuscope held
+// the program (kernel replays, counter windows, callbacks) and CUPTI's overheads on a
+// thread that made CUDA calls. CUPTI's flushes on the profiler's own thread are left
+// out: the program may really be idle meanwhile. Added as busy time inside the span of
+// the GPU's own operations (`ops`), so that they never widen it: no idle gap of the
+// program's overlaps it.
+void AddProfilerTime(const OwnTime& own, std::vector<Op>& ops) {
+  if (own.held().empty() || ops.empty()) return;
   uint64_t lo = ops.front().start, hi = ops.front().end;
   for (const Op& op : ops) {
     lo = std::min(lo, op.start);
     hi = std::max(hi, op.end);
   }
-  absl::flat_hash_set<uint32_t> program_threads;
-  for (const model::ApiRecord& a : p.api_calls) program_threads.insert(a.thread_id);
-  for (const model::OverheadRecord& o : p.overheads) {
-    if (!HasValidTimes(o) || o.end_ns <= lo || o.start_ns >= hi) continue;
-    const std::string& kind = p.str(o.kind);
-    if (model::IsCountersOverhead(kind) ||
-        (model::IsProfilerOverhead(kind) && program_threads.contains(o.thread_id))) {
-      ops.push_back({std::max(o.start_ns, lo), std::min(o.end_ns, hi), false, false});
-    }
+  for (const auto& [start, end] : own.held()) {
+    if (end <= lo || start >= hi) continue;
+    ops.push_back({std::max(start, lo), std::min(end, hi), false, false});
   }
 }
 
@@ -97,7 +90,7 @@ ApiKind KindOfApi(const std::string& name) {
 }
 
 Context::Context(const model::Profile& p, const model::AdviseThresholds& thresholds)
-    : profile(p), t(thresholds), apis(p) {
+    : profile(p), t(thresholds), apis(p), own(p) {
   if (p.run.start_ns != 0 && p.run.end_ns > p.run.start_ns) {
     wall_ns = p.run.end_ns - p.run.start_ns;
   } else {
@@ -139,7 +132,7 @@ Context::Context(const model::Profile& p, const model::AdviseThresholds& thresho
   for (const model::MemsetRecord& m : p.memsets) {
     if (HasValidTimes(m)) ops.push_back({m.start_ns, m.end_ns, false, false});
   }
-  AddProfilerTime(p, ops);
+  AddProfilerTime(own, ops);
   std::vector<Busy> merged = MergeBusy(std::move(ops));
   if (merged.empty()) return;
   first_busy_ns = merged.front().start;

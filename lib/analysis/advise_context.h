@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/analysis/own_time.h"
 #include "lib/analysis/regions.h"
 #include "lib/model/advise_thresholds.h"
 #include "lib/model/finding.h"
@@ -61,6 +62,7 @@ struct Context {
   uint64_t busy_ns = 0;                   // union of kernels, copies and memsets
   std::vector<ApiKind> api_kind_by_name;  // per StringId
   ApiByCorrelation apis;
+  OwnTime own;  // cuscope's own time, left out of the program's
   // Idle gaps between the first and the last GPU activity, in time order.
   std::vector<Gap> gaps;
   // Busy intervals (merged, in time order), for utilization windows.

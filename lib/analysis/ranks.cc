@@ -5,12 +5,14 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "lib/analysis/own_time.h"
 
 namespace cuscope::analysis {
 namespace {
 
-// The outermost step regions of `p`: their name and durations in start order. When
-// regions of several step names exist, the name with the most instances.
+// The outermost step regions of `p`: their name and durations (less cuscope's own time
+// in each, own_time.h) in start order. When regions of several step names exist, the
+// name with the most instances.
 std::pair<std::string, std::vector<uint64_t>> Steps(const model::Profile& p) {
   std::map<std::string, std::vector<const model::RangeRecord*>> by_name;
   for (const model::RangeRecord& r : p.ranges) {
@@ -26,8 +28,11 @@ std::pair<std::string, std::vector<uint64_t>> Steps(const model::Profile& p) {
   std::vector<const model::RangeRecord*>& ranges = by_name[best];
   std::stable_sort(ranges.begin(), ranges.end(),
                    [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+  const OwnTime own(p);
   std::vector<uint64_t> durations;
-  for (const model::RangeRecord* r : ranges) durations.push_back(r->duration_ns());
+  for (const model::RangeRecord* r : ranges) {
+    durations.push_back(r->duration_ns() - own.Within(r->start_ns, r->end_ns));
+  }
   // ProfilerStep#3 and step 3 name each instance: one name for the rank.
   if (absl::StartsWithIgnoreCase(best, "profilerstep")) best = "ProfilerStep#N";
   return {best, durations};

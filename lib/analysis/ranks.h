@@ -33,7 +33,8 @@ struct RankColumn {
   // Above the rank that spent the least in NCCL kernels: roughly the time this rank
   // waited inside collectives for the slower ranks.
   uint64_t nccl_excess_ns = 0;
-  std::vector<uint64_t> step_ns;  // durations of the step regions, in start order
+  // Durations of the step regions less cuscope's own time (own_time.h), in start order.
+  std::vector<uint64_t> step_ns;
   DurationStats steps;
 };
 

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "lib/analysis/own_time.h"
 #include "lib/model/checked.h"
 
 namespace cuscope::analysis {
@@ -149,11 +150,14 @@ struct RowData {
   model::StringId domain = model::kEmptyString;
   uint32_t path = 0;
   std::vector<uint64_t> durations;
+  uint64_t own_ns = 0;
   uint64_t kernel_count = 0, gpu_time_ns = 0;
   std::vector<model::LocationId> locations;  // distinct, in order of first instance
 
-  void AddInstance(const model::RangeRecord& r) {
-    durations.push_back(r.duration_ns());
+  void AddInstance(const model::RangeRecord& r, const OwnTime& own) {
+    const uint64_t own_in = own.Within(r.start_ns, r.end_ns);
+    durations.push_back(r.duration_ns() - own_in);
+    own_ns += own_in;
     if (r.location != model::kNoLocation &&
         std::find(locations.begin(), locations.end(), r.location) == locations.end()) {
       locations.push_back(r.location);
@@ -208,6 +212,7 @@ void RankRegionRows(std::vector<RegionSummaryRow>& out) {
 
 std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
   const KernelRangeAttribution attribution = AttributeKernelsToRanges(profile);
+  const OwnTime own(profile);
   const auto& ranges = profile.ranges;
 
   // Paths, interned: (parent path, name) -> path id. Parents come first in `order`.
@@ -240,7 +245,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
       rows.back().path = pit->second;
     }
     range_row[i] = rit->second;
-    rows[rit->second].AddInstance(r);
+    rows[rit->second].AddInstance(r, own);
   }
 
   // Kernels: each counts for its innermost region and every enclosing one. Kernel
@@ -272,6 +277,7 @@ std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile) {
     row.path = paths[data.path];
     row.domain = profile.str(data.domain);
     row.stats = ComputeStats(std::move(data.durations));
+    row.own_ns = data.own_ns;
     row.kernel_count = data.kernel_count;
     row.gpu_time_ns = data.gpu_time_ns;
     row.location = LocationsLabel(data.locations, locations, profile.strings);

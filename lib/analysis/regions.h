@@ -21,11 +21,14 @@ struct RegionTopKernel {
 };
 
 struct RegionSummaryRow {
-  std::string path;           // "step/forward/attention": names of the enclosing ranges
-  std::string domain;         // NVTX domain, "" for the default one
-  DurationStats stats;        // wall (CPU-side) duration of the region instances
-  uint64_t kernel_count = 0;  // kernels launched inside (all instances)
-  uint64_t gpu_time_ns = 0;   // sum of those kernels' durations
+  std::string path;    // "step/forward/attention": names of the enclosing ranges
+  std::string domain;  // NVTX domain, "" for the default one
+  // Wall (CPU-side) duration of the region instances, each less cuscope's own time in
+  // it (own_time.h); `own_ns`: the time left out, over all instances.
+  DurationStats stats;
+  uint64_t own_ns = 0;
+  uint64_t kernel_count = 0;                 // kernels launched inside (all instances)
+  uint64_t gpu_time_ns = 0;                  // sum of those kernels' durations
   std::vector<RegionTopKernel> top_kernels;  // by total time, at most 5
   // Where its instances' site is in the source, "file:line" (model::SourceLocationLabel);
   // "" when none has a location. Instances from N more sites add " (+N)".

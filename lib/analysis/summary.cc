@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "lib/analysis/own_time.h"
 #include "lib/model/checked.h"
 
 namespace cuscope::analysis {
@@ -348,6 +349,7 @@ Summary Summarize(const model::Profile& profile) {
   }
 
   SummarizeKernels(profile, out);
+  out.own_ns = OwnTime(profile).total_ns();
   SummarizeApi(profile, out);
   SummarizeMemory(profile, out);
 

@@ -72,6 +72,8 @@ struct Summary {
   // Records left out of every statistic because their times are not usable
   // (start 0, or end before start). They are still in the counts above.
   uint64_t invalid_records = 0;
+  // cuscope's own time (own_time.h): the profiler's work that held the program.
+  uint64_t own_ns = 0;
 };
 
 Summary Summarize(const model::Profile& profile);

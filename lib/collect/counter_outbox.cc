@@ -30,6 +30,11 @@ void CounterOutbox::AddHeld(const std::vector<HeldSpan>& spans) {
   held_.insert(held_.end(), spans.begin(), spans.end());
 }
 
+void CounterOutbox::AddOwn(const model::OwnInterval& own) {
+  absl::MutexLock lock(&mu_);
+  own_.push_back(own);
+}
+
 void CounterOutbox::Drain(model::Profile* batch) {
   absl::MutexLock lock(&mu_);
   for (auto& p : sets_) {
@@ -56,6 +61,8 @@ void CounterOutbox::Drain(model::Profile* batch) {
     batch->overheads.push_back(o);
   }
   held_.clear();
+  batch->own_time.insert(batch->own_time.end(), own_.begin(), own_.end());
+  own_.clear();
   DrainDeviceValues(batch);
 }
 

@@ -1,8 +1,9 @@
 // What the counter strategies hand over to the profile: finished counter sets, the
 // device metrics (peaks, clocks) of each device's first set, kernel records made from
-// launches, and the spans the strategies held the program's threads (overhead
-// records). Filled from the launch and region callbacks; emptied by Drain on CUPTI's
-// buffer thread, under the tracer's batch lock.
+// launches, the spans the strategies held the program's threads (overhead records)
+// and their own intervals (kernel replays, windows, region counters: own_spans.h).
+// Filled from the launch and region callbacks; emptied by Drain on CUPTI's buffer
+// thread, under the tracer's batch lock.
 //
 // Thread-safe: one leaf lock, never held while another lock is taken.
 #ifndef CUSCOPE_LIB_COLLECT_COUNTER_OUTBOX_H_
@@ -49,6 +50,8 @@ class CounterOutbox {
   bool AddKernel(MadeKernel kernel) ABSL_LOCKS_EXCLUDED(mu_);
   // Held spans, in CUPTI's clock.
   void AddHeld(const std::vector<HeldSpan>& spans) ABSL_LOCKS_EXCLUDED(mu_);
+  // An interval of cuscope's own work (own_spans.h).
+  void AddOwn(const model::OwnInterval& own) ABSL_LOCKS_EXCLUDED(mu_);
   // Moves everything into `batch`.
   void Drain(model::Profile* batch) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -67,6 +70,7 @@ class CounterOutbox {
   // and stops before the EXIT ones, so this time is in no API record: it is written
   // as overhead records (model::kCountersOverhead).
   std::vector<HeldSpan> held_ ABSL_GUARDED_BY(mu_);
+  std::vector<model::OwnInterval> own_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cuscope::collect

@@ -17,6 +17,7 @@
 #include "lib/collect/cupti_result.h"
 #include "lib/collect/driver.h"
 #include "lib/collect/elapsed.h"
+#include "lib/collect/own_spans.h"
 #include "lib/model/metrics.h"
 
 namespace cuscope::collect {
@@ -352,11 +353,17 @@ void GpuSampler::DropBadTimes(std::vector<model::GpuSample>& samples) {
 void GpuSampler::DecodeAll() {
   AddElapsed timed{&decode_ns_, MonotonicNs()};
   std::vector<model::GpuSample> decoded;
+  std::vector<model::OwnInterval> own;  // the decodes long enough to record (own_time.h)
   for (auto& d : devices_) {
     if (abandoned_.load()) break;
     const uint64_t have = samples_ + decoded.size();
     const size_t room = have < options_.max_samples ? options_.max_samples - have : 0;
+    const uint64_t start_ns = MonotonicNs();
     absl::StatusOr<PmDevice::Decoded> got = d->Decode(room, &decoded, abandoned_);
+    if (auto o = OwnSpanUntilNow(model::OwnKind::kPmDecode, start_ns, kRecordedBackgroundNs)) {
+      o->device_id = d->index();
+      own.push_back(*o);
+    }
     if (options_.verbose) LogDecode(d->index(), got);
     if (!got.ok()) {
       Note(&model::RunNotes::gpu_metrics_status,
@@ -375,8 +382,9 @@ void GpuSampler::DecodeAll() {
     capped_ = true;
     StopDevices();
   }
-  if (decoded.empty()) return;
+  if (decoded.empty() && own.empty()) return;
   absl::MutexLock lock(&mu_);
+  own_ready_.insert(own_ready_.end(), own.begin(), own.end());
   ready_.insert(ready_.end(), std::make_move_iterator(decoded.begin()),
                 std::make_move_iterator(decoded.end()));
 }
@@ -422,6 +430,8 @@ void GpuSampler::Drain(model::Profile* batch) {
                           std::make_move_iterator(ready_.end()));
   }
   ready_.clear();
+  batch->own_time.insert(batch->own_time.end(), own_ready_.begin(), own_ready_.end());
+  own_ready_.clear();
 }
 
 model::RunNotes GpuSampler::Notes() {

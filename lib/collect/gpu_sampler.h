@@ -115,6 +115,7 @@ class GpuSampler final : public DrainSource {
   std::set<uint32_t> asked_ ABSL_GUARDED_BY(mu_);  // devices to set up
   std::vector<Config> configs_ready_ ABSL_GUARDED_BY(mu_);
   std::vector<model::GpuSample> ready_ ABSL_GUARDED_BY(mu_);
+  std::vector<model::OwnInterval> own_ready_ ABSL_GUARDED_BY(mu_);  // decodes, to drain
   model::RunNotes notes_ ABSL_GUARDED_BY(mu_);
 
   // The thread's own.

@@ -2,6 +2,7 @@
 
 #include "lib/collect/elapsed.h"
 #include "lib/collect/held_timer.h"
+#include "lib/collect/own_spans.h"
 #include "lib/collect/rotate_driver.h"
 
 namespace cuscope::collect {
@@ -44,16 +45,21 @@ void KernelReplay::Exit(const CUpti_CallbackData* cb) {
   ProfiledContext* c = run_.contexts().Find(cb->context);
   if (c == nullptr) return;
   Replayed& r = it->second;
+  const Launch launch = *r.replaying;
   r.replaying.reset();
-  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns, r.start_ns);
-  RangeProfiler::StopResult stop = c->profiler.Stop();
-  if (stop.result != CUPTI_SUCCESS) {
-    run_.notes().Note(&model::RunNotes::counters_stop,
-                      ExplainCupti("cuptiRangeProfilerStop", stop.result));
-    return;
+  {
+    Phase timed(HeldPhase::kPass, &run_.stats().measure_ns, r.start_ns);
+    RangeProfiler::StopResult stop = c->profiler.Stop();
+    if (stop.result != CUPTI_SUCCESS) {
+      run_.notes().Note(&model::RunNotes::counters_stop,
+                        ExplainCupti("cuptiRangeProfilerStop", stop.result));
+    } else {
+      sets_.DecodeSet(*c, r.plan);
+      flush_after_replay_->store(true);  // once the session lock is let go (CounterSampler)
+    }
   }
-  sets_.DecodeSet(*c, r.plan);
-  flush_after_replay_->store(true);  // once the session lock is let go (CounterSampler)
+  // The replay held the launching thread from its Start to here (own_time.h).
+  RecordCounterSpan(run_.outbox(), model::OwnKind::kKernelReplay, r.start_ns, *c, {launch});
 }
 
 bool KernelReplay::AnySetInProgress() const {

@@ -70,6 +70,7 @@ void LaunchCounters::OnEnter(const CUpti_CallbackData* cb, const LaunchShape& sh
     c = run_.Acquire(cb->context);
     if (c == nullptr) return;
   }
+  c->context_uid = cb->contextUid;
   Enter(*c, EnteredLaunch{cb, shape, sig, want, settled, nccl});
 }
 

@@ -3,11 +3,13 @@
 #include "absl/strings/str_format.h"
 #include "lib/collect/elapsed.h"
 #include "lib/collect/held_timer.h"
+#include "lib/collect/own_spans.h"
 
 namespace cuscope::collect {
 
 bool ProfilerCalls::Start() {
-  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
+  c_.window_start_ns = MonotonicNs();
+  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns, c_.window_start_ns);
   if (run_.options().counters.setconfig_each_pass && plan_.next_pass > 0 &&
       !run_.SetConfig(c_, plan_.next_pass, plan_.next_level)) {
     c_.failed = true;
@@ -26,6 +28,11 @@ bool ProfilerCalls::Start() {
 RangeCalls::Stopped ProfilerCalls::Stop() {
   Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
   RangeProfiler::StopResult stop = c_.profiler.Stop();
+  // The window (own_time.h): from its Start to its Stop, with its launches.
+  static const std::vector<Launch> kNone;
+  RecordCounterSpan(run_.outbox(), window_kind_, c_.window_start_ns, c_,
+                    plan_.windows.empty() ? kNone : plan_.windows.back());
+  c_.window_start_ns = 0;
   CounterNotes& notes = run_.notes();
   if (stop.result != CUPTI_SUCCESS) {
     notes.Note(&model::RunNotes::counters_stop,

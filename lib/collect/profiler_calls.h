@@ -24,9 +24,11 @@ namespace cuscope::collect {
 class ProfilerCalls : public RangeCalls {
  public:
   // `plan`: the context's windows (decoded from), and what the last Stop said comes
-  // next (ContextPlan::next_pass, next_level).
-  ProfilerCalls(CounterRun& run, CounterSets& sets, ProfiledContext& c, ContextPlan& plan)
-      : run_(run), sets_(sets), c_(c), plan_(plan) {}
+  // next (ContextPlan::next_pass, next_level). `window_kind`: what a window is in the
+  // profile's own time (a rotate window, the sweep's).
+  ProfilerCalls(CounterRun& run, CounterSets& sets, ProfiledContext& c, ContextPlan& plan,
+                model::OwnKind window_kind)
+      : run_(run), sets_(sets), c_(c), plan_(plan), window_kind_(window_kind) {}
 
   // cuptiRangeProfilerStart (after SetConfig for the pass, with the debugging switch
   // CounterOptions::setconfig_each_pass). False: the context failed (a note says why).
@@ -49,6 +51,7 @@ class ProfilerCalls : public RangeCalls {
   CounterSets& sets_;
   ProfiledContext& c_;
   ContextPlan& plan_;
+  const model::OwnKind window_kind_;
 };
 
 }  // namespace cuscope::collect

@@ -37,6 +37,10 @@ struct ProfiledContext {
   bool configured = false;  // SetConfig for a first pass made, no set run since
   bool sizing_off = false;  // an image sized to its set dropped ranges
   bool failed = false;      // given up for this session
+  // CUPTI's id of the context (records' context_id), from its launches; and when the
+  // Start of its open window began (MonotonicNs): for cuscope's own intervals.
+  uint32_t context_uid = 0;
+  uint64_t window_start_ns = 0;
 };
 
 // How a session sets a context up at its first use, in this order after the profiler

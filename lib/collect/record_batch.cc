@@ -1,5 +1,8 @@
 #include "lib/collect/record_batch.h"
 
+#include "lib/collect/elapsed.h"
+#include "lib/collect/own_spans.h"
+
 namespace cuscope::collect {
 
 void RecordBatch::Reset(Sink sink, bool counters_enabled) {
@@ -49,8 +52,14 @@ ConvertStats RecordBatch::stats() {
 
 void RecordBatch::Emit(bool devices_changed) {
   for (DrainSource* drain : drains_) drain->Drain(&batch_);
-  if (sink_ && (batch_.record_count() > 0 || devices_changed)) sink_(batch_, devices_changed);
+  const bool write = sink_ && (batch_.record_count() > 0 || devices_changed);
+  const uint64_t start_ns = write ? MonotonicNs() : 0;
+  if (write) sink_(batch_, devices_changed);
   batch_.ClearRecords();
+  // A long write is cuscope's own time (own_time.h), written with the next batch.
+  if (auto o = OwnSpanUntilNow(model::OwnKind::kFlush, start_ns, kRecordedBackgroundNs)) {
+    batch_.own_time.push_back(*o);
+  }
 }
 
 }  // namespace cuscope::collect

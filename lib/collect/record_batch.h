@@ -1,7 +1,9 @@
 // The batch of a session's records on their way to the profile: each completed CUPTI
 // buffer is converted into it (RecordConverter), the drain sources add what they
 // finished (counter sets, scopes, GPU samples), and the sink (the profile writer) gets
-// it; then its records are cleared, its strings and devices kept.
+// it; then its records are cleared, its strings and devices kept. A write that took
+// kRecordedBackgroundNs or more goes into the next batch as cuscope's own time
+// (own_spans.h).
 //
 // Lock: one mutex (the batch, the converter and the sink together), taken on CUPTI's
 // buffer thread, by flushes and by the records probe. Taken after RecordsProbe's

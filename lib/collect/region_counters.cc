@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/collect/driver.h"
 #include "lib/collect/held_timer.h"
+#include "lib/collect/own_spans.h"
 
 namespace cuscope::collect {
 namespace {
@@ -52,7 +53,8 @@ bool RegionCounters::StartRegion(const std::vector<std::string>& stack, bool hol
     c = run_.Acquire(ctx);
   }
   if (c == nullptr) return false;
-  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns);
+  const uint64_t start_ns = MonotonicNs();
+  Phase timed(HeldPhase::kPass, &run_.stats().measure_ns, start_ns);
   CUptiResult r = c->profiler.Start();
   if (r == CUPTI_SUCCESS) {
     r = c->profiler.PushRange(path.c_str());
@@ -64,6 +66,7 @@ bool RegionCounters::StartRegion(const std::vector<std::string>& stack, bool hol
     c->failed = true;
     return false;
   }
+  RecordCounterSpan(run_.outbox(), model::OwnKind::kRegionCounters, start_ns, *c, {});
   if (hold) {
     paused_tracing_ = true;
     run_.notes().Set(&model::RunNotes::counters_region_kernels,
@@ -102,7 +105,8 @@ bool RegionCounters::CloseRegion(bool keep) {
   paused_tracing_ = false;
   ProfiledContext& c = *region.context;
   Planner& planner = run_.planner();
-  Phase timed(HeldPhase::kPass, &planner.stats().measure_ns);
+  const uint64_t start_ns = MonotonicNs();
+  Phase timed(HeldPhase::kPass, &planner.stats().measure_ns, start_ns);
   CUptiResult r = c.profiler.PopRange();
   RangeProfiler::StopResult stop = c.profiler.Stop();
   if (r != CUPTI_SUCCESS || stop.result != CUPTI_SUCCESS) {
@@ -113,14 +117,17 @@ bool RegionCounters::CloseRegion(bool keep) {
     c.failed = true;
     return release;
   }
-  if (!keep) return release;
-  ContextPlan& plan = plans_[c.ctx];
-  planner.AddRegionPass(plan, region.name, region.path);
-  if (stop.all_passes_submitted) {
-    const uint64_t complete = planner.stats().sets_complete;
-    sets_.DecodeSet(c, plan);
-    planner.EndRegionSet(planner.stats().sets_complete > complete);
+  if (keep) {
+    ContextPlan& plan = plans_[c.ctx];
+    planner.AddRegionPass(plan, region.name, region.path);
+    if (stop.all_passes_submitted) {
+      const uint64_t complete = planner.stats().sets_complete;
+      sets_.DecodeSet(c, plan);
+      planner.EndRegionSet(planner.stats().sets_complete > complete);
+    }
   }
+  // The Stop and the decoding held the region's thread (own_time.h).
+  RecordCounterSpan(run_.outbox(), model::OwnKind::kRegionCounters, start_ns, c, {});
   return release;
 }
 

@@ -16,7 +16,7 @@ namespace cuscope::collect {
 class RotateCounters::Calls final : public ProfilerCalls {
  public:
   Calls(RotateCounters& s, ProfiledContext& c, Rotated& r)
-      : ProfilerCalls(s.run_, s.sets_, c, r.plan), s_(s), r_(r) {}
+      : ProfilerCalls(s.run_, s.sets_, c, r.plan, model::OwnKind::kRotateWindow), s_(s), r_(r) {}
   void SetInProgress(bool in_set) override { s_.SetInProgress(r_, in_set); }
 
  private:

@@ -454,6 +454,11 @@ uint32_t CurrentThreadId() {
   return ThreadIdOf(t);
 }
 
+uint32_t CallingThreadId() {
+  if (g_system_thread_ids.load(std::memory_order_relaxed)) return OsThreadId();
+  return static_cast<uint32_t>(pthread_self());
+}
+
 uint32_t CurrentDepth() {
   ThreadState* t = t_state;
   return t == nullptr ? 0 : t->depth;

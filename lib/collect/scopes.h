@@ -108,6 +108,8 @@ void ResetStats();
 
 // The id the calling thread's scopes are recorded with (see "Thread ids" above).
 uint32_t CurrentThreadId();
+// The same id, without setting the thread up for scopes (for records of other kinds).
+uint32_t CallingThreadId();
 // The calling thread's stack depth (open scopes, markers included).
 uint32_t CurrentDepth();
 

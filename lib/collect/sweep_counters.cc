@@ -11,7 +11,7 @@ void SweepCounters::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   // Asked only of a launch that would open a window or fall in one.
   const bool excluded = entered.nccl || ((entered.want || plan.window_open) && Captured(entered));
   const Launch launch{entered.sig, entered.cb->correlationId, entered.want && !excluded};
-  ProfilerCalls calls(run_, sets_, c, plan);
+  ProfilerCalls calls(run_, sets_, c, plan, model::OwnKind::kSweepWindow);
   SweepDriver(run_.planner(), calls).Enter(plan, launch, excluded);
   switch_.CountIdle(entered.sig, entered.settled, plan.window_open);
   NoteBackoff();
@@ -22,7 +22,7 @@ void SweepCounters::OnOpenWindow(CUcontext ctx, void (SweepDriver::*step)(Contex
   if (it == contexts_.end() || !it->second.window_open) return;
   ProfiledContext* c = run_.contexts().Find(ctx);
   if (c == nullptr || c->failed) return;
-  ProfilerCalls calls(run_, sets_, *c, it->second);
+  ProfilerCalls calls(run_, sets_, *c, it->second, model::OwnKind::kSweepWindow);
   SweepDriver driver(run_.planner(), calls);
   (driver.*step)(it->second);
   NoteBackoff();

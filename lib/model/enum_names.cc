@@ -9,6 +9,7 @@ static_assert(EnumRowsAreDense<ApiDomain>());
 static_assert(EnumRowsAreDense<RangeSource>());
 static_assert(EnumRowsAreDense<CounterStrategy>());
 static_assert(EnumRowsAreDense<SourceLocationKind>());
+static_assert(EnumRowsAreDense<OwnKind>());
 
 // Each enum's last value is in its table (a value added to an enum must be named).
 static_assert(MaxEnumValue<MemcpyKind>() == static_cast<int64_t>(MemcpyKind::kPtoP));
@@ -19,6 +20,7 @@ static_assert(MaxEnumValue<RangeSource>() == static_cast<int64_t>(RangeSource::k
 static_assert(MaxEnumValue<CounterStrategy>() == static_cast<int64_t>(CounterStrategy::kSweep));
 static_assert(MaxEnumValue<SourceLocationKind>() ==
               static_cast<int64_t>(SourceLocationKind::kScope));
+static_assert(MaxEnumValue<OwnKind>() == static_cast<int64_t>(OwnKind::kFlush));
 
 const char* MemcpyKindName(MemcpyKind k) { return EnumName(k); }
 const char* MemoryKindName(MemoryKind k) { return EnumName(k); }

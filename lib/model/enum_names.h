@@ -105,6 +105,16 @@ struct EnumNames<SourceLocationKind> {
   };
 };
 
+template <>
+struct EnumNames<OwnKind> {
+  static constexpr char kEnum[] = "own_kind";
+  static constexpr EnumNameRow<OwnKind> kRows[] = {
+      {OwnKind::kKernelReplay, "kernel replay"},  {OwnKind::kRotateWindow, "rotate window"},
+      {OwnKind::kSweepWindow, "sweep window"},    {OwnKind::kRegionCounters, "region counters"},
+      {OwnKind::kPmDecode, "GPU metrics decode"}, {OwnKind::kFlush, "profile flush"},
+  };
+};
+
 // The row of `e`, or nullptr for a value outside E's table.
 template <typename E>
 const EnumNameRow<E>* FindEnumRow(E e) {

@@ -116,7 +116,7 @@ bool OverheadRecord::operator==(const OverheadRecord& o) const {
 size_t Profile::record_count() const {
   return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
          event_records.size() + ranges.size() + overheads.size() + counters.size() +
-         device_metrics.size() + sample_configs.size() + samples.size();
+         device_metrics.size() + sample_configs.size() + samples.size() + own_time.size();
 }
 
 double CounterSet::value(const StringTable& strings, std::string_view metric,
@@ -159,6 +159,7 @@ void Profile::ClearRecords() {
   device_metrics.clear();
   sample_configs.clear();
   samples.clear();
+  own_time.clear();
   source_locations.clear();
 }
 

@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/finding.h"
+#include "lib/model/own_time.h"
 #include "lib/model/run_notes.h"
 #include "lib/model/source_location.h"
 
@@ -357,6 +358,8 @@ struct Profile {
   std::vector<DeviceMetric> device_metrics;
   std::vector<GpuSampleConfig> sample_configs;
   std::vector<GpuSample> samples;
+  // cuscope's own work: the intervals it held the GPU or a thread (own_time.h).
+  std::vector<OwnInterval> own_time;
   // Where records come from (RangeRecord::location). Not records: record_count()
   // leaves them out; ClearRecords() clears them (a batch holds the new ones).
   std::vector<SourceLocation> source_locations;
@@ -375,11 +378,11 @@ struct Profile {
   }
   size_t record_count() const;
   // The records of the program's own work: all but CUPTI's overhead records,
-  // cuscope's device probes and GPU samples (a process that did no CUDA work still
-  // gets those).
+  // cuscope's device probes, GPU samples and own intervals (a process that did no CUDA
+  // work still gets those).
   size_t work_record_count() const {
     return record_count() - overheads.size() - device_metrics.size() - sample_configs.size() -
-           samples.size();
+           samples.size() - own_time.size();
   }
   // The sample configuration of a device, or nullptr.
   const GpuSampleConfig* FindSampleConfig(uint32_t device_id) const {
@@ -390,8 +393,8 @@ struct Profile {
   }
   // Clears the record vectors, keeping run info, devices and strings.
   void ClearRecords();
-  // Earliest start and latest end over all records but GPU samples (0, 0 when there
-  // are none).
+  // Earliest start and latest end over all records but GPU samples and own intervals
+  // (0, 0 when there are none).
   std::pair<uint64_t, uint64_t> TimeSpan() const;
 };
 

@@ -69,6 +69,13 @@ void AppendRunHeader(const ReportData& data, std::string& out) {
               out);
   }
   AppendRow("wall time", FormatDuration(static_cast<double>(s.wall_ns)), out);
+  if (s.own_ns > 0) {  // as the text report's line (own_time.h)
+    const double pct = s.wall_ns > 0 ? 100.0 * static_cast<double>(s.own_ns) / s.wall_ns : 0.0;
+    AppendRow("cuscope's own time",
+              absl::StrCat(FormatDuration(static_cast<double>(s.own_ns)), " (", FormatPercent(pct),
+                           "% of the run)"),
+              out);
+  }
   AppendRow("exit", p.run.exit_reason.empty() ? "(not finished)" : p.run.exit_reason, out);
   AppendRow("cuscope", p.run.cuscope_version, out);
   AppendRow("records",

@@ -343,15 +343,15 @@ class PerfettoWriter final : public TraceSink {
 
   Track& TrackFor(const TraceEvent& e) {
     const bool gpu = OnGpu(e.category);
-    const int kind = gpu ? 0 : e.pid == kTraceOverheadPid ? 2 : 1;
+    const int kind = gpu ? 0 : e.pid == kTraceOverheadPid ? 2 : e.pid == kTraceOwnPid ? 3 : 1;
     auto [it, inserted] = event_tracks_.try_emplace({rank_, kind, e.pid, e.tid}, nullptr);
     if (!inserted) return *it->second;
     pp::TrackDescriptor d;
     if (gpu) {
       d.set_parent_uuid(GpuTrack(e.pid));
       d.set_name(absl::StrCat("stream ", e.tid));
-    } else if (kind == 2) {
-      d.set_parent_uuid(ParentTrack(2, 0, "CUPTI overhead", 0));
+    } else if (kind >= 2) {
+      d.set_parent_uuid(ParentTrack(kind, 0, kind == 2 ? "CUPTI overhead" : "cuscope", 0));
       d.set_name(absl::StrCat("thread ", e.tid));
     } else {
       const model::RunInfo& run = view_->profile().run;

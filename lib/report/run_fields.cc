@@ -58,6 +58,7 @@ const std::vector<RunField>& RunFields() {
       {"buffers_refused", G::kRun, Run<&RunInfo::buffers_refused>},
       {"internal_kernels", G::kRun, Run<&RunInfo::internal_kernels>},
       {"invalid_records", G::kRun, Sum<&Summary::invalid_records>},
+      {"cuscope_own_ns", G::kRun, Sum<&Summary::own_ns>},
   };
   return kFields;
 }

@@ -92,6 +92,15 @@ void WriteRunFields(const model::Profile& p, const analysis::Summary& s, size_t 
         width);
 }
 
+// "cuscope's own time: 6.402 s (82.1% of the run)", when it had any (own_time.h).
+void WriteOwnTime(const analysis::Summary& s, size_t width, std::ostream& out) {
+  if (s.own_ns == 0) return;
+  const double pct = s.wall_ns > 0 ? 100.0 * double(s.own_ns) / double(s.wall_ns) : 0.0;
+  out << Wrapped(absl::StrFormat("cuscope's own time: %s (%s%% of the run)",
+                                 FormatDuration(double(s.own_ns)), FormatPercent(pct)),
+                 width, 2, 4);
+}
+
 void WriteRunWarnings(const model::RunInfo& run, const analysis::Summary& s, size_t width,
                       std::ostream& out) {
   if (s.dropped_records > 0) {
@@ -229,6 +238,9 @@ void WriteRegions(const std::vector<analysis::RegionSummaryRow>& regions, const 
   }
   table.Write(out);
   WriteMoreLine(regions.size(), shown, "regions", out);
+  if (std::any_of(regions.begin(), regions.end(), [](const auto& r) { return r.own_ns > 0; })) {
+    out << "  Region times leave out cuscope's own time.\n";
+  }
 }
 
 // --- Hardware counters ------------------------------------------------------------
@@ -447,6 +459,7 @@ void WriteText(const ReportData& data, const ReportOptions& options, std::ostrea
   const model::Profile& p = ProfileOf(data);
   out << "cuscope report\n";
   WriteRunFields(p, data.summary, options.width, out);
+  WriteOwnTime(data.summary, options.width, out);
   WriteRunWarnings(p.run, data.summary, options.width, out);
   WriteKernels(data.summary, data.kernel_names, options, out);
   WriteApi(data.summary, options, out);

@@ -89,7 +89,7 @@ void SortIndex(TraceSink& sink, TraceEvent& e, const char* what, int64_t pid, in
 TraceView::TraceView(const model::Profile& profile,
                      const std::vector<analysis::KernelCounters>& counters,
                      const TraceFilter* filter)
-    : p_(profile), filter_(filter), index_(profile, counters, filter) {}
+    : p_(profile), filter_(filter), index_(profile, counters, filter), own_(profile, filter) {}
 
 void TraceView::Events(TraceSink& sink) const {
   TraceEvent e;
@@ -102,6 +102,7 @@ void TraceView::Events(TraceSink& sink) const {
   CopyAndSetEvents(sink, e);
   ApiAndSyncEvents(sink, e);
   RangeAndOverheadEvents(sink, e);
+  own_.Events(sink, e);
   index_.samples().Events(sink, e);
 }
 
@@ -139,6 +140,7 @@ void TraceView::MetadataEvents(TraceSink& sink, TraceEvent& e) const {
     Metadata(sink, e, "process_name", kTraceOverheadPid, 0, "CUPTI overhead");
     SortIndex(sink, e, "process_sort_index", kTraceOverheadPid, 0, 0x2000000);
   }
+  own_.Metadata(sink, e);
 }
 
 void TraceView::AnnotationEvents(TraceSink& sink, TraceEvent& e) const {

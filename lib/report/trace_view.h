@@ -1,8 +1,8 @@
 // The Chrome trace of a profile as data: the header and every event to write
 // (processes, threads, GPU annotations, kernels, copies, sets, API calls, syncs,
-// ranges, CUPTI overhead, the CPU-to-GPU flows and the GPU metric samples' counters),
-// each with its arguments, in file order, following Kineto's conventions. Built from the profile
-// and the counter analysis already done; no I/O. lib/report/chrome_trace.h serializes it.
+// ranges, CUPTI overhead, cuscope's own time, the CPU-to-GPU flows and the GPU metric samples'
+// counters), each with its arguments, in file order, following Kineto's conventions. Built from the
+// profile and the counter analysis already done; no I/O. lib/report/chrome_trace.h serializes it.
 // What the events need worked out once (tracks, names, External ids, ...) is its
 // TraceIndex (lib/report/trace_index.h).
 //
@@ -20,6 +20,7 @@
 #include "lib/report/trace_event.h"
 #include "lib/report/trace_filter.h"
 #include "lib/report/trace_index.h"
+#include "lib/report/trace_own.h"
 
 namespace cuscope::report {
 
@@ -61,6 +62,7 @@ class TraceView {
   const model::Profile& p_;
   const TraceFilter* filter_;
   TraceIndex index_;
+  TraceOwnTime own_;
 };
 
 }  // namespace cuscope::report

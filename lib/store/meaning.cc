@@ -25,6 +25,7 @@ struct Rule {
 // 4.8 TB/s, 1.98 GHz), small enough that no product of them overflows.
 constexpr Rule kRules[] = {
     {"devices", "id", kMaxDeviceId},
+    {"own_time", "device_id", model::kNoDevice},  // a device's id, or none
     {nullptr, "device_id", kMaxDeviceId},
     {nullptr, "src_device_id", kMaxDeviceId},
     {nullptr, "dst_device_id", kMaxDeviceId},

@@ -6,6 +6,7 @@
 //   3  syncs.event_id and syncs.event_sync_id, the cuda_events table
 //   4  gpu_sample_configs, gpu_samples
 //   5  ranges.location_id, the source_locations table
+//   6  the own_time table
 #ifndef CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 #define CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 
@@ -31,6 +32,8 @@ inline constexpr int kCudaEventsSince = 3;
 inline constexpr int kGpuSamplesSince = 4;
 // The first version that has the source_locations table.
 inline constexpr int kSourceLocationsSince = 5;
+// The first version that has the own_time table.
+inline constexpr int kOwnTimeSince = 6;
 
 // "" when this build reads files of `version`, else why not (for the message
 // "PATH has profile schema version N, but ...").

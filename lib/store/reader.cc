@@ -99,6 +99,9 @@ class Loader {
     if (file_version_ >= kGpuSamplesSince) {
       if (absl::Status s = LoadSamples(profile, n); !s.ok()) return s;
     }
+    if (file_version_ >= kOwnTimeSince) {
+      if (absl::Status s = LoadTable(profile.own_time, n); !s.ok()) return s;
+    }
     return LoadFindings(profile.findings);
   }
 

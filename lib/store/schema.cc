@@ -95,6 +95,10 @@ CREATE VIEW gpu_sample_configs_named AS
          m.text AS metric
   FROM gpu_sample_configs AS c LEFT JOIN strings AS m ON m.id = c.metric_id
   ORDER BY c.device_id, c.position;
+CREATE VIEW own_time_named AS
+  SELECT k.name AS kind_name, o.end_ns - o.start_ns AS duration_ns, o.*
+  FROM own_time AS o
+  LEFT JOIN enum_names AS k ON k.enum = 'own_kind' AND k.value = o.kind;
 )sql";
 
 std::string SqlQuote(absl::string_view text) {
@@ -148,6 +152,7 @@ std::string FixedRowsSql() {
   AddEnumRows<model::RangeSource>(rows);
   AddEnumRows<model::CounterStrategy>(rows);
   AddEnumRows<model::SourceLocationKind>(rows);
+  AddEnumRows<model::OwnKind>(rows);
   absl::StrAppend(&sql, "INSERT INTO enum_names (enum, value, name) VALUES\n  ",
                   absl::StrJoin(rows, ",\n  "), ";\n");
   return sql;

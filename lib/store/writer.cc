@@ -242,7 +242,7 @@ struct ProfileWriter::Statements {
   Stmt upsert_device;
   Inserter kernels, memcpys, memsets, api_calls, syncs, event_records, ranges, overheads;
   Inserter counter_sets, counter_launches, counter_values, device_metrics;
-  Inserter gpu_sample_configs, gpu_samples, locations;
+  Inserter gpu_sample_configs, gpu_samples, locations, own_time;
   // Counter sets in the file (committed); the next set gets this + 1 as its id.
   int64_t counter_sets_written = 0;
   // The devices whose sample configuration is in the file (committed).
@@ -294,6 +294,8 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
       {&gpu_sample_configs.many, InsertSql<GpuSampleConfigRow>(kRowsPerInsert)},
       {&gpu_samples.one, InsertSql<model::GpuSample>()},
       {&gpu_samples.many, InsertSql<model::GpuSample>(kRowsPerInsert)},
+      {&own_time.one, InsertSql<model::OwnInterval>()},
+      {&own_time.many, InsertSql<model::OwnInterval>(kRowsPerInsert)},
   };
   for (const auto& s : statements) {
     absl::StatusOr<Stmt> stmt = Prepare(db, s.sql);
@@ -419,6 +421,7 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
         }
         if (rc == SQLITE_OK) rc = InsertAll(s.gpu_sample_configs, config_rows, string_count, bad);
         if (rc == SQLITE_OK) rc = InsertAll(s.gpu_samples, batch.samples, string_count, bad);
+        if (rc == SQLITE_OK) rc = InsertAll(s.own_time, batch.own_time, string_count, bad);
         return rc;
       });
   if (!status.ok()) {
@@ -476,8 +479,6 @@ absl::Status ProfileWriter::Close() {
   db_ = nullptr;
   return status;
 }
-
-// ---------------------------------------------------------------------------
 
 absl::Status SaveProfile(const Profile& profile, const std::string& path) {
   absl::StatusOr<std::unique_ptr<ProfileWriter>> writer = ProfileWriter::Create(path);

@@ -32,10 +32,12 @@ TABLES = {
     "gpu_sample_configs": ("gpu_sample_configs_named", "GpuSampleConfig"),
     # Read by _gpu_samples: each sample's BLOB of float64 values becomes a dict.
     "gpu_samples": ("gpu_samples", "GpuSample"),
+    # cuscope's own time: kernel replays, counter windows, decodes, flushes.
+    "own_time": ("own_time_named", "OwnInterval"),
 }
 # Tables that older profiles lack: the schema version that added them. Read from an
 # older profile, they are empty.
-SINCE = {"cuda_events": 3, "gpu_sample_configs": 4, "gpu_samples": 4}
+SINCE = {"cuda_events": 3, "gpu_sample_configs": 4, "gpu_samples": 4, "own_time": 6}
 
 _classes = {}
 

@@ -280,6 +280,22 @@ inline Profile FullProfile() {
   gs.end_ns = kAbove32 + 120;
   gs.values = {87.25, std::ldexp(1.0, 62) + 2048, 1.0 / 3};
   p.samples.push_back(gs);
+
+  OwnInterval own;
+  own.start_ns = kAbove32 + 200;
+  own.end_ns = kAbove32 + 900;
+  own.kind = OwnKind::kFlush;  // the last kind
+  own.thread_id = kMax32;
+  own.device_id = kNoDevice;
+  own.context_id = kMax32;
+  own.first_correlation_id = 1;
+  own.last_correlation_id = kMax32;
+  own.launches = kMax32;
+  p.own_time.push_back(own);
+  own.kind = OwnKind::kKernelReplay;
+  own.device_id = 3;
+  own.start_ns = own.end_ns = kAbove32 + 150;  // out of time order, no duration
+  p.own_time.push_back(own);
   return p;
 }
 
@@ -322,6 +338,7 @@ inline void ExpectSameProfile(const Profile& actual, const Profile& expected) {
   EXPECT_TRUE(actual.device_metrics == expected.device_metrics);
   EXPECT_TRUE(actual.sample_configs == expected.sample_configs);
   ExpectSameSamples(actual.samples, expected.samples);
+  EXPECT_TRUE(actual.own_time == expected.own_time);
   EXPECT_EQ(actual.record_count(), expected.record_count());
 }
 

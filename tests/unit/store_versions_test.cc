@@ -1,5 +1,6 @@
-// Profiles of an older schema version (lib/store/older_versions.h): a version-4 file
-// (before source locations) loads with regions of no location, a version-3 file
+// Profiles of an older schema version (lib/store/older_versions.h): a version-5 file
+// (before own time) loads with no own intervals, a version-4 file (before source
+// locations) also with regions of no location, a version-3 file
 // (before GPU samples) also without samples, a version-2 file (before event records)
 // also with its syncs without events and no event records; the same columns or
 // tables missing from a file that claims the current version are damage.
@@ -22,7 +23,13 @@ using store::LoadProfile;
 using store::SaveProfile;
 using ::testing::HasSubstr;
 
-// What version 4 had: no source locations.
+// What version 5 had: no own time.
+constexpr char kToVersion5[] =
+    "DROP VIEW own_time_named; DROP TABLE own_time;"
+    "DELETE FROM enum_names WHERE enum = 'own_kind';"
+    "UPDATE meta SET value = '5' WHERE key = 'schema_version';";
+
+// What version 4 had besides: no source locations.
 constexpr char kToVersion4[] =
     "DROP VIEW source_locations_named; DROP TABLE source_locations;"
     "DELETE FROM enum_names WHERE enum = 'source_location_kind';"
@@ -30,8 +37,10 @@ constexpr char kToVersion4[] =
     "CREATE VIEW ranges_named AS SELECT * FROM ranges;"
     "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
 
-// A profile as a file of version 4 loads it: no locations, and no region has one.
+// A profile as a file of version 4 loads it: no locations, and no region has one (and
+// no own time, as in version 5).
 Profile WithoutLocations(Profile p) {
+  p.own_time.clear();
   p.source_locations.clear();
   for (RangeRecord& r : p.ranges) r.location = kNoLocation;
   return p;
@@ -50,13 +59,35 @@ constexpr char kToVersion2[] =
     "CREATE VIEW syncs_named AS SELECT * FROM syncs;"
     "UPDATE meta SET value = '2' WHERE key = 'schema_version';";
 
+TEST_F(StoreTest, Version5FileLoadsWithoutOwnTime) {
+  const std::string path = Path("v5.sqlite");
+  const Profile full = FullProfile();
+  ASSERT_FALSE(full.own_time.empty());
+  ASSERT_TRUE(SaveProfile(full, path).ok());
+  Exec(path, kToVersion5);
+  absl::StatusOr<Profile> loaded = LoadProfile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Profile expected = full;
+  expected.own_time.clear();
+  ExpectSameProfile(*loaded, expected);
+}
+
+TEST_F(StoreTest, CurrentVersionMissingTheOwnTimeTableIsDamaged) {
+  const std::string path = Path("v6-missing.sqlite");
+  ASSERT_TRUE(SaveProfile(FullProfile(), path).ok());
+  Exec(path, "DROP VIEW own_time_named; DROP TABLE own_time;");
+  absl::StatusOr<Profile> loaded = LoadProfile(path);
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss) << loaded.status();
+  EXPECT_THAT(loaded.status().message(), HasSubstr("own_time"));
+}
+
 TEST_F(StoreTest, Version4FileLoadsWithoutLocations) {
   const std::string path = Path("v4.sqlite");
   const Profile full = FullProfile();
   ASSERT_FALSE(full.source_locations.empty());
   ASSERT_NE(full.ranges[0].location, kNoLocation);
   ASSERT_TRUE(SaveProfile(full, path).ok());
-  Exec(path, kToVersion4);
+  Exec(path, std::string(kToVersion5) + kToVersion4);
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   ExpectSameProfile(*loaded, WithoutLocations(full));
@@ -76,7 +107,7 @@ TEST_F(StoreTest, Version3FileLoadsWithoutSamples) {
   const Profile full = FullProfile();
   ASSERT_FALSE(full.samples.empty());
   ASSERT_TRUE(SaveProfile(full, path).ok());
-  Exec(path, std::string(kToVersion4) + kToVersion3);
+  Exec(path, std::string(kToVersion5) + kToVersion4 + kToVersion3);
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   Profile expected = WithoutLocations(full);
@@ -117,7 +148,7 @@ TEST_F(StoreTest, Version2FileLoadsWithoutEvents) {
   const std::string path = Path("v2.sqlite");
   const Profile full = FullProfile();
   ASSERT_TRUE(SaveProfile(full, path).ok());
-  Exec(path, std::string(kToVersion4) + kToVersion3 + kToVersion2);
+  Exec(path, std::string(kToVersion5) + kToVersion4 + kToVersion3 + kToVersion2);
   absl::StatusOr<Profile> loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   Profile expected = WithoutLocations(full);

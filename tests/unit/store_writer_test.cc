@@ -513,7 +513,8 @@ TEST_F(StoreTest, EnumNamesAreTheModelsTables) {
   ExpectEnumRowsInFile<RangeSource>(path);
   ExpectEnumRowsInFile<CounterStrategy>(path);
   ExpectEnumRowsInFile<SourceLocationKind>(path);
-  EXPECT_EQ(QueryInt(path, "SELECT count(DISTINCT enum) FROM enum_names"), 7);
+  ExpectEnumRowsInFile<OwnKind>(path);
+  EXPECT_EQ(QueryInt(path, "SELECT count(DISTINCT enum) FROM enum_names"), 8);
 }
 
 }  // namespace
