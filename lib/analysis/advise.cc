@@ -10,23 +10,45 @@
 
 namespace cuscope::analysis {
 
-std::vector<model::Finding> Advise(const model::Profile& profile,
-                                   const model::AdviseThresholds& thresholds) {
-  std::vector<model::Finding> out;
-  advise::Context c(profile, thresholds);
-  const auto [first_start, first_end] = advise::FirstIteration(c, out);
-  c.AttributeGaps(first_start, first_end);
+namespace {
+
+// The rules that read the timeline, over the context's phase.
+void TimelineRules(const advise::Context& c, std::vector<model::Finding>& out) {
   advise::IdleGaps(c, out);
   advise::LowUtilization(c, out);
   advise::SyncStalls(c, out);
   advise::SmallReads(c, out);
   advise::LaunchBound(c, out);
   advise::PageableCopies(c, out);
+}
+
+}  // namespace
+
+std::vector<model::Finding> Advise(const model::Profile& profile,
+                                   const model::AdviseThresholds& thresholds) {
+  std::vector<model::Finding> out;
+  advise::Context c(profile, thresholds);
+  const auto [first_start, first_end] = advise::FirstIteration(c, out);
+  c.AttributeGaps(first_start, first_end);
+  if (c.steps.empty()) {
+    TimelineRules(c, out);
+  } else {
+    for (advise::Phase phase : {advise::Phase::kStartup, advise::Phase::kLoop}) {
+      c.phase = phase;
+      const size_t from = out.size();
+      TimelineRules(c, out);
+      advise::MarkStartupFindings(c, out, from);
+    }
+    c.phase = advise::Phase::kWhole;
+  }
   advise::DefaultStream(c, out);
   advise::KernelRules(c, out);
+  advise::GemmNames(c, out);
+  advise::MarkStartupFindings(c, out, 0);  // the first iteration's, the default stream's
   std::stable_sort(out.begin(), out.end(), [](const model::Finding& a, const model::Finding& b) {
-    return std::tie(b.gain_ns, a.rule, a.kernel, a.start_ns) <
-           std::tie(a.gain_ns, b.rule, b.kernel, b.start_ns);
+    const bool sa = IsStartupFinding(a), sb = IsStartupFinding(b);
+    return std::tie(sa, b.gain_ns, a.rule, a.kernel, a.start_ns) <
+           std::tie(sb, a.gain_ns, b.rule, b.kernel, b.start_ns);
   });
   return out;
 }
@@ -48,6 +70,7 @@ const std::vector<std::string>& AdviseRuleIds() {
                                                         "fp32_without_tensor_cores",
                                                         "fp64_in_fp32_program",
                                                         "misaligned_gemm",
+                                                        "old_arch_gemm",
                                                         "dominant_stall"};
   return *ids;
 }

@@ -26,9 +26,15 @@
 namespace cuscope::analysis {
 
 // Every rule's findings above thresholds.min_gain_pct, ranked by estimated gain
-// (descending; ties by rule id, then kernel name).
+// (descending; ties by rule id, then kernel name). With steps (NVTX ranges or scopes
+// named like a step, lib/analysis/steps.h), the timeline rules run over start-up and
+// over the loop apart, and start-up findings (IsStartupFinding) rank after the others.
 std::vector<model::Finding> Advise(const model::Profile& profile,
                                    const model::AdviseThresholds& thresholds);
+
+// Whether `f` is about start-up: what happened before the first step, or one-time
+// warm-up (its evidence "startup" is 1).
+bool IsStartupFinding(const model::Finding& f);
 
 // The rule ids, in the order docs/advisor.md describes them.
 const std::vector<std::string>& AdviseRuleIds();

@@ -90,7 +90,7 @@ ApiKind KindOfApi(const std::string& name) {
 }
 
 Context::Context(const model::Profile& p, const model::AdviseThresholds& thresholds)
-    : profile(p), t(thresholds), apis(p), own(p) {
+    : profile(p), t(thresholds), apis(p), own(p), steps(StepsOf(p)) {
   if (p.run.start_ns != 0 && p.run.end_ns > p.run.start_ns) {
     wall_ns = p.run.end_ns - p.run.start_ns;
   } else {

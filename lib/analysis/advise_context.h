@@ -10,6 +10,7 @@
 
 #include "lib/analysis/own_time.h"
 #include "lib/analysis/regions.h"
+#include "lib/analysis/steps.h"
 #include "lib/model/advise_thresholds.h"
 #include "lib/model/finding.h"
 #include "lib/model/profile.h"
@@ -25,6 +26,12 @@ enum class ApiKind : uint8_t {
   kModuleLoad,  // cuLibraryLoadData, cuModuleLoadData, ...
 };
 ApiKind KindOfApi(const std::string& name);
+
+// The part of the run the timeline rules look at. With steps (steps.h), they run once
+// over start-up (what begins before the first step) and once over the loop (what
+// begins from it on), so that a finding is about one or the other; without, once
+// over the whole run.
+enum class Phase : uint8_t { kWhole = 0, kStartup, kLoop };
 
 // Who (the rest of) an idle gap of the GPU belongs to.
 enum class GapCause : uint8_t {
@@ -67,6 +74,19 @@ struct Context {
   std::vector<Gap> gaps;
   // Busy intervals (merged, in time order), for utilization windows.
   std::vector<std::pair<uint64_t, uint64_t>> busy;
+  Steps steps;  // the loop's steps; empty when the profile has none
+  Phase phase = Phase::kWhole;
+
+  // Whether something that begins at `start_ns` belongs to the phase.
+  bool InPhase(uint64_t start_ns) const {
+    if (phase == Phase::kWhole) return true;
+    return (start_ns < steps.first_start_ns()) == (phase == Phase::kStartup);
+  }
+  // The phase's span: [from, to).
+  uint64_t PhaseFrom() const { return phase == Phase::kLoop ? steps.first_start_ns() : 0; }
+  uint64_t PhaseTo() const {
+    return phase == Phase::kStartup ? steps.first_start_ns() : UINT64_MAX;
+  }
 
   ApiKind KindOf(const model::ApiRecord& a) const {
     return a.name < api_kind_by_name.size() ? api_kind_by_name[a.name] : ApiKind::kOther;

@@ -42,7 +42,7 @@ void PageableOf(const Context& c, model::MemcpyKind kind, std::vector<model::Fin
   double gain = 0;
   const model::MemcpyRecord* largest = nullptr;
   for (const model::MemcpyRecord& m : c.profile.memcpys) {
-    if (m.kind != kind || !Pageable(m) || !HasValidTimes(m)) continue;
+    if (m.kind != kind || !Pageable(m) || !HasValidTimes(m) || !c.InPhase(m.start_ns)) continue;
     ++copies;
     bytes += m.bytes;
     time += m.duration_ns();

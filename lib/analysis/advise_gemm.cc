@@ -7,12 +7,16 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/analysis/advise_rules.h"
+#include "lib/analysis/summary.h"
 
 namespace cuscope::analysis::advise {
 namespace {
@@ -82,7 +86,125 @@ int DeviceArch(const model::Profile& p, uint32_t device_id) {
   return 0;
 }
 
+// The tensor precision a GEMM's name declares ("bf16", "f16", "tf32", "e4m3"), null when
+// it names none of the four, or INT8 or FP64 (which the rule leaves alone).
+const Element* ElementNamed(const std::string& name) {
+  for (const char* skip : {"f64", "dgemm", "dmma", "s8", "i8", "int8", "imma"}) {
+    if (name.find(skip) != std::string::npos) return nullptr;
+  }
+  if (name.find("bf16") != std::string::npos) return ElementOf(Precision::kTensorBf16);
+  if (name.find("tf32") != std::string::npos) return ElementOf(Precision::kTensorTf32);
+  if (name.find("e4m3") != std::string::npos || name.find("e5m2") != std::string::npos) {
+    return ElementOf(Precision::kTensorFp8);
+  }
+  if (name.find("f16") != std::string::npos || name.find("h1688") != std::string::npos ||
+      name.find("h16816") != std::string::npos) {
+    return ElementOf(Precision::kTensorFp16);
+  }
+  return nullptr;
+}
+
+// The word of `name` around its last "align" ("cutlass_75_..._align1"): what
+// --kernels=... matches it by; "" when none.
+std::string NameWord(const std::string& name) {
+  const size_t at = name.rfind("align");
+  if (at == std::string::npos) return "";
+  auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  size_t b = at, e = at;
+  while (b > 0 && word(name[b - 1])) --b;
+  while (e < name.size() && word(name[e])) ++e;
+  return name.substr(b, e - b);
+}
+
+// A kernel name on one device, from its kernel records.
+struct NamedKernel {
+  uint64_t ns = 0, launches = 0;
+  const model::KernelRecord* first = nullptr;
+};
+
+// Gains guessed from the name alone (docs/advisor.md, "By kernel names"): the share of
+// the kernel's time a padded or current-architecture GEMM would save. The GPT-2 step
+// measured with counters saved more (0.74 to 0.84 of its misaligned GEMMs' time).
+constexpr double kMisalignedShare = 0.5;
+constexpr double kOldArchShare = 0.25;
+
+void NamedGemm(const Context& c, const std::string& name, const NamedKernel& k,
+               std::vector<model::Finding>& out) {
+  const int built = BuiltFor(name), arch = DeviceArch(c.profile, k.first->device_id);
+  const Element* e = ElementNamed(name);
+  // A tensor-core GEMM only: cuBLAS's FP32 (ffma) GEMMs on sm_90 are sm80 designs.
+  const bool old_arch = e != nullptr && built > 0 && built < 90 && arch >= 90;
+  const int alignment = AlignmentOf(name);
+  const bool misaligned = e != nullptr && alignment > 0 && alignment * e->bytes < 16;
+  if (!misaligned && !old_arch) return;
+  const double share = misaligned ? kMisalignedShare : kOldArchShare;
+  model::Finding f = c.Make(misaligned ? "misaligned_gemm" : "old_arch_gemm",
+                            static_cast<double>(k.ns) * share, model::GainBasis::kGpu);
+  f.kernel = name;
+  f.device_id = k.first->device_id;
+  if (!c.Keeps(f)) return;
+  const double pct =
+      c.kernel_ns > 0 ? 100.0 * static_cast<double>(k.ns) / static_cast<double>(c.kernel_ns) : 0;
+  std::string what = misaligned
+                         ? absl::StrFormat(
+                               "%s GEMM in a kernel for operands aligned to "
+                               "%d element%s (%d bytes)",
+                               e->name, alignment, alignment == 1 ? "" : "s", alignment * e->bytes)
+                         : std::string("GEMM");
+  if (old_arch) {
+    absl::StrAppend(
+        &what, misaligned ? ", " : " in ",
+        absl::StrFormat("a design for sm_%d on this sm_%d GPU (mma.sync, no TMA)", built, arch));
+  }
+  const std::string word = NameWord(name);
+  f.summary = absl::StrFormat(
+      "%s, by its name: %s in %d launch%s (%s of GPU kernel time); the gain assumes %s of it "
+      "(no counters: counters would confirm it%s)",
+      what, Dur(static_cast<double>(k.ns)), k.launches, k.launches == 1 ? "" : "es", Pct(pct),
+      misaligned ? "half" : "a quarter",
+      word.empty() ? "" : absl::StrCat(", cuscope run --metrics=roofline --kernels=", word));
+  f.advice =
+      misaligned
+          ? absl::StrFormat(
+                "cuBLAS (or CUTLASS) takes such a kernel when a GEMM dimension, a leading "
+                "dimension or an operand's start is not a multiple of 16 bytes (%d %s "
+                "elements): pad the dimension to a multiple of %d (64 is better). In a language "
+                "model it is usually the vocabulary (GPT-2's 50257 -> 50304).",
+                16 / e->bytes, e->name, 16 / e->bytes)
+          : "cuBLAS took a kernel designed for an older GPU: it has no kernel of this GPU's "
+            "design for the shape or alignment (pad dimensions to multiples of 16 bytes), or "
+            "the library was built without one (update CUDA or the framework).";
+  f.evidence = {{"kernel_time_ns", static_cast<double>(k.ns)},
+                {"launches", static_cast<double>(k.launches)},
+                {"assumed_share", share},
+                {"from_name", 1.0}};
+  if (alignment > 0) f.evidence.emplace_back("alignment_elements", alignment);
+  if (built > 0) f.evidence.emplace_back("built_for_sm", built);
+  out.push_back(std::move(f));
+}
+
 }  // namespace
+
+void GemmNames(const Context& c, std::vector<model::Finding>& out) {
+  // Names (per device) with counter sets are the counter rules' to judge.
+  std::set<std::pair<uint32_t, std::string>> measured;
+  for (const model::CounterSet& s : c.profile.counters) {
+    measured.emplace(s.device_id, c.profile.str(s.name));
+  }
+  std::map<std::pair<uint32_t, std::string>, NamedKernel> by_name;
+  for (const model::KernelRecord& k : c.profile.kernels) {
+    if (!HasValidTimes(k)) continue;
+    const std::string& name = c.profile.str(k.name);
+    if (!GemmNamed(name)) continue;
+    NamedKernel& n = by_name[{k.device_id, name}];
+    n.ns += k.duration_ns();
+    ++n.launches;
+    if (n.first == nullptr) n.first = &k;
+  }
+  for (const auto& [key, k] : by_name) {
+    if (measured.count(key) == 0) NamedGemm(c, key.second, k, out);
+  }
+}
 
 Misalignment MisalignmentOf(const KernelCounters& k) {
   Misalignment m;

@@ -26,21 +26,23 @@ struct Span {
   uint64_t length() const { return end_ns - start_ns; }
 };
 
-// The rests of the gaps of `cause` (the part after a blocking call's share).
+// The rests of the gaps of `cause` (the part after a blocking call's share) that begin
+// in the phase.
 std::vector<Span> RestsOf(const Context& c, GapCause cause) {
   std::vector<Span> out;
   for (const Gap& g : c.gaps) {
-    if (g.cause == cause && g.rest() > 0)
+    if (g.cause == cause && g.rest() > 0 && c.InPhase(g.start_ns))
       out.push_back({g.start_ns + g.blocked_ns, g.end_ns, g.api});
   }
   return out;
 }
 
-// The blocking calls' shares: of small reads (`small_read`) or of the others.
+// The blocking calls' shares, of gaps that begin in the phase: of small reads
+// (`small_read`) or of the others.
 std::vector<Span> BlockedOf(const Context& c, bool small_read) {
   std::vector<Span> out;
   for (const Gap& g : c.gaps) {
-    if (g.blocked_ns > 0 && g.small_read == small_read) {
+    if (g.blocked_ns > 0 && g.small_read == small_read && c.InPhase(g.start_ns)) {
       out.push_back({g.start_ns, g.start_ns + g.blocked_ns, g.api});
     }
   }
@@ -149,8 +151,11 @@ void IdleGaps(const Context& c, std::vector<Finding>& out) {
 }
 
 void LowUtilization(const Context& c, std::vector<Finding>& out) {
-  if (c.busy.empty() || c.last_busy_ns <= c.first_busy_ns) return;
-  const uint64_t span = c.last_busy_ns - c.first_busy_ns;
+  // The phase's part of the GPU's span.
+  const uint64_t first = std::max(c.first_busy_ns, c.PhaseFrom());
+  const uint64_t last = std::min(c.last_busy_ns, c.PhaseTo());
+  if (c.busy.empty() || last <= first) return;
+  const uint64_t span = last - first;
   // At most 100,000 windows, whatever the setting.
   const uint64_t window =
       std::max<uint64_t>({static_cast<uint64_t>(c.t.util_window_ms * 1e6), span / 100000 + 1, 1});
@@ -158,17 +163,20 @@ void LowUtilization(const Context& c, std::vector<Finding>& out) {
   std::vector<uint64_t> busy(n, 0), short_idle(n, 0), short_gaps(n, 0);
   auto spread = [&](uint64_t lo, uint64_t hi, std::vector<uint64_t>& into) {
     for (uint64_t t = lo; t < hi;) {
-      const size_t w = std::min(n - 1, static_cast<size_t>((t - c.first_busy_ns) / window));
-      const uint64_t w_end = c.first_busy_ns + (w + 1) * window;
+      const size_t w = std::min(n - 1, static_cast<size_t>((t - first) / window));
+      const uint64_t w_end = first + (w + 1) * window;
       const uint64_t e = std::min(hi, std::max(w_end, t + 1));
       into[w] += e - t;
       t = e;
     }
   };
-  for (const auto& [lo, hi] : c.busy) spread(lo, hi, busy);
+  for (const auto& [lo, hi] : c.busy) {
+    if (hi > first && lo < last) spread(std::max(lo, first), std::min(hi, last), busy);
+  }
   for (const Span& g : RestsOf(c, GapCause::kShort)) {
-    spread(g.start_ns, g.end_ns, short_idle);
-    ++short_gaps[std::min(n - 1, static_cast<size_t>((g.start_ns - c.first_busy_ns) / window))];
+    if (g.end_ns <= first || g.start_ns >= last) continue;
+    spread(std::max(g.start_ns, first), std::min(g.end_ns, last), short_idle);
+    ++short_gaps[std::min(n - 1, static_cast<size_t>((g.start_ns - first) / window))];
   }
   uint64_t gain = 0, low = 0, low_busy = 0, low_len = 0, gap_count = 0;
   size_t worst = 0;
@@ -201,8 +209,8 @@ void LowUtilization(const Context& c, std::vector<Finding>& out) {
                 {"busy_pct_in_low_windows", busy_pct},
                 {"short_gaps", static_cast<double>(gap_count)},
                 {"short_idle_ns", static_cast<double>(gain)}};
-  f.start_ns = c.first_busy_ns + worst * window;
-  f.end_ns = std::min(c.last_busy_ns, f.start_ns + window);
+  f.start_ns = first + worst * window;
+  f.end_ns = std::min(last, f.start_ns + window);
   f.region = c.RegionAt(f.start_ns + (f.end_ns - f.start_ns) / 2, model::kNoId);
   out.push_back(std::move(f));
 }
@@ -220,7 +228,7 @@ void SyncStalls(const Context& c, std::vector<Finding>& out) {
   if (by_name.empty()) return;
   for (const model::ApiRecord& a : c.profile.api_calls) {
     auto it = by_name.find(a.name);
-    if (it == by_name.end() || !HasValidTimes(a)) continue;
+    if (it == by_name.end() || !HasValidTimes(a) || !c.InPhase(a.start_ns)) continue;
     ++it->second.calls;
     it->second.blocked_ns += a.duration_ns();
     it->second.kind = c.KindOf(a);
@@ -260,7 +268,8 @@ void SmallReads(const Context& c, std::vector<Finding>& out) {
   if (!c.Keeps(f)) return;
   uint64_t reads = 0, bytes = 0;
   for (const model::MemcpyRecord& m : c.profile.memcpys) {
-    if (m.kind == model::MemcpyKind::kDtoH && m.bytes <= c.t.small_copy_bytes) {
+    if (m.kind == model::MemcpyKind::kDtoH && m.bytes <= c.t.small_copy_bytes &&
+        c.InPhase(m.start_ns)) {
       ++reads;
       bytes += m.bytes;
     }
@@ -289,8 +298,10 @@ void LaunchBound(const Context& c, std::vector<Finding>& out) {
   const double launch_ns = c.t.launch_us * 1e3;
   std::vector<double> tiny_ns;
   absl::flat_hash_map<uint32_t, uint64_t> per_stream;
-  uint64_t first = 0, last = 0;
+  uint64_t first = 0, last = 0, kernels = 0;
   for (const model::KernelRecord& k : c.profile.kernels) {
+    if (!c.InPhase(k.start_ns)) continue;
+    ++kernels;
     if (!HasValidTimes(k) || k.graph_id != 0 || static_cast<double>(k.duration_ns()) >= launch_ns) {
       continue;
     }
@@ -306,12 +317,12 @@ void LaunchBound(const Context& c, std::vector<Finding>& out) {
   if (!c.Keeps(f)) return;
   std::vector<double> launch_calls;
   for (const model::ApiRecord& a : c.profile.api_calls) {
-    if (c.KindOf(a) == ApiKind::kLaunch && HasValidTimes(a)) {
+    if (c.KindOf(a) == ApiKind::kLaunch && HasValidTimes(a) && c.InPhase(a.start_ns)) {
       launch_calls.push_back(static_cast<double>(a.duration_ns()));
     }
   }
   const size_t tiny = tiny_ns.size();
-  const double share = 100.0 * static_cast<double>(tiny) / c.profile.kernels.size();
+  const double share = 100.0 * static_cast<double>(tiny) / static_cast<double>(kernels);
   const double median_tiny = Median(std::move(tiny_ns));
   const double median_launch = Median(std::move(launch_calls));
   f.summary = absl::StrFormat(

@@ -14,6 +14,25 @@
 
 namespace cuscope::analysis::advise {
 
+// advise_phase.cc: start-up findings (with steps). The evidence that marks one.
+inline constexpr char kStartupEvidence[] = "startup";
+// Marks `f` as start-up: its summary opens with "Start-up (before the first 'step'): "
+// (the first instance of a region: "Start-up (the first instance, one-time): "), the
+// advice says it is paid once, and the evidence has kStartupEvidence = 1.
+void MarkStartup(const Context& c, model::Finding& f);
+// Marks `out[from...]` that are start-up: those made in the start-up phase, those
+// located wholly before the first step (not about a kernel), and the first
+// iteration's. Nothing without steps.
+void MarkStartupFindings(const Context& c, std::vector<model::Finding>& out, size_t from);
+
+// advise_gemm.cc, by kernel names alone (no counters): GEMM kernels whose names say
+// they were built for operands aligned to less than 16 bytes (misaligned_gemm) or, for
+// a tensor-core precision (BF16, FP16, TF32, FP8), for an architecture before sm_90 on
+// an sm_90 or later GPU (old_arch_gemm), when their
+// signatures have no counter sets. Their gain is a guess from the name, and they say
+// that counters would confirm it.
+void GemmNames(const Context& c, std::vector<model::Finding>& out);
+
 // advise_first.cc: the first instance of a repeated region against the others.
 // Returns the finding's span (0, 0 when none), whose idle gaps are then its own.
 std::pair<uint64_t, uint64_t> FirstIteration(const Context& c, std::vector<model::Finding>& out);

@@ -10,32 +10,16 @@
 namespace cuscope::analysis {
 namespace {
 
-// The outermost step regions of `p`: their name and durations (less cuscope's own time
-// in each, own_time.h) in start order. When regions of several step names exist, the
-// name with the most instances.
-std::pair<std::string, std::vector<uint64_t>> Steps(const model::Profile& p) {
-  std::map<std::string, std::vector<const model::RangeRecord*>> by_name;
-  for (const model::RangeRecord& r : p.ranges) {
-    if (r.end_ns <= r.start_ns) continue;  // marks and unusable times
-    const std::string& name = p.strings.Get(r.name);
-    if (IsStepName(name)) by_name[name].push_back(&r);
-  }
-  std::string best;
-  for (const auto& [name, ranges] : by_name) {
-    if (best.empty() || ranges.size() > by_name[best].size()) best = name;
-  }
-  if (best.empty()) return {};
-  std::vector<const model::RangeRecord*>& ranges = by_name[best];
-  std::stable_sort(ranges.begin(), ranges.end(),
-                   [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+// The step regions of `p` (steps.h): their name and durations, less cuscope's own time
+// in each (own_time.h), in start order.
+std::pair<std::string, std::vector<uint64_t>> StepDurations(const model::Profile& p) {
+  const Steps steps = StepsOf(p);
   const OwnTime own(p);
   std::vector<uint64_t> durations;
-  for (const model::RangeRecord* r : ranges) {
-    durations.push_back(r->duration_ns() - own.Within(r->start_ns, r->end_ns));
+  for (const auto& [start, end] : steps.spans) {
+    durations.push_back(end - start - own.Within(start, end));
   }
-  // ProfilerStep#3 and step 3 name each instance: one name for the rank.
-  if (absl::StartsWithIgnoreCase(best, "profilerstep")) best = "ProfilerStep#N";
-  return {best, durations};
+  return {steps.name, durations};
 }
 
 RankColumn Column(const RankInput& in, const Summary& s) {
@@ -111,13 +95,6 @@ Stragglers FindStragglers(const std::vector<RankColumn>& ranks,
 
 }  // namespace
 
-bool IsStepName(const std::string& name) {
-  const std::string n = absl::AsciiStrToLower(name);
-  if (n == "step" || n == "train_step" || n == "training_step") return true;
-  if (absl::StartsWith(n, "profilerstep#")) return true;
-  return absl::StartsWith(n, "step") && n.size() > 4 && !absl::ascii_isalpha(n[4]);
-}
-
 RankComparison CompareRanks(const std::vector<RankInput>& inputs) {
   // By rank, then (no rank) in the order given.
   std::vector<size_t> order(inputs.size());
@@ -133,7 +110,7 @@ RankComparison CompareRanks(const std::vector<RankInput>& inputs) {
   for (size_t i : order) {
     const Summary s = Summarize(*inputs[i].profile);
     RankColumn c = Column(inputs[i], s);
-    auto [step_name, steps] = Steps(*inputs[i].profile);
+    auto [step_name, steps] = StepDurations(*inputs[i].profile);
     c.step_ns = steps;
     c.steps = ComputeStats(steps);
     step_names.push_back(step_name);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/analysis/steps.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/profile.h"
 
@@ -67,10 +68,6 @@ struct RankComparison {
   std::vector<RankKernelRow> kernels;  // by sum over ranks, descending
   Stragglers stragglers;
 };
-
-// Whether a region named `name` is a training step: "step", "step 3", "step_3",
-// "ProfilerStep#3" (torch.profiler), "train_step", "training_step" (any case).
-bool IsStepName(const std::string& name);
 
 RankComparison CompareRanks(const std::vector<RankInput>& inputs);
 

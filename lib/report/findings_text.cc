@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lib/analysis/advise.h"
 #include "lib/model/demangle.h"
 #include "lib/report/format.h"
 
@@ -56,9 +57,14 @@ void WriteFindingsText(const model::Profile& profile, const std::vector<model::F
     out << "\nFindings\n  (none above the advisor's thresholds)\n";
     return;
   }
-  out << "\nFindings"
-      << (shown < findings.size() ? absl::StrFormat(" (top %d of %d)", shown, findings.size()) : "")
-      << ", ranked by estimated gain\n";
+  const std::string heading = absl::StrCat(
+      "Findings",
+      shown < findings.size() ? absl::StrFormat(" (top %d of %d)", shown, findings.size()) : "",
+      ", ranked by estimated gain",
+      std::any_of(findings.begin(), findings.end(), analysis::IsStartupFinding)
+          ? " (start-up after the steps)"
+          : "");
+  out << "\n" << Wrapped(heading, width, 0, 2);
   for (size_t i = 0; i < shown; ++i) {
     const model::Finding& f = findings[i];
     out << Wrapped(

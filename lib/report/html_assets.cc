@@ -36,6 +36,7 @@ table.sortable th.desc::after{content:" \25BC"}
 .finding .where,.finding .evidence{font-size:12px;color:#555;font-family:monospace}
 .finding .evidence span{margin-right:10px}
 .note,.more{color:#666;font-size:12px}
+.outcome{font-weight:600}
 .svg svg{max-width:100%;height:auto;background:#fff}
 details.panel{background:#fff;border:1px solid #ddd;margin:6px 0;padding:4px 10px}
 details.panel summary{cursor:pointer}

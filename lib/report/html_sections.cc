@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "lib/report/counter_outcome_text.h"
 #include "lib/report/format.h"
 #include "lib/report/html_cells.h"
 #include "lib/report/html_escape.h"
@@ -56,7 +57,11 @@ std::string Where(const model::Finding& f) {
 void AppendRunHeader(const ReportData& data, std::string& out) {
   const model::Profile& p = ProfileOf(data);
   const analysis::Summary& s = data.summary;
-  out += "<section id=\"run\"><h2>Run</h2>\n<table class=\"kv\">\n";
+  out += "<section id=\"run\"><h2>Run</h2>\n";
+  if (std::string line = CounterOutcomeLine(data.counter_outcome); !line.empty()) {
+    absl::StrAppend(&out, "<p class=\"outcome\">", Esc(line), "</p>\n");
+  }
+  out += "<table class=\"kv\">\n";
   AppendRow("command", p.run.command_line, out);
   AppendRow("host",
             absl::StrCat(p.run.hostname, ", pid ", p.run.pid,
@@ -246,6 +251,10 @@ void AppendCounters(const ReportData& data, std::string& out) {
     size_t at = svg->find("<svg");
     absl::StrAppend(&out, "<div class=\"svg\">", at == std::string::npos ? *svg : svg->substr(at),
                     "</div>\n");
+  } else if (data.counter_outcome.asked) {
+    // Counters were asked for: what came of them, not how to ask.
+    absl::StrAppend(&out, "<p>No roofline: ", Esc(svg.status().message()), ". ",
+                    Esc(CounterOutcomeLine(data.counter_outcome)), "</p>\n");
   } else {
     absl::StrAppend(&out, "<p>No roofline: ", Esc(svg.status().message()),
                     " (cuscope run --metrics=roofline measures them).</p>\n");

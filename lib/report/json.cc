@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lib/model/demangle.h"
+#include "lib/report/counter_outcome_text.h"
 #include "lib/report/findings_text.h"
 #include "lib/report/format.h"
 #include "lib/report/gpu_samples_text.h"
@@ -400,6 +401,26 @@ void WriteCoverage(Writer& w, const analysis::VerdictCoverage& c) {
   w.EndObject();
 }
 
+// "counters_outcome": the opening line and its facts, when counters were asked for.
+void WriteCounterOutcome(Writer& w, const analysis::CounterOutcome& o) {
+  if (!o.asked) return;
+  Key(w, "counters_outcome");
+  w.StartObject();
+  Key(w, "line"), Str(w, CounterOutcomeLine(o));
+  Key(w, "settings_recorded"), w.Bool(o.settings_recorded);
+  Key(w, "metrics"), Str(w, o.metrics);
+  Key(w, "replay"), Str(w, o.replay);
+  Key(w, "strategy"), Str(w, o.strategy);
+  Key(w, o.regions ? "regions_measured" : "signatures_measured"), w.Uint64(o.measured);
+  if (!o.regions) Key(w, "signatures"), w.Uint64(o.signatures);
+  Key(w, "steps"), w.Uint64(o.steps);
+  Key(w, "shortfalls");
+  w.StartArray();
+  for (const std::string& s : ShortfallTexts(o)) Str(w, s);
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteCounters(Writer& w, const ReportData& data, int top) {
   const bool section =
       !data.ceilings.empty() || !data.counters.empty() || !data.counter_notes.empty();
@@ -427,6 +448,7 @@ void WriteJson(const ReportData& data, const ReportOptions& options, std::ostrea
   Writer& w = doc.writer();
   w.StartObject();
   Key(w, "schema_version"), w.Int(kJsonSchemaVersion);
+  WriteCounterOutcome(w, data.counter_outcome);
   WriteRun(w, p.run, data.summary);
   WriteDevices(w, p, data.summary);
   WriteSummaryTables(w, data.summary, options.top);

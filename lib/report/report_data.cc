@@ -16,6 +16,7 @@ ReportData BuildReport(const model::Profile& profile, const model::AdviseThresho
   data.ceilings = analysis::ComputeAllCeilings(profile);
   data.counters = analysis::AnalyzeCounters(profile, data.ceilings, &data.regions);
   data.coverage = analysis::CoverageOf(profile, data.counters);
+  data.counter_outcome = analysis::OutcomeOf(profile, data.counters, data.coverage);
   data.counter_notes = analysis::CounterNotes(profile, data.ceilings);
   data.gpu_samples = analysis::AnalyzeGpuSamples(profile);
   data.gpu_sample_notes = analysis::GpuSampleNotes(profile);

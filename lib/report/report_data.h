@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/analysis/counter_outcome.h"
 #include "lib/analysis/gpu_samples.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
@@ -29,6 +30,8 @@ struct ReportData {
   std::vector<std::string> counter_notes;
   // How much of the GPU kernel time the verdicts cover (of `counters`).
   analysis::VerdictCoverage coverage;
+  // What counters were asked for and what came of them: every report opens with it.
+  analysis::CounterOutcome counter_outcome;
   // GPU metrics sampled at an interval (empty when the profile has no samples).
   analysis::GpuSampleAnalysis gpu_samples;
   std::vector<std::string> gpu_sample_notes;  // the run's gpu_metrics.* notes
@@ -39,7 +42,7 @@ struct ReportData {
 };
 
 // Runs each analysis once: the summary, the regions, the ceilings, then the
-// counters, their coverage and their notes from those ceilings and regions, the
+// counters, their coverage, outcome and notes from those ceilings and regions, the
 // findings (analysis::FindingsOf: the stored ones, else computed with `thresholds`),
 // and the kernel names.
 ReportData BuildReport(const model::Profile& profile,

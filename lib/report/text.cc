@@ -13,6 +13,7 @@
 #include "lib/model/checked.h"
 #include "lib/model/demangle.h"
 #include "lib/model/metrics.h"
+#include "lib/report/counter_outcome_text.h"
 #include "lib/report/findings_text.h"
 #include "lib/report/format.h"
 #include "lib/report/gpu_samples_text.h"
@@ -458,6 +459,9 @@ void WriteCounters(const ReportData& data, const ReportOptions& options, std::os
 void WriteText(const ReportData& data, const ReportOptions& options, std::ostream& out) {
   const model::Profile& p = ProfileOf(data);
   out << "cuscope report\n";
+  if (std::string line = CounterOutcomeLine(data.counter_outcome); !line.empty()) {
+    out << Wrapped(line, options.width, 2, 4);
+  }
   WriteRunFields(p, data.summary, options.width, out);
   WriteOwnTime(data.summary, options.width, out);
   WriteRunWarnings(p.run, data.summary, options.width, out);

@@ -5,6 +5,7 @@
 // its own.
 #include "lib/analysis/own_time.h"
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -204,9 +205,10 @@ TEST(OwnTimeAdvice, FirstIterationWeighsTheProgramsTimeOnly) {
   // The first step: 150 ms, of which cuscope's 99 ms; the others 10 ms.
   EXPECT_NEAR(first->gain_ns, (150.0 - 99.0 - 10.0) * kMs, 1.0);
   EXPECT_THAT(first->summary, HasSubstr("took 51.00 ms besides cuscope's own 99.00 ms, 5.1x"));
-  ASSERT_EQ(first->evidence.size(), 5u);
-  EXPECT_EQ(first->evidence[4].first, "cuscope_own_ns");
-  EXPECT_NEAR(first->evidence[4].second, 99.0 * kMs, 1.0);
+  const auto own = std::find_if(first->evidence.begin(), first->evidence.end(),
+                                [](const auto& e) { return e.first == "cuscope_own_ns"; });
+  ASSERT_NE(own, first->evidence.end());
+  EXPECT_NEAR(own->second, 99.0 * kMs, 1.0);
 }
 
 // Rotate's windows run the program's launches one at a time with CUPTI's work between
