@@ -68,6 +68,10 @@ class CounterRun final : public ContextSetup {
   void MarkMeasured(uint32_t correlation_id, const std::string& name) {
     measured_.Mark(correlation_id, name);
   }
+  // A launch not measured in whose call a window was stopped (MeasuredTable::MarkCall).
+  void MarkCall(uint32_t correlation_id, const std::string& name) {
+    measured_.MarkCall(correlation_id, name);
+  }
   // True the first time a set of `device_id` is kept (its device metrics go with it).
   bool FirstOnDevice(uint32_t device_id) { return device_metrics_done_.insert(device_id).second; }
 

@@ -21,6 +21,11 @@ class MeasuredTable {
  public:
   // `name`: the launch's kernel, demangled (Classify tells CUPTI's own kernels apart).
   void Mark(uint32_t correlation_id, const std::string& name) ABSL_LOCKS_EXCLUDED(mu_);
+  // A launch not measured during whose call cuscope stopped or decoded a window (another
+  // thread's launch closed it): CUPTI's own kernels then carry its correlation id. Its
+  // record of `name` stays the program's (kNotMeasured); one of another name is CUPTI's
+  // (kProfilerKernel). A measured launch's mark takes precedence.
+  void MarkCall(uint32_t correlation_id, const std::string& name) ABSL_LOCKS_EXCLUDED(mu_);
   MeasuredLaunches::Kind Classify(uint32_t correlation_id, const std::string& kernel_name) const
       ABSL_LOCKS_EXCLUDED(mu_);
   void Clear() ABSL_LOCKS_EXCLUDED(mu_);  // a new session
@@ -29,6 +34,8 @@ class MeasuredTable {
   mutable absl::Mutex mu_;
   // Correlation id -> a hash of the launch's kernel name (0: none).
   absl::flat_hash_map<uint32_t, uint64_t> measured_ ABSL_GUARDED_BY(mu_);
+  // MarkCall's launches, the same way (a name is required).
+  absl::flat_hash_map<uint32_t, uint64_t> calls_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cuscope::collect

@@ -29,7 +29,16 @@ void SweepCounters::OnOpenWindow(CUcontext ctx, void (SweepDriver::*step)(Contex
 }
 
 void SweepCounters::Exit(const CUpti_CallbackData* cb) {
+  auto it = contexts_.find(cb->context);
+  const bool was_open = it != contexts_.end() && it->second.window_open;
   OnOpenWindow(cb->context, &SweepDriver::Exit);
+  // Closed in this launch's call: CUPTI's kernels of the Stop and the decode carry its
+  // correlation id. A launch of the window is marked measured already; one made on
+  // another thread before the window opened is not, and its record must stay the
+  // program's while CUPTI's are told apart.
+  if (was_open && !it->second.window_open && cb->symbolName != nullptr) {
+    run_.MarkCall(cb->correlationId, run_.planner().KernelName(cb->symbolName).first);
+  }
 }
 
 void SweepCounters::Graph(const CUpti_CallbackData* cb) {
