@@ -98,6 +98,17 @@ def rotate_like(trace, out):
     return len(measured)
 
 
+def every_launch_measured(demo, out):
+    """The counters demo with every launch of sgemm_naive measured by kernel replay and
+    stored without times (CUPTI writes none): the launch with a counter set is placed
+    by its profiler duration when read, the others stay unusable; the kernel's time is
+    that of its measured launches."""
+    shutil.copy(demo, out)
+    with sqlite3.connect(out) as db:
+        db.execute("UPDATE kernels SET flags = flags | 1, start_ns = 0, end_ns = 0 WHERE name_id = "
+                   "(SELECT id FROM strings WHERE text LIKE 'sgemm_naive%')")
+
+
 class Views(unittest.TestCase):
     """Each profile through every view: one count of kernel records, one kernel time."""
 
@@ -106,7 +117,9 @@ class Views(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp()
         cls.derived = pathlib.Path(cls.tmp) / "gpt2-rotate-like.sqlite"
         rotate_like(TRACE, cls.derived)
-        cls.profiles = PROFILES + [cls.derived]
+        cls.all_measured = pathlib.Path(cls.tmp) / "counters-demo-all-measured.sqlite"
+        every_launch_measured(DATA / "h200-counters-demo.sqlite", cls.all_measured)
+        cls.profiles = PROFILES + [cls.derived, cls.all_measured]
 
     @classmethod
     def tearDownClass(cls):
@@ -114,6 +127,13 @@ class Views(unittest.TestCase):
 
     def test_profiles_are_there(self):
         self.assertGreaterEqual(len(PROFILES), 7)
+
+    def test_a_kernel_measured_at_every_launch_is_timed_by_those(self):
+        rows = {k.name: k for k in cuscope.load(self.all_measured).kernel_summary}
+        sgemm = next(k for name, k in rows.items() if name.startswith("sgemm_naive"))
+        self.assertEqual((sgemm.launches, sgemm.instances, sgemm.measured_launches,
+                          sgemm.all_measured), (3, 1, 1, True))
+        self.assertGreater(sgemm.total_ns, 0)
 
     def test_every_view_gives_one_count_and_one_kernel_time(self):
         texts = {}
