@@ -92,7 +92,7 @@ struct KernelTimeComparison {
   std::map<std::string, ComparableKernel> kernels;  // by display name
   // Whether the comparable launches are each side's timed launches, so that the
   // comparison is of the profiles' own kernel times (Summary::kernel_ns); set by Compare.
-  bool whole = false;
+  bool whole = true;
   double change_percent() const;  // of the base's comparable time
   // Beyond kKernelTimeChangePct: a change of the program.
   bool changed() const;

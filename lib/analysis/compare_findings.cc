@@ -95,7 +95,9 @@ std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& ba
     c.base_gain_ns = before != nullptr ? before->gain_ns : 0;
     c.next_gain_ns = after != nullptr ? after->gain_ns : 0;
     c.summary = after != nullptr ? after->summary : before->summary;
-    c.gpu_basis = (after != nullptr ? after->basis : before->basis) == model::GainBasis::kGpu;
+    const model::Finding& has = after != nullptr ? *after : *before;
+    c.gpu_basis = has.basis == model::GainBasis::kGpu;
+    c.basis_ns = has.gain_pct > 0 ? has.gain_ns * 100 / has.gain_pct : 0;
     out.push_back(std::move(c));
   };
   // Same rule, kernel and signature: stayed. Then the rest of one rule on one kernel
@@ -208,7 +210,11 @@ void ConfirmFindingChanges(const model::Profile& base, const ProfilerEffects& ba
       computed[i] = true;
     }
     const FindingSide lacking = in_next ? FindingSide::kNext : FindingSide::kBase;
-    if (const model::Finding* f = FindAgain(c, again[i])) {
+    // Found, with a gain above the minimum share of the basis where it fired: the
+    // program's quantity is still there.
+    const model::Finding* f = FindAgain(c, again[i]);
+    if (f != nullptr && c.basis_ns > 0 &&
+        f->gain_ns >= thresholds.min_gain_pct / 100 * c.basis_ns) {
       c.kind = FindingChangeKind::kStayed;
       c.side = lacking;
       c.why = FindingWhy::kUnderMinimum;

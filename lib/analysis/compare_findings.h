@@ -27,7 +27,8 @@ enum class FindingSide : uint8_t { kNeither = 0, kBase, kNext };
 // Why a finding stayed although one profile's findings lack it, or was not compared.
 enum class FindingWhy : uint8_t {
   kNone = 0,
-  kUnderMinimum,   // stayed: its gain fell under AdviseThresholds::min_gain_pct there
+  kUnderMinimum,   // stayed: under AdviseThresholds::min_gain_pct of its own basis there,
+                   // not of the basis where it fired
   kNoCounters,     // not compared: no counters of its kernel there
   kRecordsLeftOut  // not compared: the profiler left records it rests on out there
 };
@@ -49,6 +50,9 @@ struct FindingChange {
   FindingSide side = FindingSide::kNeither;
   FindingWhy why = FindingWhy::kNone;
   bool gpu_basis = false;  // a kernel rule's gain, a share of GPU time (from counters)
+  // The basis its gain is a share of (gain_ns x 100 / gain_pct), in the profile that has
+  // it when only one does; 0 when unknown.
+  double basis_ns = 0;
 };
 
 // Appeared and resolved first, each by estimated gain (largest first), then those that
@@ -59,7 +63,8 @@ std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& ba
 // A finding is resolved (or appeared) only when the program's own quantity changed. So
 // each one that appeared or was resolved is looked for again in the profile that lacks
 // it, with no minimum gain (its basis, e.g. a wall time the profiler stretched, may have
-// put it under the minimum): found, it stayed. Not found, it is not compared when the
+// put it under the minimum): found with a gain still above the minimum share of the
+// basis where it fired, it stayed. Not found, it is not compared when the
 // quantity it rests on is missing for the profiler's sake: a finding from counters (a
 // kernel rule, basis GPU time) whose kernel the other profile measured no counters of;
 // a timeline finding when either profile's profiler left records out (copies and

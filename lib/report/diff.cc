@@ -67,9 +67,9 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
   WriteMoreLine(rows.size(), shown, "", out);
   if (any_left_out) {
     out << Wrapped(
-        "Totals and counts are of the launches timed alike in both profiles (the Comparable "
-        "line): launches measured with counters on one side only, or without a record on "
-        "one side, are left out; n/c: none left to compare.",
+        "Totals and counts are of the launches both profiles timed alike: launches measured "
+        "with counters, and launches without a partner where the other profile kept no "
+        "record, are left out; n/c: none left to compare.",
         options.width, 2, 4);
   }
 }
@@ -251,7 +251,8 @@ std::string FindingSideText(const analysis::FindingChange& f) {
     case analysis::FindingWhy::kNone:
       return "";
     case analysis::FindingWhy::kUnderMinimum:
-      return absl::StrCat("; under the minimum gain in ", side, ", its quantity still there");
+      return absl::StrCat("; under the minimum gain of ", side,
+                          "'s wall or GPU time, its quantity still there");
     case analysis::FindingWhy::kNoCounters:
       return absl::StrCat("; ", side, " measured no counters of its kernel");
     case analysis::FindingWhy::kRecordsLeftOut:

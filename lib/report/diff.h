@@ -16,8 +16,8 @@ namespace cuscope::report {
 std::string FindingSignatureText(const analysis::FindingChange& f);
 
 // Why a finding stayed though one side's findings lack it, or was not compared: "";
-// "; under the minimum gain in NEW, its quantity still there"; "; NEW measured no
-// counters of its kernel"; "; NEW's profiler left out records it rests on".
+// "; under the minimum gain of NEW's wall or GPU time, its quantity still there"; "; NEW
+// measured no counters of its kernel"; "; NEW's profiler left out records it rests on".
 std::string FindingSideText(const analysis::FindingChange& f);
 
 // What the profiles measured differently, one sentence ("" when they measured the

@@ -90,12 +90,22 @@ std::string KernelCountNotComparedText(const analysis::Comparison& c) {
                       " kept no kernel record of launches it measured or dropped");
 }
 
-std::string KernelTimeVerdictText(const analysis::KernelTimeComparison& kt) {
-  const double pct = kt.change_percent();
+namespace {
+
+// "+1.2%: within 3%, no change" or "-12.0%: a change beyond 3%".
+std::string VerdictText(uint64_t base_ns, uint64_t next_ns) {
+  const double pct = analysis::ChangePercent(double(base_ns), double(next_ns));
   const std::string change = std::isfinite(pct) ? absl::StrFormat("%+.1f%%", pct) : "new";
-  if (kt.changed())
+  if (!(std::fabs(pct) <= analysis::kKernelTimeChangePct)) {
     return absl::StrCat(change, ": a change beyond ", analysis::kKernelTimeChangePct, "%");
+  }
   return absl::StrCat(change, ": within ", analysis::kKernelTimeChangePct, "%, no change");
+}
+
+}  // namespace
+
+std::string KernelTimeVerdictText(const analysis::KernelTimeComparison& kt) {
+  return VerdictText(kt.base.total_ns, kt.next.total_ns);
 }
 
 std::string KernelTimeChangeText(const analysis::Comparison& c) {
@@ -103,7 +113,7 @@ std::string KernelTimeChangeText(const analysis::Comparison& c) {
     return absl::StrCat(
         FormatDuration(double(c.base_kernel_ns)), " -> ", FormatDuration(double(c.next_kernel_ns)),
         " (", FormatSignedDuration(model::SaturatingDifference(c.next_kernel_ns, c.base_kernel_ns)),
-        ", ", KernelTimeVerdictText(c.kernel_time), ")");
+        ", ", VerdictText(c.base_kernel_ns, c.next_kernel_ns), ")");
   }
   return absl::StrCat(FormatDuration(double(c.base_kernel_ns)), " in BASE, ",
                       FormatDuration(double(c.next_kernel_ns)),
@@ -151,7 +161,8 @@ void WriteBasisHeaderText(const analysis::Comparison& c, const ReportOptions& op
   std::string wall = DurationChangeText(c.base_wall_ns, c.next_wall_ns);
   const std::string held = Sides(c, [](const ProfilerEffects& fx) { return fx.held_ms > 0; });
   if (!held.empty()) {
-    absl::StrAppend(&wall, "; ", held, " includes time holding the program to measure counters");
+    absl::StrAppend(&wall, "; ", held, held.size() > 4 ? " include" : " includes",
+                    " time holding the program to measure counters");
   }
   line("Wall time", wall);
   line("Kernel time", KernelTimeChangeText(c));
