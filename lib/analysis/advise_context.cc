@@ -109,9 +109,11 @@ Context::Context(const model::Profile& p, const model::AdviseThresholds& thresho
   const double launch_ns = t.launch_us * 1e3;
   std::vector<Op> ops;
   ops.reserve(p.kernels.size() + p.memcpys.size() + p.memsets.size());
-  for (const model::KernelRecord& k : p.kernels) {
+  const std::vector<uint8_t> timed = KernelTimeMask(p);
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const model::KernelRecord& k = p.kernels[i];
     if (!HasValidTimes(k)) continue;
-    kernel_ns += k.duration_ns();
+    if (timed[i]) kernel_ns += k.duration_ns();
     ops.push_back({k.start_ns, k.end_ns,
                    k.graph_id == 0 && static_cast<double>(k.duration_ns()) < launch_ns, false});
   }

@@ -63,7 +63,7 @@ struct Context {
   const model::Profile& profile;
   const model::AdviseThresholds& t;
   uint64_t wall_ns = 0;                   // as analysis::Summarize's
-  uint64_t kernel_ns = 0;                 // sum of kernel durations
+  uint64_t kernel_ns = 0;                 // kernel time (Summary::kernel_ns)
   uint64_t first_busy_ns = 0;             // first GPU activity start (0 when none)
   uint64_t last_busy_ns = 0;              // last GPU activity end
   uint64_t busy_ns = 0;                   // union of kernels, copies and memsets

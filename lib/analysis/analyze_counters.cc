@@ -112,12 +112,12 @@ SetGroups GroupSets(const model::Profile& p) {
   return groups;
 }
 
-// Gives each signature the launches, time and launch configuration of its kernel
-// records; returns the ranking time of all kernel records.
+// Gives each signature the launches, kernel time and launch configuration of its
+// kernel records; returns the kernel time of all kernel records (Summary::kernel_ns).
 uint64_t AddKernelRecords(const model::Profile& p, SetGroups& groups) {
   uint64_t all_kernel_ns = 0;
   for (const auto& [key, g] : GroupKernels(p)) {
-    all_kernel_ns += g.RankTime();
+    model::AddTo(all_kernel_ns, g.kernel_ns);
     const auto& [device, name_id, mangled_id, gx, gy, gz, bx, by, bz] = key;
     const model::Dim3 grid{gx, gy, gz}, block{bx, by, bz};
     // The set's name is the demangled name; a record without one matches by mangled name.
@@ -131,7 +131,7 @@ uint64_t AddKernelRecords(const model::Profile& p, SetGroups& groups) {
     KernelCounters& k = it->second.k;
     if (!k.launch_config && g.config_known) k.launch_config = LaunchConfig{g.registers, g.shared};
     k.launches += g.launches;
-    k.total_time_ns += g.RankTime();
+    model::AddTo(k.total_time_ns, g.kernel_ns);
   }
   return all_kernel_ns;
 }
@@ -160,13 +160,16 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p,
     DeriveCounters(k, ceilings[k.device_id], p.FindDevice(k.device_id));
     if (k.launches == 0) {
       k.total_time_ns = model::SaturatingFromDouble(k.duration_ns * double(k.sets));
+      k.time_estimated = true;
     }
     out.push_back(std::move(k));
   }
   AddRegionKernelTime(p, ceilings, region_rows, &out);
+  // A share of kernel time, as the kernels table's Time %; only a profile without kernel
+  // time (no kernel record) shares out its estimates among themselves.
   uint64_t denominator = all_kernel_ns;
-  for (const KernelCounters& k : out) {
-    if (k.launches == 0) denominator += k.total_time_ns;
+  if (denominator == 0) {
+    for (const KernelCounters& k : out) model::AddTo(denominator, k.total_time_ns);
   }
   for (KernelCounters& k : out) {
     k.time_percent = denominator > 0 ? 100.0 * double(k.total_time_ns) / double(denominator) : 0;

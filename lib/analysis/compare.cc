@@ -47,6 +47,45 @@ std::vector<BusyDelta> CompareBusy(const Summary& base, const Summary& next) {
   return out;
 }
 
+// The kernels' rows: each kernel's comparable launches on both sides.
+std::vector<Delta> KernelDeltas(const KernelTimeComparison& kt) {
+  std::map<std::string, Delta> by_name;
+  auto side = [](const ComparableSide& s) {
+    Side out;
+    out.count = s.launches;
+    out.total_ns = s.total_ns;
+    out.avg_ns = s.launches > 0 ? double(s.total_ns) / double(s.launches) : 0.0;
+    return out;
+  };
+  for (const auto& [name, k] : kt.kernels) {
+    Delta& d = by_name[name];
+    d.base = side(k.base);
+    d.next = side(k.next);
+    d.left_out = k.why;
+    d.base_left_out = k.base.left_out;
+    d.next_left_out = k.next.left_out;
+  }
+  return Ranked(by_name);
+}
+
+void AddRegions(const model::Profile& p, bool is_base, std::map<std::string, Delta>& regions) {
+  for (const auto& row : SummarizeRegions(p)) {
+    std::string key = RegionLabel(row);
+    Side& side = is_base ? regions[key].base : regions[key].next;
+    side.count = row.stats.count;
+    side.total_ns = row.stats.total_ns;
+    side.avg_ns = row.stats.avg_ns;
+    side.kernels = row.kernel_count;
+    side.gpu_time_ns = row.gpu_time_ns;
+  }
+}
+
+// A memory row whose counts or bytes differ while a profile left such records out.
+void MarkNotCompared(bool memory_complete, TotalsDelta& d) {
+  d.not_compared =
+      !memory_complete && (d.base.count != d.next.count || d.base.bytes != d.next.bytes);
+}
+
 }  // namespace
 
 double Delta::total_change_percent() const {
@@ -56,40 +95,40 @@ double Delta::total_change_percent() const {
 Comparison Compare(const model::Profile& base, const model::Profile& next,
                    const model::AdviseThresholds& thresholds) {
   Comparison c;
+  c.base_profiler = EffectsOf(base);
+  c.next_profiler = EffectsOf(next);
   const Summary base_summary = Summarize(base), next_summary = Summarize(next);
-  std::map<std::string, Delta> kernels, regions;
-  auto add = [&](const model::Profile& p, const Summary& s, bool is_base, uint64_t* wall,
-                 uint64_t* kernel_ns, uint64_t* kernel_count) {
-    *wall = s.wall_ns;
-    *kernel_count = s.kernel_count;
-    for (const auto& row : s.kernels) {
-      Side& side = is_base ? kernels[row.name].base : kernels[row.name].next;
-      side.count = row.stats.count;
-      side.total_ns = row.stats.total_ns;
-      side.avg_ns = row.stats.avg_ns;
-      model::AddTo(*kernel_ns, row.stats.total_ns);
-    }
-    for (const auto& row : SummarizeRegions(p)) {
-      std::string key = RegionLabel(row);
-      Side& side = is_base ? regions[key].base : regions[key].next;
-      side.count = row.stats.count;
-      side.total_ns = row.stats.total_ns;
-      side.avg_ns = row.stats.avg_ns;
-      side.kernels = row.kernel_count;
-      side.gpu_time_ns = row.gpu_time_ns;
-    }
-  };
-  add(base, base_summary, true, &c.base_wall_ns, &c.base_kernel_ns, &c.base_kernel_count);
-  add(next, next_summary, false, &c.next_wall_ns, &c.next_kernel_ns, &c.next_kernel_count);
-  c.kernels = Ranked(kernels);
+  c.base_wall_ns = base_summary.wall_ns;
+  c.next_wall_ns = next_summary.wall_ns;
+  c.base_kernel_ns = base_summary.kernel_ns;
+  c.next_kernel_ns = next_summary.kernel_ns;
+  c.base_kernel_count = base_summary.kernel_count;
+  c.next_kernel_count = next_summary.kernel_count;
+  c.kernel_count_compared =
+      c.base_kernel_count == c.next_kernel_count ||
+      (c.base_profiler.kernel_records_complete() && c.next_profiler.kernel_records_complete());
+  c.kernel_time = CompareKernelTime(base, c.base_profiler, next, c.next_profiler);
+  // Whole: the comparable launches are each side's timed launches, nothing more or less.
+  c.kernel_time.whole = c.kernel_time.base.total_ns == base_summary.kernel_ns &&
+                        c.kernel_time.next.total_ns == next_summary.kernel_ns &&
+                        c.kernel_time.base.launches == base_summary.timed_launches &&
+                        c.kernel_time.next.launches == next_summary.timed_launches;
+  c.kernels = KernelDeltas(c.kernel_time);
+  std::map<std::string, Delta> regions;
+  AddRegions(base, true, regions);
+  AddRegions(next, false, regions);
   c.regions = Ranked(regions);
   c.busy = CompareBusy(base_summary, next_summary);
+  const bool memory_complete =
+      c.base_profiler.memory_complete() && c.next_profiler.memory_complete();
   c.memory = CompareMemory(base_summary, next_summary);
   std::vector<TotalsDelta> copies;
-  for (const TotalsDelta& d : c.memory) {
+  for (TotalsDelta& d : c.memory) {
+    MarkNotCompared(memory_complete, d);
     if (absl::StartsWith(d.name, "[CUDA memcpy")) copies.push_back(d);
   }
   c.copies = SumOf(copies, "all copies");
+  MarkNotCompared(memory_complete, c.copies);
   c.api = CompareApi(base_summary, next_summary);
   std::vector<TotalsDelta> syncs;
   for (const TotalsDelta& d : c.api) {
@@ -100,6 +139,7 @@ Comparison Compare(const model::Profile& base, const model::Profile& next,
   c.metrics = CompareMeasuredMetrics(base, next);
   c.verdicts = CompareVerdicts(AnalyzeCounters(base), AnalyzeCounters(next));
   c.findings = CompareFindings(FindingsOf(base, thresholds), FindingsOf(next, thresholds));
+  ConfirmFindingChanges(base, c.base_profiler, next, c.next_profiler, thresholds, c.findings);
   c.sampled = CompareSampled(AnalyzeGpuSamples(base), AnalyzeGpuSamples(next));
   return c;
 }

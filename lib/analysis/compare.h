@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/analysis/compare_basis.h"
 #include "lib/analysis/compare_findings.h"
 #include "lib/analysis/compare_samples.h"
 #include "lib/analysis/compare_totals.h"
@@ -28,7 +29,10 @@ struct Side {
 
 struct Delta {
   std::string name;  // kernel name or region path
+  // Kernels: the comparable launches (KernelTimeComparison), and why some were left out.
   Side base, next;
+  LeftOut left_out = LeftOut::kNone;
+  uint64_t base_left_out = 0, next_left_out = 0;
   // Saturates instead of wrapping (lib/model/checked.h).
   int64_t total_change_ns() const {
     return model::SaturatingDifference(next.total_ns, base.total_ns);
@@ -53,10 +57,17 @@ struct BusyDelta {
 };
 
 struct Comparison {
+  // How each profile was taken and what its profiler removed or added.
+  ProfilerEffects base_profiler, next_profiler;
   uint64_t base_wall_ns = 0, next_wall_ns = 0;
-  uint64_t base_kernel_ns = 0, next_kernel_ns = 0;  // sum of kernel times
+  // Each profile's kernel time (Summary::kernel_ns: its report's) and kernel records.
+  uint64_t base_kernel_ns = 0, next_kernel_ns = 0;
   uint64_t base_kernel_count = 0, next_kernel_count = 0;
-  std::vector<Delta> kernels;           // by |change of total time|, largest first
+  // The kernel records' counts are the program's launches on both sides (or equal).
+  bool kernel_count_compared = true;
+  // Kernel time over the launches both profiles timed alike: what changed.
+  KernelTimeComparison kernel_time;
+  std::vector<Delta> kernels;           // comparable launches, by |change|, largest first
   std::vector<Delta> regions;           // by |change of total time|, largest first
   std::vector<BusyDelta> busy;          // by device id
   std::vector<TotalsDelta> memory;      // copies by direction and host memory, memsets
@@ -69,6 +80,9 @@ struct Comparison {
   std::vector<SampledChange> sampled;   // GPU metrics of kernels sampled in both
 };
 
+// `thresholds` compute the findings of a profile that stores none; a finding that
+// appeared or was resolved is confirmed against the other profile's own quantities
+// (ConfirmFindingChanges).
 Comparison Compare(const model::Profile& base, const model::Profile& next,
                    const model::AdviseThresholds& thresholds = {});
 

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <utility>
 
+#include "lib/analysis/advise.h"
+
 namespace cuscope::analysis {
 namespace {
 
@@ -50,6 +52,20 @@ std::set<std::string> MetricsOf(const model::Profile& p) {
 
 double Gain(const FindingChange& c) { return std::max(c.base_gain_ns, c.next_gain_ns); }
 
+// Appeared, resolved and not compared first, each by estimated gain (largest first), then
+// those that stayed by the change of their gain.
+void Order(std::vector<FindingChange>& changes) {
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const FindingChange& x, const FindingChange& y) {
+                     const bool xs = x.kind == FindingChangeKind::kStayed,
+                                ys = y.kind == FindingChangeKind::kStayed;
+                     if (xs != ys) return ys;
+                     if (!xs) return Gain(x) > Gain(y);
+                     return std::fabs(x.next_gain_ns - x.base_gain_ns) >
+                            std::fabs(y.next_gain_ns - y.base_gain_ns);
+                   });
+}
+
 }  // namespace
 
 const char* FindingChangeKindName(FindingChangeKind k) {
@@ -60,6 +76,8 @@ const char* FindingChangeKindName(FindingChangeKind k) {
       return "resolved";
     case FindingChangeKind::kStayed:
       return "stayed";
+    case FindingChangeKind::kNotCompared:
+      return "not compared";
   }
   return "stayed";
 }
@@ -77,6 +95,9 @@ std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& ba
     c.base_gain_ns = before != nullptr ? before->gain_ns : 0;
     c.next_gain_ns = after != nullptr ? after->gain_ns : 0;
     c.summary = after != nullptr ? after->summary : before->summary;
+    const model::Finding& has = after != nullptr ? *after : *before;
+    c.gpu_basis = has.basis == model::GainBasis::kGpu;
+    c.basis_ns = has.gain_pct > 0 ? has.gain_ns * 100 / has.gain_pct : 0;
     out.push_back(std::move(c));
   };
   // Same rule, kernel and signature: stayed. Then the rest of one rule on one kernel
@@ -122,13 +143,100 @@ std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& ba
   for (const auto& [place, olds] : left_base) {
     for (const auto& [key, f] : olds) add(FindingChangeKind::kResolved, key, f, nullptr);
   }
-  std::stable_sort(out.begin(), out.end(), [](const FindingChange& x, const FindingChange& y) {
-    const bool xs = x.kind == FindingChangeKind::kStayed, ys = y.kind == FindingChangeKind::kStayed;
-    if (xs != ys) return ys;  // appeared and resolved first
-    if (!xs) return Gain(x) > Gain(y);
-    return std::fabs(x.next_gain_ns - x.base_gain_ns) > std::fabs(y.next_gain_ns - y.base_gain_ns);
-  });
+  Order(out);
   return out;
+}
+
+namespace {
+
+// Kernel names that have counter sets.
+std::set<std::string> MeasuredKernels(const model::Profile& p) {
+  std::set<std::string> out;
+  for (const model::CounterSet& set : p.counters) out.insert(p.str(set.name));
+  return out;
+}
+
+// The finding of `c`'s rule and kernel in `findings` (its signature when it names one,
+// else the first of the rule and kernel), or null.
+const model::Finding* FindAgain(const FindingChange& c,
+                                const std::vector<model::Finding>& findings) {
+  const model::Finding* any = nullptr;
+  for (const model::Finding& f : findings) {
+    if (f.rule != c.rule || f.kernel != c.kernel) continue;
+    const Key key = KeyOf(f);
+    if (std::get<2>(key) == c.grid_blocks && std::get<3>(key) == c.block_threads) return &f;
+    if (any == nullptr) any = &f;
+  }
+  return any;
+}
+
+// Timeline rules that rest on copy and memset records alone.
+bool FromCopies(const std::string& rule) {
+  return rule == "pageable_copies" || rule == "default_stream" || rule == "small_dtoh_reads";
+}
+
+// The profile whose profiler left out records the timeline rule `rule` rests on (NEW
+// when both did), or kNeither.
+FindingSide RecordsLeftOut(const std::string& rule, const ProfilerEffects& base,
+                           const ProfilerEffects& next) {
+  auto left_out = [&rule](const ProfilerEffects& fx) {
+    return !fx.memory_complete() || (!FromCopies(rule) && !fx.kernel_records_complete());
+  };
+  return left_out(next)   ? FindingSide::kNext
+         : left_out(base) ? FindingSide::kBase
+                          : FindingSide::kNeither;
+}
+
+}  // namespace
+
+void ConfirmFindingChanges(const model::Profile& base, const ProfilerEffects& base_fx,
+                           const model::Profile& next, const ProfilerEffects& next_fx,
+                           const model::AdviseThresholds& thresholds,
+                           std::vector<FindingChange>& changes) {
+  model::AdviseThresholds no_minimum = thresholds;
+  no_minimum.min_gain_pct = 0;
+  // Computed once each, when a change needs them.
+  std::vector<model::Finding> again[2];
+  std::set<std::string> measured[2];
+  bool computed[2] = {false, false};
+  for (FindingChange& c : changes) {
+    if (c.kind != FindingChangeKind::kAppeared && c.kind != FindingChangeKind::kResolved) continue;
+    // The profile that lacks the finding: NEW for a resolved one, BASE for an appeared one.
+    const bool in_next = c.kind == FindingChangeKind::kResolved;
+    const int i = in_next ? 1 : 0;
+    if (!computed[i]) {
+      again[i] = Advise(in_next ? next : base, no_minimum);
+      measured[i] = MeasuredKernels(in_next ? next : base);
+      computed[i] = true;
+    }
+    const FindingSide lacking = in_next ? FindingSide::kNext : FindingSide::kBase;
+    // Found, with a gain above the minimum share of the basis where it fired: the
+    // program's quantity is still there.
+    const model::Finding* f = FindAgain(c, again[i]);
+    if (f != nullptr && c.basis_ns > 0 &&
+        f->gain_ns >= thresholds.min_gain_pct / 100 * c.basis_ns) {
+      c.kind = FindingChangeKind::kStayed;
+      c.side = lacking;
+      c.why = FindingWhy::kUnderMinimum;
+      (in_next ? c.next_gain_ns : c.base_gain_ns) = f->gain_ns;
+      continue;
+    }
+    if (c.gpu_basis && !c.kernel.empty()) {
+      if (measured[i].count(c.kernel) == 0) {
+        c.kind = FindingChangeKind::kNotCompared;
+        c.side = lacking;
+        c.why = FindingWhy::kNoCounters;
+      }
+      continue;
+    }
+    const FindingSide left_out = RecordsLeftOut(c.rule, base_fx, next_fx);
+    if (left_out != FindingSide::kNeither) {
+      c.kind = FindingChangeKind::kNotCompared;
+      c.side = left_out;
+      c.why = FindingWhy::kRecordsLeftOut;
+    }
+  }
+  Order(changes);
 }
 
 std::vector<VerdictChange> CompareVerdicts(const std::vector<KernelCounters>& base,

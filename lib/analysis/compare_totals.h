@@ -39,6 +39,10 @@ struct TotalsDelta {
   // done: a synchronization or a synchronous copy (advise::KindOfApi).
   bool synchronizing = false;
   Totals base, next;
+  // Memory operations: the counts differ where a profiler left records out (copies and
+  // memsets held off in counter sets, not traced, dropped): not a change of the program,
+  // so not compared (ProfilerEffects::memory_complete says which side).
+  bool not_compared = false;
   int64_t time_change_ns() const {
     return model::SaturatingDifference(next.total_ns, base.total_ns);
   }

@@ -121,9 +121,14 @@ struct KernelCounters {
   bool complete() const { return progress.complete(); }
 
   // --- Kernel time of the signature, from the profile's kernel records.
-  uint64_t launches = 0;       // kernel records of the signature
-  uint64_t total_time_ns = 0;  // ranking key (see AnalyzeCounters)
-  double time_percent = 0;     // of the profile's total kernel time
+  uint64_t launches = 0;  // kernel records of the signature
+  // Its kernel time (its timed launches, analysis::KernelTimeMask), the ranking key; for
+  // a signature without kernel records, an estimate: the measured duration x sets.
+  uint64_t total_time_ns = 0;
+  bool time_estimated = false;  // total_time_ns is the estimate
+  // total_time_ns as % of the profile's kernel time (Summary::kernel_ns), the kernels
+  // table's Time %; an estimated one is not part of that kernel time.
+  double time_percent = 0;
 
   // Every metric, averaged over the sets that have it, sorted by name.
   std::vector<std::pair<std::string, double>> values;
@@ -178,12 +183,10 @@ struct KernelCounters {
   bool has(const std::string& metric) const;
 };
 
-// One KernelCounters per signature, ranked by the signature's total kernel time,
-// descending (ties by name). The total kernel time is that of the profile's
-// kernel records of the signature: when some launches were not measured, their
-// mean duration x all launches (measured launches are slowed by collection); else
-// the sum of all. Regions and signatures without kernel records use the measured
-// duration x sets.
+// One KernelCounters per signature, ranked by the signature's kernel time, descending
+// (ties by name): that of its timed launches (analysis::KernelTimeMask, the kernels
+// table's rule), so that a kernel of one signature has the same Time % in both tables.
+// Regions and signatures without kernel records use the measured duration x sets.
 std::vector<KernelCounters> AnalyzeCounters(const model::Profile& profile);
 // The same with the profile's ceilings (ComputeAllCeilings) and, when not null, its
 // region rows (SummarizeRegions) already at hand.

@@ -5,16 +5,11 @@
 
 namespace cuscope::analysis {
 
-uint64_t KernelGroup::RankTime() const {
-  if (unmeasured > 0 && unmeasured < timed) {
-    return model::SaturatingFromDouble(double(unmeasured_ns) / double(unmeasured) * double(timed));
-  }
-  return total_ns;
-}
-
 absl::flat_hash_map<KernelKey, KernelGroup> GroupKernels(const model::Profile& p) {
   absl::flat_hash_map<KernelKey, KernelGroup> kernels;
-  for (const model::KernelRecord& r : p.kernels) {
+  const std::vector<uint8_t> timed = KernelTimeMask(p);
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const model::KernelRecord& r = p.kernels[i];
     KernelGroup& g = kernels[KernelKey{r.device_id, r.name, r.mangled_name, r.grid.x, r.grid.y,
                                        r.grid.z, r.block.x, r.block.y, r.block.z}];
     ++g.launches;
@@ -23,13 +18,9 @@ absl::flat_hash_map<KernelKey, KernelGroup> GroupKernels(const model::Profile& p
       g.registers = r.registers_per_thread;
       g.shared = r.static_shared_bytes + r.dynamic_shared_bytes;
     }
-    if (!HasValidTimes(r)) continue;
+    if (!timed[i]) continue;
     ++g.timed;
-    g.total_ns += r.duration_ns();
-    if (!(r.flags & model::kKernelCountersMeasured)) {
-      ++g.unmeasured;
-      g.unmeasured_ns += r.duration_ns();
-    }
+    model::AddTo(g.kernel_ns, r.duration_ns());
   }
   return kernels;
 }

@@ -1,6 +1,7 @@
 // Kernel records grouped by signature, with the kernel time each group counts for:
 // shared by the counter analysis (AnalyzeCounters) and the verdicts' coverage
-// (CoverageOf), so that both weigh a signature by the same time.
+// (CoverageOf), so that both weigh a signature by kernel time as the kernels table
+// does (analysis::KernelTimeMask): the groups' kernel_ns add up to Summary::kernel_ns.
 #ifndef CUSCOPE_LIB_ANALYSIS_KERNEL_GROUPS_H_
 #define CUSCOPE_LIB_ANALYSIS_KERNEL_GROUPS_H_
 
@@ -18,17 +19,13 @@ using KernelKey = std::tuple<uint32_t, model::StringId, model::StringId, uint32_
 
 struct KernelGroup {
   uint64_t launches = 0;
-  uint64_t total_ns = 0;       // all launches with usable times
-  uint64_t timed = 0;          // launches with usable times
-  uint64_t unmeasured_ns = 0;  // launches without kKernelCountersMeasured
-  uint64_t unmeasured = 0;
+  // The group's share of kernel time: its timed launches (KernelTimeMask) and the sum
+  // of their durations.
+  uint64_t timed = 0;
+  uint64_t kernel_ns = 0;
   uint32_t registers = 0;
   uint32_t shared = 0;
   bool config_known = false;  // from a CUPTI record (one made from a launch has no registers)
-  // The kernel time the group counts for: when some launches were measured with
-  // counters and some not, the unmeasured launches' mean x the timed launches
-  // (measured launches are serialized and slowed); else the sum of all.
-  uint64_t RankTime() const;
 };
 
 // The profile's kernel records by KernelKey.

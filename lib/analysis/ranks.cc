@@ -31,9 +31,9 @@ RankColumn Column(const RankInput& in, const Summary& s) {
   c.host = p.run.hostname;
   c.wall_ns = s.wall_ns;
   for (const DeviceBusy& d : s.devices) c.gpu_busy_ns += d.busy_ns;
+  c.kernel_ns = s.kernel_ns;
+  c.kernel_count = s.kernel_count;
   for (const KernelSummaryRow& k : s.kernels) {
-    c.kernel_ns += k.stats.total_ns;
-    c.kernel_count += k.stats.count;
     if (absl::StrContains(absl::AsciiStrToLower(k.name), "nccl")) {
       c.nccl_ns += k.stats.total_ns;
       c.nccl_count += k.stats.count;

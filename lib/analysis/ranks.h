@@ -26,10 +26,10 @@ struct RankColumn {
   int64_t pid = 0;
   std::string host;
   uint64_t wall_ns = 0;
-  uint64_t gpu_busy_ns = 0;  // summed over the rank's GPUs (usually one)
-  uint64_t kernel_ns = 0;    // sum of kernel durations
-  uint64_t kernel_count = 0;
-  uint64_t nccl_ns = 0;  // kernels whose name contains "nccl" (any case)
+  uint64_t gpu_busy_ns = 0;   // summed over the rank's GPUs (usually one)
+  uint64_t kernel_ns = 0;     // kernel time (Summary::kernel_ns)
+  uint64_t kernel_count = 0;  // kernel records (Summary::kernel_count)
+  uint64_t nccl_ns = 0;       // kernels whose name contains "nccl" (any case)
   uint64_t nccl_count = 0;
   // Above the rank that spent the least in NCCL kernels: roughly the time this rank
   // waited inside collectives for the slower ranks.

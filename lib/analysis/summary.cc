@@ -162,37 +162,70 @@ const std::string& KernelDisplayName(const model::Profile& profile,
 
 namespace {
 
-// Kernels, grouped by display name. Names are resolved once per distinct
-// (name, mangled name) pair, then pairs that show the same name are merged.
+// Each kernel record's display-name id (KernelNameIndex), and per name whether it has a
+// launch with usable times that counters did not measure.
+struct KernelNames {
+  std::vector<uint32_t> id;  // per record; kNoName for unusable times
+  std::vector<uint8_t> any_unmeasured;
+  static constexpr uint32_t kNoName = 0xffffffffu;
+};
+
+KernelNames NameKernels(const model::Profile& profile, KernelNameIndex& names) {
+  KernelNames out;
+  out.id.assign(profile.kernels.size(), KernelNames::kNoName);
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
+    const model::KernelRecord& k = profile.kernels[i];
+    if (!HasValidTimes(k)) continue;
+    const uint32_t id = names.Id(k);
+    out.id[i] = id;
+    if (id == out.any_unmeasured.size()) out.any_unmeasured.push_back(0);
+    if (!(k.flags & model::kKernelCountersMeasured)) out.any_unmeasured[id] = 1;
+  }
+  return out;
+}
+
+bool Timed(const model::KernelRecord& k, const KernelNames& names, size_t i) {
+  const uint32_t id = names.id[i];
+  if (id == KernelNames::kNoName) return false;
+  return !(k.flags & model::kKernelCountersMeasured) || !names.any_unmeasured[id];
+}
+
+// Kernels, grouped by display name: each row's statistics are those of its timed
+// launches (KernelTimeMask), its measured launches counted beside them.
 void SummarizeKernels(const model::Profile& profile, Summary& out) {
   struct KernelGroup {
-    std::vector<uint64_t> unmeasured, measured;
+    std::vector<uint64_t> timed;
+    uint64_t measured = 0;
   };
-  std::vector<KernelGroup> kernel_groups;  // by KernelNameIndex id
   KernelNameIndex kernel_names(profile);
-  for (const model::KernelRecord& k : profile.kernels) {
-    if (!HasValidTimes(k)) {
+  const KernelNames names = NameKernels(profile, kernel_names);
+  std::vector<KernelGroup> kernel_groups(names.any_unmeasured.size());
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
+    const model::KernelRecord& k = profile.kernels[i];
+    if (names.id[i] == KernelNames::kNoName) {
       ++out.invalid_records;
       continue;
     }
-    const uint32_t id = kernel_names.Id(k);
-    if (id == kernel_groups.size()) kernel_groups.emplace_back();
-    KernelGroup& g = kernel_groups[id];
-    (k.flags & model::kKernelCountersMeasured ? g.measured : g.unmeasured)
-        .push_back(k.duration_ns());
+    KernelGroup& g = kernel_groups[names.id[i]];
+    const bool measured = (k.flags & model::kKernelCountersMeasured) != 0;
+    g.measured += measured ? 1 : 0;
+    if (Timed(k, names, i)) {
+      g.timed.push_back(k.duration_ns());
+    } else if (measured) {
+      ++out.measured_left_out;
+    }
   }
   out.kernels.reserve(kernel_groups.size());
   for (size_t i = 0; i < kernel_groups.size(); ++i) {
     KernelGroup& g = kernel_groups[i];
     KernelSummaryRow row;
     row.name = kernel_names.Name(static_cast<uint32_t>(i));
-    row.measured_launches = g.measured.size();
-    if (!g.unmeasured.empty()) {
-      row.stats = ComputeStats(std::move(g.unmeasured));
-    } else {
-      row.all_measured = true;
-      row.stats = ComputeStats(std::move(g.measured));
-    }
+    row.measured_launches = g.measured;
+    row.all_measured = !names.any_unmeasured[i];
+    row.stats = ComputeStats(std::move(g.timed));
+    model::AddTo(out.measured_launches, g.measured);
+    model::AddTo(out.kernel_ns, row.stats.total_ns);
+    model::AddTo(out.timed_launches, row.stats.count);
     out.kernels.push_back(std::move(row));
   }
   FillTimePercent(out.kernels);
@@ -325,6 +358,16 @@ void SummarizeDevices(const model::Profile& profile, const Window& window, Summa
 }
 
 }  // namespace
+
+std::vector<uint8_t> KernelTimeMask(const model::Profile& profile) {
+  KernelNameIndex kernel_names(profile);
+  const KernelNames names = NameKernels(profile, kernel_names);
+  std::vector<uint8_t> mask(profile.kernels.size(), 0);
+  for (size_t i = 0; i < profile.kernels.size(); ++i) {
+    mask[i] = Timed(profile.kernels[i], names, i) ? 1 : 0;
+  }
+  return mask;
+}
 
 Summary Summarize(const model::Profile& profile) {
   Summary out;

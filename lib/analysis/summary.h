@@ -66,8 +66,19 @@ struct Summary {
   std::vector<ApiSummaryRow> api;         // ranked by total time, descending
   std::vector<MemorySummaryRow> memory;   // ranked by total time, descending
   std::vector<DeviceBusy> devices;
+  // Records of each kind, as the profile holds them (usable times or not, measured or
+  // not): "kernels" is every kernel record, i.e. every launch recorded.
   uint64_t kernel_count = 0, memcpy_count = 0, memset_count = 0, api_count = 0, sync_count = 0,
            range_count = 0;
+  // Kernel time (docs/reports.md, "One definition per number"): the sum of the
+  // durations of the timed launches (KernelTimeMask), which the kernels table's rows
+  // divide among them; timed_launches is their count (the rows' instances together).
+  uint64_t kernel_ns = 0;
+  uint64_t timed_launches = 0;
+  // Kernel records with usable times measured with counters, and of those the ones
+  // left out of kernel time (their kernel has launches that were not measured).
+  uint64_t measured_launches = 0;
+  uint64_t measured_left_out = 0;
   uint64_t dropped_records = 0;
   // Records left out of every statistic because their times are not usable
   // (start 0, or end before start). They are still in the counts above.
@@ -77,6 +88,13 @@ struct Summary {
 };
 
 Summary Summarize(const model::Profile& profile);
+
+// The one rule of kernel time, per kernel record in profile order: 1 when the launch is
+// timed, i.e. its times are usable and counters did not measure it, or counters
+// measured every launch with usable times of its kernel (display name), whose
+// statistics then rest on those; else 0. A launch measured with counters was
+// serialized and slowed, so while its kernel has launches that were not, it is left out.
+std::vector<uint8_t> KernelTimeMask(const model::Profile& profile);
 
 // Union length of [start, end) intervals (need not be sorted).
 uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals);

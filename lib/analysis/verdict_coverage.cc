@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "lib/analysis/kernel_groups.h"
+#include "lib/model/checked.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -37,20 +38,19 @@ VerdictCoverage CoverageOf(const model::Profile& p, const std::vector<KernelCoun
     ++c.measured;
     if (Covered(k)) {
       ++c.covered;
-      c.covered_ns += k.total_time_ns;
+      // A signature without kernel records has no kernel time (its time is an estimate).
+      if (!k.time_estimated) model::AddTo(c.covered_ns, k.total_time_ns);
     } else if (!k.complete()) {
       ++c.partial;
     } else {
       ++c.unknown;
     }
-    // Without kernel records its time is the measured duration x sets (AnalyzeCounters).
-    if (k.launches == 0) c.kernel_ns += k.total_time_ns;
   }
   // Kernel records join a measured signature as AnalyzeCounters joins them: by the
   // demangled name, else the mangled one.
   std::set<Signature> not_measured;
   for (const auto& [key, g] : GroupKernels(p)) {
-    c.kernel_ns += g.RankTime();
+    model::AddTo(c.kernel_ns, g.kernel_ns);
     const auto& [device, name_id, mangled_id, gx, gy, gz, bx, by, bz] = key;
     const model::Dim3 grid{gx, gy, gz}, block{bx, by, bz};
     const Signature by_name = SignatureOf(device, p.str(name_id), grid, block);

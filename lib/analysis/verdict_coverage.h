@@ -14,10 +14,11 @@ namespace cuscope::analysis {
 
 // Kernel signatures (device, name, grid, block) of the kernel records and of the
 // counter sets; regions measured as a whole are not kernels and are left out. Each
-// signature weighs its kernel time as AnalyzeCounters ranks it (KernelGroup::RankTime;
-// the measured duration x sets for a signature with sets and no kernel records).
+// signature weighs its kernel time (KernelGroup::kernel_ns, the kernels table's rule),
+// so kernel_ns is the profile's kernel time (Summary::kernel_ns); a signature with sets
+// and no kernel records has none.
 struct VerdictCoverage {
-  uint64_t kernel_ns = 0;   // every kernel signature's time
+  uint64_t kernel_ns = 0;   // every kernel signature's time: the kernel time
   uint64_t covered_ns = 0;  // the covered signatures' time
   uint64_t signatures = 0;  // every kernel signature
   // Covered: a complete measurement (KernelCounters::complete) and a verdict other than

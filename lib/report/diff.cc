@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/model/checked.h"
 #include "lib/model/demangle.h"
+#include "lib/report/diff_basis.h"
 #include "lib/report/diff_samples.h"
 #include "lib/report/diff_totals.h"
 #include "lib/report/format.h"
@@ -44,14 +45,18 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
   t.Fit(options.width, options.max_name_width, regions ? nullptr : &names);
   t.SetDroppable({"Base Kernels", "New Kernels", "Base N", "New N"});
   const size_t shown = ShownRows(rows.size(), options.top);
+  bool any_left_out = false;
   for (size_t i = 0; i < shown; ++i) {
     const analysis::Delta& d = rows[i];
+    const bool none =
+        d.left_out != analysis::LeftOut::kNone && d.base.count == 0 && d.next.count == 0;
     std::vector<std::string> cells = {FormatDuration(double(d.base.total_ns)),
                                       FormatDuration(double(d.next.total_ns)),
-                                      FormatSignedDuration(d.total_change_ns()),
-                                      ChangePercent(d),
+                                      none ? "-" : FormatSignedDuration(d.total_change_ns()),
+                                      none ? "n/c" : ChangePercent(d),
                                       absl::StrCat(d.base.count),
                                       absl::StrCat(d.next.count)};
+    any_left_out = any_left_out || d.left_out != analysis::LeftOut::kNone;
     if (regions) {
       cells.push_back(absl::StrCat(d.base.kernels));
       cells.push_back(absl::StrCat(d.next.kernels));
@@ -61,6 +66,13 @@ void DeltaTable(const char* title, const std::vector<analysis::Delta>& rows, boo
   }
   t.Write(out);
   WriteMoreLine(rows.size(), shown, "", out);
+  if (any_left_out) {
+    out << Wrapped(
+        "Totals and counts are of the launches both profiles timed alike: launches measured "
+        "with counters, and launches without a partner where the other profile kept no "
+        "record, are left out; n/c: none left to compare.",
+        options.width, 2, 4);
+  }
 }
 
 void JsonSide(json::Writer& w, const char* key, const analysis::Side& side) {
@@ -157,9 +169,10 @@ void FindingLines(const std::vector<analysis::FindingChange>& rows, const Report
             ? absl::StrCat("gain ", FormatDuration(f.base_gain_ns), " -> ",
                            FormatDuration(f.next_gain_ns))
             : absl::StrCat("gain ", FormatDuration(std::max(f.base_gain_ns, f.next_gain_ns)));
-    out << Wrapped(absl::StrCat(analysis::FindingChangeKindName(f.kind), " ", f.rule, ": ", gains,
-                                where.empty() ? "" : absl::StrCat(" (", where, ")")),
-                   options.width, 2, 4);
+    out << Wrapped(
+        absl::StrCat(analysis::FindingChangeKindName(f.kind), " ", f.rule, ": ", gains,
+                     FindingSideText(f), where.empty() ? "" : absl::StrCat(" (", where, ")")),
+        options.width, 2, 4);
   }
   WriteMoreLine(rows.size(), shown, "", out);
 }
@@ -190,6 +203,9 @@ void JsonChanges(json::Writer& w, const analysis::Comparison& c) {
     json::Key(w, "base_gain_ns"), w.Double(f.base_gain_ns);
     json::Key(w, "new_gain_ns"), w.Double(f.next_gain_ns);
     json::Key(w, "summary"), json::Str(w, f.summary);
+    json::Key(w, "side"), json::Str(w, f.side == analysis::FindingSide::kBase   ? "base"
+                                       : f.side == analysis::FindingSide::kNext ? "new"
+                                                                                : "");
     w.EndObject();
   }
   w.EndArray();
@@ -238,6 +254,22 @@ std::string MetricsDifferenceText(const analysis::MetricsDifference& m) {
                       "from a change in the program");
 }
 
+std::string FindingSideText(const analysis::FindingChange& f) {
+  const char* side = f.side == analysis::FindingSide::kBase ? "BASE" : "NEW";
+  switch (f.why) {
+    case analysis::FindingWhy::kNone:
+      return "";
+    case analysis::FindingWhy::kUnderMinimum:
+      return absl::StrCat("; under the minimum gain of ", side,
+                          "'s wall or GPU time, its quantity still there");
+    case analysis::FindingWhy::kNoCounters:
+      return absl::StrCat("; ", side, " measured no counters of its kernel");
+    case analysis::FindingWhy::kRecordsLeftOut:
+      return absl::StrCat("; ", side, "'s profiler left out records it rests on");
+  }
+  return "";
+}
+
 std::string FindingSignatureText(const analysis::FindingChange& f) {
   return absl::StrFormat("%d blocks of %d threads", f.grid_blocks, f.block_threads);
 }
@@ -248,12 +280,7 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
   out << "cuscope diff\n";
   out << Wrapped(absl::StrCat("Base        ", base_label), options.width, 2, 14);
   out << Wrapped(absl::StrCat("New         ", next_label), options.width, 2, 14);
-  out << Wrapped(absl::StrCat("Wall time   ", DurationChangeText(c.base_wall_ns, c.next_wall_ns)),
-                 options.width, 2, 14);
-  out << Wrapped(
-      absl::StrCat("Kernel time ", DurationChangeText(c.base_kernel_ns, c.next_kernel_ns)),
-      options.width, 2, 14);
-  out << "  Kernels     " << CountChangeText(c.base_kernel_count, c.next_kernel_count, "") << "\n";
+  WriteBasisHeaderText(c, options, out);
   WriteTotalsHeaderText(c, options, out);
   if (c.metrics.differ()) {
     out << Wrapped(absl::StrCat("Counters    ", MetricsDifferenceText(c.metrics)), options.width, 2,
@@ -280,6 +307,7 @@ void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_
   JsonPair(w, "wall_ns", c.base_wall_ns, c.next_wall_ns);
   JsonPair(w, "kernel_ns", c.base_kernel_ns, c.next_kernel_ns);
   JsonPair(w, "kernel_count", c.base_kernel_count, c.next_kernel_count);
+  WriteBasisJson(w, c);
   // Counter metrics measured on one side only: verdicts and findings may differ for it.
   json::Key(w, "counter_metrics");
   w.StartObject();

@@ -20,6 +20,11 @@ NameCut KernelNamesOf(const analysis::Comparison& c);
 // A finding's kernel signature: "2048 blocks of 256 threads".
 std::string FindingSignatureText(const analysis::FindingChange& f);
 
+// Why a finding stayed though one side's findings lack it, or was not compared: "";
+// "; under the minimum gain of NEW's wall or GPU time, its quantity still there"; "; NEW
+// measured no counters of its kernel"; "; NEW's profiler left out records it rests on".
+std::string FindingSideText(const analysis::FindingChange& f);
+
 // What the profiles measured differently, one sentence ("" when they measured the
 // same counter metrics): "different counter metrics measured (30 only in base, e.g.
 // dram__bytes.sum; 13 only in new, e.g. ...): verdict and finding changes may come

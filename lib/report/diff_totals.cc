@@ -1,11 +1,13 @@
 #include "lib/report/diff_totals.h"
 
 #include <cmath>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "lib/model/checked.h"
 #include "lib/report/format.h"
@@ -58,6 +60,7 @@ void JsonDelta(json::Writer& w, const TotalsDelta& d, bool bytes) {
   JsonPercent(w, "change_percent", d.time_change_percent());
   JsonPercent(w, "count_change_percent", d.count_change_percent());
   if (bytes) JsonPercent(w, "bytes_change_percent", d.bytes_change_percent());
+  if (bytes) json::Key(w, "not_compared"), w.Bool(d.not_compared);
   w.EndObject();
 }
 
@@ -71,6 +74,27 @@ void JsonBusy(json::Writer& w, const char* key, const analysis::DeviceBusy& b) {
 }
 
 }  // namespace
+
+// The causes that left copies and memsets out of one profile, joined by "; ".
+std::string MemoryCausesText(const analysis::ProfilerEffects& fx) {
+  std::vector<std::string> causes;
+  if (fx.copies_held) causes.push_back("copy and memset records held off while counter sets ran");
+  if (fx.memory_untraced) causes.push_back("copies and memsets not traced");
+  if (fx.dropped_records > 0)
+    causes.push_back(absl::StrCat(fx.dropped_records, " records dropped"));
+  return absl::StrJoin(causes, ", ");
+}
+
+std::string MemoryNotComparedText(const analysis::Comparison& c) {
+  std::vector<std::string> parts;
+  if (std::string b = MemoryCausesText(c.base_profiler); !b.empty()) {
+    parts.push_back(absl::StrCat("BASE: ", b));
+  }
+  if (std::string n = MemoryCausesText(c.next_profiler); !n.empty()) {
+    parts.push_back(absl::StrCat("NEW: ", n));
+  }
+  return absl::StrCat("not compared (", absl::StrJoin(parts, "; "), ")");
+}
 
 std::string CountChangeText(uint64_t base, uint64_t next, absl::string_view noun) {
   return absl::StrCat(
@@ -117,8 +141,10 @@ void WriteTotalsHeaderText(const analysis::Comparison& c, const ReportOptions& o
                                    b.base.busy_percent, b.next.busy_percent, b.change_points()),
                    options.width, 2, 14);
   }
-  out << Wrapped(absl::StrCat("Copies      ", TotalsChangeText(c.copies, "copies", true)),
-                 options.width, 2, 14);
+  out << Wrapped(
+      absl::StrCat("Copies      ", TotalsChangeText(c.copies, "copies", true),
+                   c.copies.not_compared ? absl::StrCat("; ", MemoryNotComparedText(c)) : ""),
+      options.width, 2, 14);
   out << Wrapped(absl::StrCat("Sync calls  ", TotalsChangeText(c.sync_calls, "calls", false)),
                  options.width, 2, 14);
 }
@@ -141,6 +167,7 @@ void WriteMemoryText(const analysis::Comparison& c, const ReportOptions& options
     t.AddDetail(absl::StrCat("count ", CountChangeText(d.base.count, d.next.count, ""), ", size ",
                              SizeChangeText(d), ", GB/s ", GbpsText(d.base), " -> ",
                              GbpsText(d.next)));
+    if (d.not_compared) t.AddDetail(MemoryNotComparedText(c));
   }
   t.Write(out);
   WriteMoreLine(c.memory.size(), shown, "", out);

@@ -35,6 +35,14 @@ std::string TotalsChangeText(const analysis::TotalsDelta& d, absl::string_view w
 // for a side without operations.
 std::string GbpsText(const analysis::Totals& t);
 
+// What left one profile's copies and memsets short of the program's, "" when nothing:
+// "copy and memset records held off while counter sets ran, 12 records dropped".
+std::string MemoryCausesText(const analysis::ProfilerEffects& fx);
+
+// Why a memory row (or all copies) is not compared: "not compared (NEW: copy and memset
+// records held off while counter sets ran)".
+std::string MemoryNotComparedText(const analysis::Comparison& c);
+
 // Header lines: "GPU busy" per device, all copies, and the synchronizing API calls.
 void WriteTotalsHeaderText(const analysis::Comparison& c, const ReportOptions& options,
                            std::ostream& out);

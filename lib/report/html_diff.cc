@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/model/demangle.h"
 #include "lib/report/diff.h"
+#include "lib/report/diff_basis.h"
 #include "lib/report/diff_totals.h"
 #include "lib/report/format.h"
 #include "lib/report/html_cells.h"
@@ -72,9 +73,23 @@ void AppendTotals(const analysis::Comparison& c, const std::string& base_label,
   out += "<section id=\"totals\"><h2>Totals</h2>\n<table class=\"kv\">\n";
   AppendKv("base", base_label, out);
   AppendKv("new", next_label, out);
+  AppendKv("taken",
+           absl::StrCat("BASE ", TakenText(c.base_profiler), "; NEW ", TakenText(c.next_profiler)),
+           out);
+  if (std::string fx = EffectsText(c.base_profiler); !fx.empty())
+    AppendKv("BASE profiler", fx, out);
+  if (std::string fx = EffectsText(c.next_profiler); !fx.empty()) AppendKv("NEW profiler", fx, out);
   AppendKv("wall time", DurationChangeText(c.base_wall_ns, c.next_wall_ns), out);
-  AppendKv("kernel time", DurationChangeText(c.base_kernel_ns, c.next_kernel_ns), out);
-  AppendKv("kernels", CountChangeText(c.base_kernel_count, c.next_kernel_count, "launches"), out);
+  AppendKv("kernel time", KernelTimeChangeText(c), out);
+  if (std::string comparable = ComparableKernelTimeText(c); !comparable.empty()) {
+    AppendKv("comparable kernel time", comparable, out);
+  }
+  AppendKv("kernels",
+           c.kernel_count_compared
+               ? CountChangeText(c.base_kernel_count, c.next_kernel_count, "records")
+               : absl::StrCat(c.base_kernel_count, " records in BASE, ", c.next_kernel_count,
+                              " in NEW: ", KernelCountNotComparedText(c)),
+           out);
   for (const analysis::BusyDelta& b : c.busy) {
     AppendKv(absl::StrCat("GPU ", b.device_id, " busy"),
              absl::StrFormat("%s%s: %.1f%% -> %.1f%% of wall (%+.1f points)",
@@ -83,7 +98,10 @@ void AppendTotals(const analysis::Comparison& c, const std::string& base_label,
                              b.base.busy_percent, b.next.busy_percent, b.change_points()),
              out);
   }
-  AppendKv("copies", TotalsChangeText(c.copies, "copies", true), out);
+  AppendKv("copies",
+           absl::StrCat(TotalsChangeText(c.copies, "copies", true),
+                        c.copies.not_compared ? absl::StrCat("; ", MemoryNotComparedText(c)) : ""),
+           out);
   AppendKv("synchronizing calls", TotalsChangeText(c.sync_calls, "calls", false), out);
   if (c.metrics.differ()) AppendKv("counters", MetricsDifferenceText(c.metrics), out);
   out += "</table></section>\n";
@@ -94,6 +112,7 @@ void AppendFindings(const std::vector<analysis::FindingChange>& rows, std::strin
   if (rows.empty()) out += "<p>No finding in either profile.</p>\n";
   for (const analysis::FindingChange& f : rows) {
     const char* kind = analysis::FindingChangeKindName(f.kind);
+    const char* cls = f.kind == analysis::FindingChangeKind::kNotCompared ? "not-compared" : kind;
     const std::string gain =
         f.kind == analysis::FindingChangeKind::kStayed
             ? absl::StrCat("could save ", FormatDuration(f.base_gain_ns), " -> ",
@@ -103,10 +122,10 @@ void AppendFindings(const std::vector<analysis::FindingChange>& rows, std::strin
     if (!f.kernel.empty()) where = absl::StrCat("kernel ", model::Demangle(f.kernel));
     if (f.grid_blocks > 0) absl::StrAppend(&where, ", ", FindingSignatureText(f));
     if (!f.region.empty()) absl::StrAppend(&where, where.empty() ? "" : "; ", "region ", f.region);
-    absl::StrAppend(&out, "<div class=\"finding ", kind,
+    absl::StrAppend(&out, "<div class=\"finding ", cls,
                     "\"><div class=\"fhead\"><span class=\"sev\">", kind, "</span> <b>",
-                    Esc(f.rule), "</b> <span class=\"gain\">", Esc(gain), "</span></div>\n<p>",
-                    Esc(f.summary), "</p>\n");
+                    Esc(f.rule), "</b> <span class=\"gain\">", Esc(gain + FindingSideText(f)),
+                    "</span></div>\n<p>", Esc(f.summary), "</p>\n");
     if (!where.empty()) absl::StrAppend(&out, "<p class=\"where\">", Esc(where), "</p>\n");
     out += "</div>\n";
   }
@@ -151,7 +170,8 @@ void AppendDeltas(const char* id, const char* title, const std::vector<analysis:
   out += "</section>\n";
 }
 
-void AppendMemory(const std::vector<TotalsDelta>& rows, std::string& out) {
+void AppendMemory(const analysis::Comparison& c, std::string& out) {
+  const std::vector<TotalsDelta>& rows = c.memory;
   absl::StrAppend(&out, "<section id=\"memory\"><h2>Memory operations (", rows.size(), ")</h2>\n");
   if (rows.empty()) {
     out += "<p>No copy or memset in either profile.</p>\n</section>\n";
@@ -163,8 +183,9 @@ void AppendMemory(const std::vector<TotalsDelta>& rows, std::string& out) {
              out);
   for (const TotalsDelta& d : rows) {  // a few operation kinds: no cut
     absl::StrAppend(
-        &out, "<tr><td class=\"name\">", Esc(d.name), "</td>", Duration(d.base.total_ns),
-        Duration(d.next.total_ns), ChangeCell(d.time_change_ns()),
+        &out, "<tr><td class=\"name\">", Esc(d.name),
+        d.not_compared ? absl::StrCat(" (", Esc(MemoryNotComparedText(c)), ")") : "", "</td>",
+        Duration(d.base.total_ns), Duration(d.next.total_ns), ChangeCell(d.time_change_ns()),
         PercentCell(d.time_change_percent(), d.base.count, d.next.count), Count(d.base.count),
         Count(d.next.count), PercentCell(d.count_change_percent(), d.base.count, d.next.count));
     absl::StrAppend(&out, NumCell(double(d.base.bytes), FormatBytes(d.base.bytes)),
@@ -261,7 +282,7 @@ std::string RenderHtmlDiff(const analysis::Comparison& c, const std::string& bas
   const NameCut names = KernelNamesOf(c);
   AppendDeltas("kernels", "Kernels", c.kernels, false, names, out);
   AppendDeltas("regions", "Regions", c.regions, true, names, out);
-  AppendMemory(c.memory, out);
+  AppendMemory(c, out);
   AppendApi(c, out);
   AppendVerdicts(c.verdicts, names, out);
   absl::StrAppend(&out, "</main>\n<script>", HtmlScript(), kDiffScript,

@@ -100,6 +100,10 @@ std::string HtmlReportJson(const ReportData& data) {
   w.Uint64(data.summary.wall_ns);
   w.Key("kernels");
   w.Uint64(data.summary.kernel_count);
+  w.Key("kernel_time_ns");
+  w.Uint64(data.summary.kernel_ns);
+  w.Key("timed_launches");
+  w.Uint64(data.summary.timed_launches);
   w.Key("findings");
   w.Uint64(data.findings.size());
   w.EndObject();

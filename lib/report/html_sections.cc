@@ -13,6 +13,7 @@
 #include "lib/report/html_escape.h"
 #include "lib/report/number_format.h"
 #include "lib/report/roofline_svg.h"
+#include "lib/report/text.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
@@ -81,6 +82,7 @@ void AppendRunHeader(const ReportData& data, std::string& out) {
                            "% of the run)"),
               out);
   }
+  AppendRow("kernel time", KernelTimeText(s), out);
   AppendRow("exit", p.run.exit_reason.empty() ? "(not finished)" : p.run.exit_reason, out);
   AppendRow("cuscope", p.run.cuscope_version, out);
   AppendRow("records",
@@ -132,7 +134,8 @@ void AppendKernelTable(const ReportData& data, std::string& out) {
   const auto& rows = data.summary.kernels;
   const size_t shown = std::min(rows.size(), kHtmlMaxRows);
   absl::StrAppend(&out, "<section id=\"kernels\"><h2>Kernels (", rows.size(), " names, ",
-                  data.summary.kernel_count, " launches)</h2>\n");
+                  FormatDuration(static_cast<double>(data.summary.kernel_ns)), " in ",
+                  data.summary.timed_launches, " timed launches)</h2>\n");
   out +=
       "<table class=\"sortable\" id=\"kernel-table\"><thead><tr><th>Kernel</th><th>Time %</th>"
       "<th>Total</th><th>Instances</th><th>Avg</th><th>Median</th><th>Min</th><th>Max</th>"

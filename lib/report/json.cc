@@ -214,6 +214,7 @@ void WriteCounterIdentity(Writer& w, const analysis::KernelCounters& k) {
   }
   Key(w, "time_percent"), Num(w, k.time_percent);
   Key(w, "total_time_ns"), w.Uint64(k.total_time_ns);
+  Key(w, "time_estimated"), w.Bool(k.time_estimated);
   Key(w, "launches"), w.Uint64(k.launches);
   Key(w, "measured_launches"), w.Uint64(k.measured_launches);
   Key(w, "sets"), w.Uint64(k.sets);

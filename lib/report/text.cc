@@ -61,6 +61,23 @@ std::vector<std::string> TimeCells(double time_percent, const DurationStats& s) 
       {FormatPercent(time_percent), FormatDuration(double(s.total_ns)), absl::StrCat(s.count)}, s);
 }
 
+}  // namespace
+
+std::string KernelTimeText(const analysis::Summary& s) {
+  std::string text = absl::StrCat(FormatDuration(double(s.kernel_ns)), " in ", s.timed_launches,
+                                  " timed launches");
+  if (s.measured_left_out > 0) {
+    absl::StrAppend(&text, "; ", s.measured_left_out, " launches measured with counters left out");
+  }
+  if (s.measured_launches > s.measured_left_out) {
+    absl::StrAppend(&text, "; ", s.measured_launches - s.measured_left_out,
+                    " measured launches in it (kernels measured at every launch)");
+  }
+  return text;
+}
+
+namespace {
+
 void WriteRunFields(const model::Profile& p, const analysis::Summary& s, size_t width,
                     std::ostream& out) {
   const model::RunInfo& run = p.run;
@@ -86,6 +103,7 @@ void WriteRunFields(const model::Profile& p, const analysis::Summary& s, size_t 
                           FormatDuration(double(d.kernel_ns))),
           width);
   }
+  Field(out, "Kernel time", KernelTimeText(s), width);
   Field(out, "Records",
         absl::StrFormat("kernels %d, memcpys %d, memsets %d, API calls %d, syncs %d, ranges %d",
                         s.kernel_count, s.memcpy_count, s.memset_count, s.api_count, s.sync_count,
@@ -376,7 +394,7 @@ std::vector<std::string> CounterDetails(const analysis::KernelCounters& k) {
 
 std::vector<std::string> CounterCells(const analysis::KernelCounters& k) {
   const bool flops = k.total_flops > 0 || k.pct_compute.has_value();
-  return {FormatPercent(k.time_percent),
+  return {absl::StrCat(k.time_estimated ? "~" : "", FormatPercent(k.time_percent)),
           k.region ? absl::StrCat(model::SaturatingMul(k.sets, k.max_passes), " inst")
                    : absl::StrCat(k.measured_launches, "/", k.launches),
           k.duration_ns > 0 ? FormatDuration(k.duration_ns) : "-",

@@ -4,6 +4,7 @@
 #define CUSCOPE_LIB_REPORT_TEXT_H_
 
 #include <ostream>
+#include <string>
 
 #include "lib/report/report_data.h"
 #include "lib/report/report_options.h"
@@ -11,6 +12,10 @@
 namespace cuscope::report {
 
 void WriteText(const ReportData& data, const ReportOptions& options, std::ostream& out);
+
+// The header's "Kernel time" value: "83.002 ms in 2553 timed launches", then the
+// launches measured with counters left out of it and those in it.
+std::string KernelTimeText(const analysis::Summary& s);
 
 }  // namespace cuscope::report
 

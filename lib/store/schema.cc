@@ -34,11 +34,22 @@ CREATE VIEW kernels_named AS
   LEFT JOIN strings AS n ON n.id = k.name_id
   LEFT JOIN strings AS m ON m.id = k.mangled_name_id;
 CREATE VIEW kernel_summary AS
-  SELECT n.text AS name, count(*) AS launches,
-         sum(k.end_ns - k.start_ns) AS total_ns, avg(k.end_ns - k.start_ns) AS avg_ns,
-         min(k.end_ns - k.start_ns) AS min_ns, max(k.end_ns - k.start_ns) AS max_ns
-  FROM kernels AS k LEFT JOIN strings AS n ON n.id = k.name_id
-  GROUP BY k.name_id ORDER BY total_ns DESC;
+  WITH named AS (
+    SELECT coalesce(nullif(n.text, ''), nullif(m.text, ''), '<unnamed kernel>') AS name,
+           k.end_ns - k.start_ns AS d, k.flags & 1 AS measured,
+           k.start_ns != 0 AND k.end_ns >= k.start_ns AS usable
+    FROM kernels AS k LEFT JOIN strings AS n ON n.id = k.name_id
+      LEFT JOIN strings AS m ON m.id = k.mangled_name_id),
+  per_name AS (
+    SELECT name, count(*) AS launches, sum(usable AND measured) AS measured_launches,
+           min(CASE WHEN usable THEN measured END) AS all_measured
+    FROM named GROUP BY name)
+  SELECT t.name AS name, g.launches AS launches, count(*) AS instances, sum(t.d) AS total_ns,
+         avg(t.d) AS avg_ns, min(t.d) AS min_ns, max(t.d) AS max_ns,
+         g.measured_launches AS measured_launches, g.all_measured AS all_measured
+  FROM named AS t JOIN per_name AS g ON g.name = t.name
+  WHERE t.usable AND (t.measured = 0 OR g.all_measured = 1)
+  GROUP BY t.name ORDER BY total_ns DESC, t.name;
 CREATE VIEW memcpy_named AS
   SELECT ck.name AS kind_name, c.end_ns - c.start_ns AS duration_ns, c.*,
          sk.name AS src_kind_name, dk.name AS dst_kind_name

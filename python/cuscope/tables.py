@@ -8,8 +8,16 @@
 Each table is read from the profile's named view (names, durations and enum names
 joined in), once, when first asked for. Rows are frozen dataclasses whose fields are
 the view's columns, in its order.
+
+`kernel_summary` is the kernels table of `cuscope report` (docs/reports.md, "One
+definition per number"): one row per kernel name with `launches` (its kernel records),
+`instances` and `total_ns` (its timed launches: launches measured with counters are
+left out while the kernel has others), `measured_launches` and `all_measured`. It is
+computed here, not read from the file's `kernel_summary` view, so that it follows the
+report's rule for every profile, older ones included.
 """
 import dataclasses
+import math
 import os
 import pathlib
 import sqlite3
@@ -19,6 +27,7 @@ import struct
 TABLES = {
     "devices": ("devices", "Device"),
     "kernels": ("kernels_named", "Kernel"),
+    # Computed by kernel_summary() (the report's kernels table), not read from the view.
     "kernel_summary": ("kernel_summary", "KernelSummary"),
     "memcpys": ("memcpy_named", "Memcpy"),
     "memsets": ("memset_named", "Memset"),
@@ -89,6 +98,8 @@ class Profile:
         if table not in self._cache:
             if table == "gpu_samples":
                 self._cache[table] = self._gpu_samples()
+            elif table == "kernel_summary":
+                self._cache[table] = kernel_summary(self._db)
             else:
                 cur = self._db.execute(f'SELECT * FROM "{view}"')
                 cls = row_class(cls_name, [d[0] for d in cur.description])
@@ -118,6 +129,10 @@ class Profile:
         view, _ = self._view(table)
         if self._absent(table):
             return pandas.DataFrame()
+        if table == "kernel_summary":
+            rows = self.rows(table)
+            return pandas.DataFrame.from_records([dataclasses.astuple(r) for r in rows],
+                                                 columns=KERNEL_SUMMARY_COLUMNS)
         if table == "gpu_samples":
             # One column per metric (NaN where a device does not sample it).
             records = [{"device_id": r.device_id, "start_ns": r.start_ns, "end_ns": r.end_ns,
@@ -153,6 +168,117 @@ class Profile:
         if table not in TABLES:
             raise KeyError(f"cuscope: no table {table!r}; tables: {', '.join(TABLES)}")
         return TABLES[table]
+
+
+KERNEL_SUMMARY_COLUMNS = ["name", "launches", "instances", "total_ns", "avg_ns", "min_ns",
+                          "max_ns", "measured_launches", "all_measured"]
+_MEASURED = 1  # kKernelCountersMeasured
+_FROM_LAUNCH = 4  # kKernelFromLaunch
+_DURATION_METRIC = "gpu__time_duration.sum"
+_LONGEST_KERNEL_NS = 3.6e12
+
+
+def _usable(d):
+    return d is not None and math.isfinite(d) and 0 < d < _LONGEST_KERNEL_NS
+
+
+def _llround(d):
+    return int(math.floor(d + 0.5))
+
+
+def _median(values):
+    """The upper middle value, as the reader's placement takes it."""
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def _placed_durations(db):
+    """rowid -> duration of each measured kernel stored without times that the C++
+    reader places on reading (lib/store/measured_times.h): kernel replay's by its
+    profiler duration when shorter than its call; one made from its launch by its own
+    sample's duration, else its signature's median sample, else the median of its
+    signature's launches CUPTI timed."""
+    placed, wanted = {}, {}
+    candidates = db.execute(f"""
+        WITH own AS (
+          SELECT l.correlation_id AS cid, MIN(v.value) AS value FROM counter_launches AS l
+            JOIN counter_values AS v ON v.set_id = l.set_id
+            JOIN strings AS s ON s.id = v.metric_id
+          WHERE s.text = ? GROUP BY l.correlation_id)
+        SELECT k.rowid, MIN(a.start_ns), MAX(a.end_ns), own.value, k.flags, k.name_id,
+               k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z
+        FROM kernels AS k JOIN api_calls AS a ON a.correlation_id = k.correlation_id
+          LEFT JOIN own ON own.cid = k.correlation_id
+        WHERE k.start_ns = 0 AND k.end_ns = 0 AND (k.flags & {_MEASURED}) != 0
+        GROUP BY k.rowid""", (_DURATION_METRIC,))
+    for rowid, api_start, api_end, own, flags, *signature in candidates:
+        if api_start is None or api_start <= 0 or api_end < api_start:
+            continue
+        if flags & _FROM_LAUNCH:
+            if _usable(own):
+                placed[rowid] = _llround(own)
+            else:
+                wanted[rowid] = tuple(signature)
+        elif _usable(own) and own < api_end - api_start:
+            placed[rowid] = _llround(own)
+    if wanted:
+        by_signature = {}
+        for *signature, value in db.execute("""
+                SELECT c.name_id, c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z,
+                       v.value
+                FROM counter_sets AS c JOIN counter_values AS v ON v.set_id = c.id
+                  JOIN strings AS s ON s.id = v.metric_id WHERE s.text = ?""",
+                                            (_DURATION_METRIC,)):
+            if _usable(value):
+                by_signature.setdefault(tuple(signature), []).append(value)
+        medians = {k: _median(v) for k, v in by_signature.items()}
+        missing = set(wanted.values()) - set(medians)
+        if missing:
+            traced = {}
+            for *signature, value in db.execute(f"""
+                    SELECT name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+                           end_ns - start_ns
+                    FROM kernels WHERE start_ns > 0 AND end_ns > start_ns
+                      AND (flags & {_MEASURED}) = 0"""):
+                if tuple(signature) in missing and _usable(value):
+                    traced.setdefault(tuple(signature), []).append(value)
+            medians.update({k: _median(v) for k, v in traced.items()})
+        for rowid, signature in wanted.items():
+            if signature in medians:
+                placed[rowid] = _llround(medians[signature])
+    return placed
+
+
+def kernel_summary(db):
+    """The report's kernels table (docs/reports.md) from an open profile: one row per
+    kernel name (its demangled name, else its mangled name), largest total first."""
+    placed = _placed_durations(db)
+    groups = {}
+    for rowid, name, start, end, flags in db.execute("""
+            SELECT k.rowid, coalesce(nullif(n.text, ''), nullif(m.text, ''), '<unnamed kernel>'),
+                   k.start_ns, k.end_ns, k.flags
+            FROM kernels AS k LEFT JOIN strings AS n ON n.id = k.name_id
+              LEFT JOIN strings AS m ON m.id = k.mangled_name_id ORDER BY k.rowid"""):
+        group = groups.setdefault(name, [0, [], []])  # launches, unmeasured, measured
+        group[0] += 1
+        if start != 0 and end >= start:
+            duration = end - start
+        elif rowid in placed:
+            duration = placed[rowid]
+        else:
+            continue  # unusable times: in no statistic
+        group[2 if flags & _MEASURED else 1].append(duration)
+    cls = row_class("KernelSummary", KERNEL_SUMMARY_COLUMNS)
+    out = []
+    for name, (launches, unmeasured, measured) in groups.items():
+        timed = unmeasured or measured
+        if not timed:
+            continue
+        total = sum(timed)
+        out.append(cls(name, launches, len(timed), total, total / len(timed), min(timed),
+                       max(timed), len(measured), not unmeasured))
+    out.sort(key=lambda r: (-r.total_ns, r.name))
+    return out
 
 
 def load(path, as_dataframe=False):

@@ -37,6 +37,31 @@ def test_every_table_holds_every_row(path):
     assert sum(s.launches for s in prof.kernel_summary) == len(prof.kernels)
 
 
+def test_kernel_summary_is_the_reports_kernels_table():
+    # docs/reports.md, "One definition per number": launches measured with counters are
+    # left out of a kernel's statistics while it has others; the totals add up to the
+    # report's kernel time (8.160 ms in `cuscope report h200-counters-demo.sqlite`).
+    summary = cuscope.load(DATA / "h200-counters-demo.sqlite").kernel_summary
+    sgemm = next(k for k in summary if k.name.startswith("sgemm_naive"))
+    assert (sgemm.launches, sgemm.instances, sgemm.measured_launches, sgemm.all_measured) == \
+        (3, 2, 1, False)
+    assert sgemm.total_ns == 6356187 and sgemm.avg_ns == sgemm.total_ns / 2
+    assert sum(k.total_ns for k in summary) == 8160331
+    assert [k.total_ns for k in summary] == sorted((k.total_ns for k in summary), reverse=True)
+    frame = cuscope.load(DATA / "h200-counters-demo.sqlite", as_dataframe=True) \
+        if _has_pandas() else None
+    if frame is not None:
+        assert list(frame.kernel_summary.columns) == cuscope.tables.KERNEL_SUMMARY_COLUMNS
+
+
+def _has_pandas():
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def test_rows_carry_names_and_enum_names():
     prof = cuscope.load(DATA / "h200-timeline-demo.sqlite")
     assert {m.kind_name for m in prof.memcpys} <= {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP"}

@@ -60,8 +60,11 @@ TEST(WriteComparisonTextTest, TotalsAndRankedRows) {
   EXPECT_THAT(text,
               HasSubstr("cuscope diff\n  Base        base.sqlite\n  New         new.sqlite\n"));
   EXPECT_THAT(text, HasSubstr("  Wall time   5.000 ms -> 4.000 ms (-1.000 ms, -20.0%)\n"));
-  EXPECT_THAT(text, HasSubstr("  Kernel time 2.500 us -> 1.130 us (-1.370 us, -54.8%)\n"));
-  EXPECT_THAT(text, HasSubstr("  Kernels     3 -> 4 (+1, +33.3%)\n"));
+  EXPECT_THAT(text, HasSubstr("  Taken       BASE trace only; NEW trace only\n"));
+  EXPECT_THAT(text, HasSubstr("  Kernel time 2.500 us -> 1.130 us (-1.370 us, -54.8%: a change "
+                              "beyond 3%)\n"));
+  EXPECT_THAT(text, Not(HasSubstr("Comparable")));
+  EXPECT_THAT(text, HasSubstr("  Kernels     3 -> 4 records (+1, +33.3%)\n"));
   EXPECT_THAT(text, HasSubstr("2.000 us     800 ns  -1.200 us    -60.0%       2      2  gemm\n"));
   EXPECT_THAT(text, HasSubstr("gone"));
   EXPECT_THAT(text, HasSubstr("+30 ns       new"));

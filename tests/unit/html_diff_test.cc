@@ -46,8 +46,10 @@ TEST(HtmlDiffTest, TotalsAndEverySection) {
   const std::string html = RenderHtmlDiff(TwoRuns(), "before.sqlite", "after.sqlite");
   EXPECT_THAT(html, HasSubstr("<title>cuscope diff: before.sqlite -&gt; after.sqlite</title>"));
   const std::string totals = Section(html, "totals");
+  EXPECT_THAT(totals, HasSubstr("<th>taken</th><td>BASE trace only; NEW trace only</td>"));
   EXPECT_THAT(totals, HasSubstr("<th>kernel time</th><td>40.000 us -&gt; 11.000 us (-29.000 us, "
-                                "-72.5%)</td>"));
+                                "-72.5%: a change beyond 3%)</td>"));
+  EXPECT_THAT(totals, HasSubstr("<th>kernels</th><td>1 -&gt; 2 records (+1, +100.0%)</td>"));
   EXPECT_THAT(totals, HasSubstr("<th>GPU 0 busy</th><td>NVIDIA H200, 50.000 us -&gt; 12.000 us"));
   EXPECT_THAT(totals, HasSubstr("<th>copies</th><td>1 -&gt; 1 copies (+0, +0.0%), 4.000 MB"));
   EXPECT_THAT(totals, HasSubstr("<th>synchronizing calls</th><td>1 -&gt; 0 calls (-1, gone)"));

@@ -373,8 +373,9 @@ TEST(AggregationTest, SetsOfOneSignatureAreAveraged) {
   AddSet(p, "agg", {128, 1, 1}, {128, 1, 1}, {{m::kDuration, 10}}, {5});
 
   // Kernel records: "agg" 64x128 launched 10 times, 5 us each when not measured and
-  // 20 us when measured (4 of them): ranked by 5 us x 10 = 50 us. "other" (no
-  // counters) is left out; "agg" 128x128 launched once for 60 us ranks first.
+  // 20 us when measured (4 of them): its kernel time is the 6 unmeasured launches', 30 us
+  // (the kernels table's rule). "other" (no counters) is left out; "agg" 128x128
+  // launched once for 60 us ranks first.
   for (uint32_t i = 0; i < 10; ++i) {
     const bool measured = i < 4;
     model::KernelRecord& r =
@@ -397,7 +398,8 @@ TEST(AggregationTest, SetsOfOneSignatureAreAveraged) {
   EXPECT_EQ(k.sets, 3u);
   EXPECT_EQ(k.measured_launches, 4u);
   EXPECT_EQ(k.launches, 10u);
-  EXPECT_EQ(k.total_time_ns, 50000u);
+  EXPECT_EQ(k.total_time_ns, 30000u);
+  EXPECT_FALSE(k.time_estimated);
   EXPECT_EQ(k.max_passes, 3u);
   EXPECT_EQ(k.StrategyNames(), "rotate+kernel replay");
   EXPECT_DOUBLE_EQ(k.duration_ns, 2000);
@@ -407,8 +409,8 @@ TEST(AggregationTest, SetsOfOneSignatureAreAveraged) {
   EXPECT_DOUBLE_EQ(k.dram_bytes, 64);
   ASSERT_TRUE(k.launch_config.has_value());
   EXPECT_EQ(k.launch_config->registers_per_thread, 32u);
-  // Time %: of all kernel time (60 + 50 + 100 us).
-  EXPECT_NEAR(k.time_percent, 100.0 * 50 / 210, 1e-9);
+  // Time %: of the kernel time (60 + 30 + 100 us), as in the kernels table.
+  EXPECT_NEAR(k.time_percent, 100.0 * 30 / 190, 1e-9);
 }
 
 // --- Optional sections -------------------------------------------------------------------

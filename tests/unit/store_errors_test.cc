@@ -168,7 +168,7 @@ TEST_F(StoreTest, DamagedRowsAreDataLoss) {
       {"UPDATE meta SET value = 'many' WHERE key = 'pid'", "pid"},
       {"DELETE FROM meta WHERE key = 'schema_version'", "schema_version"},
       {"DROP TABLE overheads", "overheads"},
-      {"ALTER TABLE kernels DROP COLUMN flags", "flags"},
+      {"DROP VIEW kernel_summary; ALTER TABLE kernels DROP COLUMN flags", "flags"},
       {"UPDATE counter_sets SET strategy = 4", "strategy"},
       {"UPDATE counter_sets SET strategy = -1", "strategy"},
       {"UPDATE counter_sets SET name_id = 999", "name_id"},

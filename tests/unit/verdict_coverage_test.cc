@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/analysis/kernel_counters.h"
+#include "lib/analysis/summary.h"
 #include "lib/model/metrics.h"
 #include "lib/report/verdict_text.h"
 #include "lib/store/reader.h"
@@ -58,14 +59,14 @@ const KernelCounters& Find(const std::vector<KernelCounters>& all, const std::st
 }
 
 // Six kernel signatures and a region:
-//   gemm     3 launches, 1 measured (slowed to 5 us), 2 of 1 us: 3 us; kernel replay
+//   gemm     3 launches, 1 measured (slowed to 5 us, left out), 2 of 1 us: 2 us; kernel replay
 //   relu     2 launches of 500 ns: 1 us; rotate, 7 passes over 7 launches
 //   softmax  2 us; rotate, 3 of 7 passes ran: partial
 //   norm     1.5 us; kernel replay, one metric NaN: partial
 //   empty    500 ns; a duration only: verdict unknown
 //   copy     4 us; not measured
 //   step     a region measured as a whole: not a kernel, left out
-// Kernel time 12 us, covered 4 us (gemm, relu).
+// Kernel time 11 us, covered 3 us (gemm, relu).
 class CoverageTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -131,9 +132,10 @@ TEST_F(CoverageTest, PartialMeasurementSaysSoInsteadOfAVerdict) {
 
 TEST_F(CoverageTest, CoverageCountsKernelTimeOfSignaturesWithAVerdict) {
   const VerdictCoverage c = CoverageOf(b_.profile(), counters_);
-  EXPECT_EQ(c.kernel_ns, 12000u);
-  EXPECT_EQ(c.covered_ns, 4000u);
-  EXPECT_NEAR(c.percent(), 100.0 / 3, 1e-9);
+  EXPECT_EQ(c.kernel_ns, 11000u);  // the kernel time, as the kernels table's
+  EXPECT_EQ(c.kernel_ns, Summarize(b_.profile()).kernel_ns);
+  EXPECT_EQ(c.covered_ns, 3000u);
+  EXPECT_NEAR(c.percent(), 300.0 / 11, 1e-9);
   EXPECT_EQ(c.signatures, 6u);
   EXPECT_EQ(c.covered, 2u);
   EXPECT_EQ(c.measured, 5u);
@@ -142,7 +144,7 @@ TEST_F(CoverageTest, CoverageCountsKernelTimeOfSignaturesWithAVerdict) {
   EXPECT_EQ(c.not_measured(), 1u);
   EXPECT_FALSE(Covered(Find(counters_, "step")));
   EXPECT_EQ(report::CoverageLine(c),
-            "verdicts cover 33.3% of GPU kernel time (2 of 6 signatures; 1 not measured, 2 "
+            "verdicts cover 27.3% of GPU kernel time (2 of 6 signatures; 1 not measured, 2 "
             "partial, 1 verdict unknown)");
 }
 
@@ -183,9 +185,8 @@ TEST(MeasurementTest, RotateWithoutLaunchesIsComplete) {
   EXPECT_EQ(p.metrics_measured, 4u);
 }
 
-// A signature with sets and no kernel records weighs its measured duration x sets, as
-// the Time % column does; a record without a demangled name joins its set by the
-// mangled name.
+// A signature with sets and no kernel records has no kernel time (its Time % is an
+// estimate); a record without a demangled name joins its set by the mangled name.
 TEST(CoverageOfTest, SetsWithoutRecordsAndMangledNames) {
   ProfileBuilder b;
   model::Profile& p = b.profile();
@@ -196,12 +197,12 @@ TEST(CoverageOfTest, SetsWithoutRecordsAndMangledNames) {
   AddSet(p, p.str(r.mangled_name), CounterStrategy::kKernelReplay, 1, {3});
   b.Kernel("other", 5000, 10000);
   const VerdictCoverage c = CoverageOf(p, AnalyzeCounters(p));
-  EXPECT_EQ(c.kernel_ns, 2000u + 3000u + 5000u);
-  EXPECT_EQ(c.covered_ns, 5000u);
+  EXPECT_EQ(c.kernel_ns, 3000u + 5000u);
+  EXPECT_EQ(c.covered_ns, 3000u);
   EXPECT_EQ(c.signatures, 3u);
   EXPECT_EQ(c.covered, 2u);
   EXPECT_EQ(report::CoverageLine(c),
-            "verdicts cover 50.0% of GPU kernel time (2 of 3 signatures; 1 not measured)");
+            "verdicts cover 37.5% of GPU kernel time (2 of 3 signatures; 1 not measured)");
   // No counters: every kernel record's signature not measured ("untraced" has none).
   const VerdictCoverage none = CoverageOf(p, {});
   EXPECT_EQ(none.signatures, 2u);
@@ -256,7 +257,7 @@ TEST(RecordedCoverageTest, CountersDemoIsCoveredByKernelReplay) {
   const Recorded r = Load("h200-counters-demo.sqlite");
   EXPECT_EQ(r.coverage.signatures, 3u);
   EXPECT_EQ(r.coverage.covered, 3u);
-  EXPECT_EQ(r.coverage.kernel_ns, 11593281u);
+  EXPECT_EQ(r.coverage.kernel_ns, 8160331u);  // the report's kernel time
   EXPECT_EQ(r.coverage.covered_ns, r.coverage.kernel_ns);
   EXPECT_EQ(report::CoverageLine(r.coverage),
             "verdicts cover 100.0% of GPU kernel time (3 of 3 signatures)");
@@ -315,10 +316,10 @@ TEST(RecordedCoverageTest, GemmsWithoutTheirTensorCountersAreNotCovered) {
   EXPECT_EQ(r.coverage.covered, 8u);
   EXPECT_EQ(r.coverage.unknown, 12u);
   EXPECT_EQ(r.coverage.partial, 0u);
-  EXPECT_EQ(r.coverage.kernel_ns, 190170348u);
-  EXPECT_EQ(r.coverage.covered_ns, 80092222u);
+  EXPECT_EQ(r.coverage.kernel_ns, 129022530u);  // the report's kernel time
+  EXPECT_EQ(r.coverage.covered_ns, 53358122u);
   EXPECT_EQ(report::CoverageLine(r.coverage),
-            "verdicts cover 42.1% of GPU kernel time (8 of 20 signatures; 12 verdict unknown)");
+            "verdicts cover 41.4% of GPU kernel time (8 of 20 signatures; 12 verdict unknown)");
   const Recorded tensor = Load("real/h200-gemm-tensor-metrics.sqlite");
   EXPECT_EQ(report::CoverageLine(tensor.coverage),
             "verdicts cover 100.0% of GPU kernel time (20 of 20 signatures)");
