@@ -11,9 +11,16 @@ for p in cmake g++ make libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev l
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
-  echo "deps: installing ${need[*]}"
   SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "deps: missing Debian packages, and neither root nor sudo to install them: as root," \
+           "run: apt-get install ${need[*]}" >&2
+      exit 1
+    fi
+    SUDO="sudo"
+  fi
+  echo "deps: installing ${need[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
