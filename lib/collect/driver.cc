@@ -12,4 +12,12 @@ void* LoadedDriverSymbol(const char* name) {
   return symbol;
 }
 
+bool DriverInstalled() {
+  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (cuda == nullptr) cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (cuda == nullptr) return false;
+  dlclose(cuda);
+  return true;
+}
+
 }  // namespace cuscope::collect

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "cuscope/version.h"
 #include "lib/collect/cupti_entry.h"
+#include "lib/collect/driver.h"
 #include "lib/collect/scopes.h"
 #include "lib/config/output_path.h"
 #include "lib/config/rank.h"
@@ -127,8 +128,12 @@ absl::Status Session::StartCollector() {
   if (!tracing.ok()) {
     run_.exit_reason = ExitReasonText(StopReason::NotStarted());
     sink_.Abandon(run_);
-    return absl::UnavailableError(
-        absl::StrCat("CUPTI could not start tracing: ", tracing.message()));
+    // Without a driver CUPTI only says CUPTI_ERROR_UNKNOWN: say what is missing.
+    const std::string why = collect::DriverInstalled()
+                                ? std::string(tracing.message())
+                                : absl::StrCat("no CUDA driver (libcuda.so.1) on this machine (",
+                                               tracing.message(), ")");
+    return absl::UnavailableError(absl::StrCat("CUPTI could not start tracing: ", why));
   }
   if (options_.needs_capture_control()) {
     absl::Status capturing = collector_.regions().Start(options_);

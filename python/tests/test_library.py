@@ -1,4 +1,5 @@
 """Finding libcuscope.so, and the package over the real library (no GPU needed)."""
+import ctypes
 import os
 import re
 import threading
@@ -102,3 +103,17 @@ def test_a_scheduled_profile_runs_with_the_real_library(real_library, tmp_path):
         names = [r.name for r in cuscope.load(str(out)).regions]
         assert [n for n in names if n.startswith("ProfilerStep")] == ["ProfilerStep#2",
                                                                        "ProfilerStep#3"]
+
+
+def test_without_a_cuda_driver_the_error_names_it(real_library, tmp_path):
+    """On a machine without libcuda.so.1 the start fails saying so, as `cuscope metrics`
+    does (not only CUPTI's CUPTI_ERROR_UNKNOWN)."""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        pytest.skip("a CUDA driver is installed here")
+    except OSError:
+        pass
+    with pytest.raises(cuscope.CuscopeError) as e:
+        with cuscope.profile(output=str(tmp_path / "x.sqlite")):
+            pass
+    assert "no CUDA driver (libcuda.so.1) on this machine" in str(e.value)
