@@ -14,10 +14,12 @@
 namespace cuscope::analysis {
 namespace {
 
-// Rule, kernel and signature (blocks per grid, threads per block): where in the
-// timeline a rule fired (its region, its time range) moves between runs without being
-// another finding, but two signatures of one kernel are two.
-using Key = std::tuple<std::string, std::string, uint64_t, uint64_t>;
+// Rule, kernel and signature (blocks per grid, threads per block), and whether it is a
+// start-up finding (evidence kStartupEvidence, advise_rules.h): where in the timeline a rule
+// fired (its region, its time range) moves between runs without being another finding,
+// but two signatures of one kernel are two, and a rule's start-up finding is not its
+// finding over the steps.
+using Key = std::tuple<std::string, std::string, uint64_t, uint64_t, uint64_t>;
 
 // A named number of the evidence as a count, 0 when absent.
 uint64_t EvidenceCount(const model::Finding& f, const char* name) {
@@ -28,8 +30,10 @@ uint64_t EvidenceCount(const model::Finding& f, const char* name) {
 }
 
 Key KeyOf(const model::Finding& f) {
-  if (f.kernel.empty()) return {f.rule, f.kernel, 0, 0};
-  return {f.rule, f.kernel, EvidenceCount(f, "grid_blocks"), EvidenceCount(f, "block_threads")};
+  const uint64_t startup = EvidenceCount(f, "startup") > 0 ? 1 : 0;
+  if (f.kernel.empty()) return {f.rule, f.kernel, 0, 0, startup};
+  return {f.rule, f.kernel, EvidenceCount(f, "grid_blocks"), EvidenceCount(f, "block_threads"),
+          startup};
 }
 
 // Each key's finding with the largest gain (a rule may fire twice at one place).
@@ -90,7 +94,7 @@ std::vector<FindingChange> CompareFindings(const std::vector<model::Finding>& ba
                     const model::Finding* after) {
     FindingChange c;
     c.kind = kind;
-    std::tie(c.rule, c.kernel, c.grid_blocks, c.block_threads) = key;
+    std::tie(c.rule, c.kernel, c.grid_blocks, c.block_threads, std::ignore) = key;
     c.region = after != nullptr ? after->region : before->region;
     c.base_gain_ns = before != nullptr ? before->gain_ns : 0;
     c.next_gain_ns = after != nullptr ? after->gain_ns : 0;

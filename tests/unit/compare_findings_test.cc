@@ -47,6 +47,21 @@ TEST(CompareFindings, AppearedResolvedThenStayedByChange) {
   EXPECT_TRUE(CompareFindings({}, {}).empty());
 }
 
+// With steps, a timeline rule may fire over the steps and, apart, over start-up
+// (evidence startup=1): the two are two findings, not one with the larger gain.
+TEST(CompareFindings, StartUpAndLoopFindingsOfOneRuleStayApart) {
+  model::Finding startup = F("gpu_idle_gaps", 500e6);
+  startup.evidence = {{"startup", 1}};
+  const model::Finding loop = F("gpu_idle_gaps", 20e6, "", "step");
+  const std::vector<FindingChange> c = CompareFindings({startup, loop}, {startup});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].kind, FindingChangeKind::kResolved);  // the loop's gaps went away
+  EXPECT_EQ(c[0].base_gain_ns, 20e6);
+  EXPECT_EQ(c[1].kind, FindingChangeKind::kStayed);  // start-up's are still there
+  EXPECT_EQ(c[1].base_gain_ns, 500e6);
+  EXPECT_EQ(c[1].next_gain_ns, 500e6);
+}
+
 // A kernel rule's finding on one signature: its evidence gives the grid and block.
 model::Finding OnSignature(const std::string& rule, double gain_ns, const std::string& kernel,
                            double grid_blocks, double block_threads) {
