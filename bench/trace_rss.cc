@@ -176,8 +176,9 @@ int main(int argc, char** argv) {
       "%.0f bytes a launch above the start at the peak\n",
       static_cast<unsigned long long>(launches), static_cast<unsigned long long>(wait_every),
       static_cast<unsigned long long>(flush_every), env["CUSCOPE_REPORT"].c_str(),
-      static_cast<unsigned long long>(made.dropped), base_mb, record_peak_mb, recorded_rss_mb, end_peak_mb,
-      after_mb, MaxRssMb(), (peak_mb - base_mb) * 1048576.0 / static_cast<double>(launches));
+      static_cast<unsigned long long>(made.dropped), base_mb, record_peak_mb, recorded_rss_mb,
+      end_peak_mb, after_mb, MaxRssMb(),
+      (peak_mb - base_mb) * 1048576.0 / static_cast<double>(launches));
   if (phases) EndInParts(path);
   std::remove(path.c_str());
   return 0;
