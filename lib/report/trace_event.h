@@ -61,6 +61,36 @@ class TraceSink {
   virtual void Event(const TraceEvent& e) = 0;
 };
 
+// A metadata event of `pid`/`tid` (ts 0) through `e`, with one argument: `what`
+// ("process_name", "thread_name") set to {"name": name}, or ("process_sort_index",
+// "thread_sort_index") to {"sort_index": index}.
+inline TraceArg& BeginTraceMetadata(TraceEvent& e, const char* what, int64_t pid, int64_t tid) {
+  e.phase = TracePhase::kMetadata;
+  e.category = what;
+  e.name = {};
+  e.pid = pid;
+  e.tid = tid;
+  e.start_ns = e.end_ns = 0;
+  e.args.clear();
+  return e.args.emplace_back();
+}
+inline void TraceMetadata(TraceSink& sink, TraceEvent& e, const char* what, int64_t pid,
+                          int64_t tid, std::string_view name) {
+  TraceArg& a = BeginTraceMetadata(e, what, pid, tid);
+  a.key = "name";
+  a.kind = TraceArg::Kind::kString;
+  a.s = name;
+  sink.Event(e);
+}
+inline void TraceSortIndex(TraceSink& sink, TraceEvent& e, const char* what, int64_t pid,
+                           int64_t tid, int64_t index) {
+  TraceArg& a = BeginTraceMetadata(e, what, pid, tid);
+  a.key = "sort_index";
+  a.kind = TraceArg::Kind::kInt;
+  a.i = index;
+  sink.Event(e);
+}
+
 }  // namespace cuscope::report
 
 #endif  // CUSCOPE_LIB_REPORT_TRACE_EVENT_H_

@@ -18,28 +18,6 @@ void Arg(TraceEvent& e, std::string_view key, uint64_t v) {
   a.u = v;
 }
 
-void Meta(TraceSink& sink, TraceEvent& e, const char* what, int64_t tid, std::string_view name,
-          int64_t sort_index) {
-  e.phase = TracePhase::kMetadata;
-  e.category = what;
-  e.name = {};
-  e.pid = kTraceOwnPid;
-  e.tid = tid;
-  e.start_ns = e.end_ns = 0;
-  e.args.clear();
-  TraceArg& a = e.args.emplace_back();
-  if (name.empty()) {
-    a.key = "sort_index";
-    a.kind = TraceArg::Kind::kInt;
-    a.i = sort_index;
-  } else {
-    a.key = "name";
-    a.kind = TraceArg::Kind::kString;
-    a.s = name;
-  }
-  sink.Event(e);
-}
-
 }  // namespace
 
 TraceOwnTime::TraceOwnTime(const model::Profile& profile, const TraceFilter* filter) {
@@ -52,14 +30,14 @@ TraceOwnTime::TraceOwnTime(const model::Profile& profile, const TraceFilter* fil
 
 void TraceOwnTime::Metadata(TraceSink& sink, TraceEvent& e) const {
   if (intervals_.empty()) return;
-  Meta(sink, e, "process_name", 0, "cuscope", 0);
-  Meta(sink, e, "process_sort_index", 0, {}, kTraceOwnSortIndex);
+  TraceMetadata(sink, e, "process_name", kTraceOwnPid, 0, "cuscope");
+  TraceSortIndex(sink, e, "process_sort_index", kTraceOwnPid, 0, kTraceOwnSortIndex);
   std::set<uint32_t> threads;
   for (const model::OwnInterval& o : intervals_) threads.insert(o.thread_id);
   for (uint32_t tid : threads) {
     const std::string name = absl::StrCat("thread ", tid);
-    Meta(sink, e, "thread_name", tid, name, 0);
-    Meta(sink, e, "thread_sort_index", tid, {}, tid);
+    TraceMetadata(sink, e, "thread_name", kTraceOwnPid, tid, name);
+    TraceSortIndex(sink, e, "thread_sort_index", kTraceOwnPid, tid, tid);
   }
 }
 

@@ -61,29 +61,6 @@ void Flow(TraceSink& sink, TraceEvent& e, TracePhase phase, uint32_t id, int64_t
   sink.Event(e);
 }
 
-// A metadata event with one argument: {"name": name} or {"sort_index": index}.
-void BeginMetadata(TraceEvent& e, const char* what, int64_t pid, int64_t tid) {
-  e.phase = TracePhase::kMetadata;
-  e.category = what;
-  e.name = {};
-  e.pid = pid;
-  e.tid = tid;
-  e.start_ns = e.end_ns = 0;
-  e.args.clear();
-}
-void Metadata(TraceSink& sink, TraceEvent& e, const char* what, int64_t pid, int64_t tid,
-              std::string_view name) {
-  BeginMetadata(e, what, pid, tid);
-  Str(e, "name", name);
-  sink.Event(e);
-}
-void SortIndex(TraceSink& sink, TraceEvent& e, const char* what, int64_t pid, int64_t tid,
-               int64_t index) {
-  BeginMetadata(e, what, pid, tid);
-  Int(e, "sort_index", index);
-  sink.Event(e);
-}
-
 }  // namespace
 
 TraceView::TraceView(const model::Profile& profile,
@@ -116,29 +93,29 @@ void TraceView::MetadataEvents(TraceSink& sink, TraceEvent& e) const {
     const std::string name = pid == index_.run_pid() && !run.command_line.empty()
                                  ? run.command_line
                                  : absl::StrCat("process ", pid);
-    Metadata(sink, e, "process_name", pid, 0, name);
-    SortIndex(sink, e, "process_sort_index", pid, 0, 0);
+    TraceMetadata(sink, e, "process_name", pid, 0, name);
+    TraceSortIndex(sink, e, "process_sort_index", pid, 0, 0);
   }
   for (uint64_t key : index_.host_threads()) {
     const uint32_t pid = static_cast<uint32_t>(key >> 32), tid = static_cast<uint32_t>(key);
-    Metadata(sink, e, "thread_name", pid, tid, absl::StrCat("thread ", tid));
-    SortIndex(sink, e, "thread_sort_index", pid, tid, tid);
+    TraceMetadata(sink, e, "thread_name", pid, tid, absl::StrCat("thread ", tid));
+    TraceSortIndex(sink, e, "thread_sort_index", pid, tid, tid);
   }
   for (uint32_t id : index_.devices()) {
     std::string name = absl::StrCat("GPU ", id);
     const model::DeviceInfo* d = p_.FindDevice(id);
     if (d != nullptr && !d->name.empty()) absl::StrAppend(&name, " ", d->name);
-    Metadata(sink, e, "process_name", id, 0, name);
-    SortIndex(sink, e, "process_sort_index", id, 0, 0x1000000 + int64_t{id});
+    TraceMetadata(sink, e, "process_name", id, 0, name);
+    TraceSortIndex(sink, e, "process_sort_index", id, 0, 0x1000000 + int64_t{id});
   }
   for (uint64_t key : index_.streams()) {
     const uint32_t device = static_cast<uint32_t>(key >> 32), stream = static_cast<uint32_t>(key);
-    Metadata(sink, e, "thread_name", device, stream, absl::StrCat("stream ", stream));
-    SortIndex(sink, e, "thread_sort_index", device, stream, stream);
+    TraceMetadata(sink, e, "thread_name", device, stream, absl::StrCat("stream ", stream));
+    TraceSortIndex(sink, e, "thread_sort_index", device, stream, stream);
   }
   if (index_.any_overhead()) {
-    Metadata(sink, e, "process_name", kTraceOverheadPid, 0, "CUPTI overhead");
-    SortIndex(sink, e, "process_sort_index", kTraceOverheadPid, 0, 0x2000000);
+    TraceMetadata(sink, e, "process_name", kTraceOverheadPid, 0, "CUPTI overhead");
+    TraceSortIndex(sink, e, "process_sort_index", kTraceOverheadPid, 0, 0x2000000);
   }
   own_.Metadata(sink, e);
 }
