@@ -68,10 +68,13 @@ class CounterRun final : public ContextSetup {
   void MarkMeasured(uint32_t correlation_id, const std::string& name) {
     measured_.Mark(correlation_id, name);
   }
-  // A launch not measured in whose call a window was stopped (MeasuredTable::MarkCall).
+  // A launch whose call overlapped a set of another launch's (MeasuredTable::MarkCall).
   void MarkCall(uint32_t correlation_id, const std::string& name) {
     measured_.MarkCall(correlation_id, name);
   }
+  // Range Profiler Starts of launch strategies so far (kernel replay, rotate, sweep).
+  void CountStart() { ++starts_; }
+  uint64_t starts() const { return starts_; }
   // True the first time a set of `device_id` is kept (its device metrics go with it).
   bool FirstOnDevice(uint32_t device_id) { return device_metrics_done_.insert(device_id).second; }
 
@@ -94,6 +97,7 @@ class CounterRun final : public ContextSetup {
   // Rotate and the sweep (not region counters): the image is sized per set, not at setup.
   bool SetsShareImage() const { return planner_.rotate() && !planner_.region_mode(); }
 
+  uint64_t starts_ = 0;  // CountStart
   const CollectOptions options_;
   Planner planner_;
   CounterNotes notes_;

@@ -24,6 +24,7 @@ void KernelReplay::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   CUptiResult result;
   {
     Phase named(HeldPhase::kPass, /*sum=*/nullptr, start_ns);  // counted at the Stop
+    run_.CountStart();
     result = c.profiler.Start();
   }
   if (result != CUPTI_SUCCESS) {

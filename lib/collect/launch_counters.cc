@@ -41,11 +41,30 @@ void LaunchCounters::OnLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
   uint32_t& last = last_correlation[cb->callbackSite == CUPTI_API_EXIT ? 1 : 0];
   if (cb->correlationId != 0 && cb->correlationId == last) return;
   last = cb->correlationId;
+  // Whether a set of another launch's was in progress during this call (at its entry,
+  // at its exit, or begun between by another thread): see MarkIfOverlapped.
+  thread_local bool busy_at_enter = false;
+  thread_local uint64_t starts_at_enter = 0;
   if (cb->callbackSite == CUPTI_API_EXIT) {
     Exit(cb);
+    if (busy_at_enter || AnySetInProgress() || run_.starts() != starts_at_enter) {
+      MarkOverlapped(cb);
+    }
   } else {
+    busy_at_enter = AnySetInProgress();
+    starts_at_enter = run_.starts();
     OnEnter(cb, shape);
   }
+}
+
+void LaunchCounters::MarkOverlapped(const CUpti_CallbackData* cb) {
+  // CUPTI may have made this launch a range of the set, or stopped or decoded the set in
+  // its call: its kernels for that (the WaitNs kernel of each range, the Stop's) carry
+  // this launch's correlation id. A launch the set measures is marked measured already;
+  // another thread's launch whose entry came before the set began is not, and its own
+  // record must stay the program's while CUPTI's are told apart.
+  if (cb->symbolName == nullptr) return;
+  run_.MarkCall(cb->correlationId, run_.planner().KernelName(cb->symbolName).first);
 }
 
 void LaunchCounters::OnEnter(const CUpti_CallbackData* cb, const LaunchShape& shape) {

@@ -77,6 +77,8 @@ class LaunchCounters : public CounterStrategy, protected LaunchSwitch::Plans {
 
  private:
   void OnEnter(const CUpti_CallbackData* cb, const LaunchShape& shape);
+  // A launch whose call overlapped a set: MeasuredTable::MarkCall.
+  void MarkOverlapped(const CUpti_CallbackData* cb);
 
   const RegionStack* const regions_;
   // Launch callbacks that carried no context (left to the nested driver callback).

@@ -15,6 +15,7 @@ bool ProfilerCalls::Start() {
     c_.failed = true;
     return false;
   }
+  run_.CountStart();
   CUptiResult result = c_.profiler.Start();
   if (result != CUPTI_SUCCESS) {
     run_.notes().Note(&model::RunNotes::counters_status,

@@ -53,13 +53,7 @@ void RotateCounters::Exit(const CUpti_CallbackData* cb) {
   if (c == nullptr || c->failed) return;
   Rotated& r = contexts_[cb->context];
   Calls calls(*this, *c, r);
-  const bool was_open = r.plan.window_open;
   RotateDriver(run_.planner(), calls).Exit(r.plan);
-  // Closed in this launch's call, maybe another thread's launch outside the window:
-  // CUPTI's kernels of the Stop carry its correlation id (MeasuredTable::MarkCall).
-  if (was_open && !r.plan.window_open && cb->symbolName != nullptr) {
-    run_.MarkCall(cb->correlationId, run_.planner().KernelName(cb->symbolName).first);
-  }
   run_.Progress();
 }
 

@@ -6,17 +6,8 @@
 
 namespace cuscope::collect {
 
-namespace {
-// The launch in the calling thread's call (Enter and Exit of one launch run on its
-// thread): whether a window was open at its entry, and the windows opened by then.
-thread_local bool t_open_at_enter = false;
-thread_local uint64_t t_windows_at_enter = 0;
-}  // namespace
-
 void SweepCounters::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   ContextPlan& plan = contexts_[c.ctx];
-  t_open_at_enter = plan.window_open;
-  t_windows_at_enter = run_.stats().windows_opened;
   // Asked only of a launch that would open a window or fall in one.
   const bool excluded = entered.nccl || ((entered.want || plan.window_open) && Captured(entered));
   const Launch launch{entered.sig, entered.cb->correlationId, entered.want && !excluded};
@@ -38,20 +29,7 @@ void SweepCounters::OnOpenWindow(CUcontext ctx, void (SweepDriver::*step)(Contex
 }
 
 void SweepCounters::Exit(const CUpti_CallbackData* cb) {
-  auto it = contexts_.find(cb->context);
-  const bool open_at_exit = it != contexts_.end() && it->second.window_open;
   OnOpenWindow(cb->context, &SweepDriver::Exit);
-  // A window was open during this launch's call (at its entry, at its exit, or opened
-  // and closed by other threads between): CUPTI may have made this launch a range, and
-  // its WaitNs kernel of the range, or those of the window's Stop and decode, carry this
-  // launch's correlation id. A launch of the window is marked measured already; another
-  // thread's launch whose entry came before the window opened is not, and its own record
-  // must stay the program's while CUPTI's are told apart (MeasuredTable::MarkCall).
-  const bool overlapped =
-      t_open_at_enter || open_at_exit || run_.stats().windows_opened != t_windows_at_enter;
-  if (overlapped && cb->symbolName != nullptr) {
-    run_.MarkCall(cb->correlationId, run_.planner().KernelName(cb->symbolName).first);
-  }
 }
 
 void SweepCounters::Graph(const CUpti_CallbackData* cb) {
