@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/analysis/advise_rules.h"
@@ -128,7 +129,16 @@ struct NamedKernel {
 constexpr double kMisalignedShare = 0.5;
 constexpr double kOldArchShare = 0.25;
 
-void NamedGemm(const Context& c, const std::string& name, const NamedKernel& k,
+// Whether a counter set counted tensor-core FLOPs (sm__ops_path_tensor_*): what the
+// counter rule needs to judge a GEMM; the default `verdict` set does not.
+bool CountsTensorFlops(const model::Profile& p, const model::CounterSet& s) {
+  for (const auto& [metric, value] : s.values) {
+    if (absl::StartsWith(p.str(metric), "sm__ops_path_tensor")) return true;
+  }
+  return false;
+}
+
+void NamedGemm(const Context& c, const std::string& name, const NamedKernel& k, bool measured,
                std::vector<model::Finding>& out) {
   const int built = BuiltFor(name), arch = DeviceArch(c.profile, k.first->device_id);
   const Element* e = ElementNamed(name);
@@ -159,9 +169,11 @@ void NamedGemm(const Context& c, const std::string& name, const NamedKernel& k,
   const std::string word = NameWord(name);
   f.summary = absl::StrFormat(
       "%s, by its name: %s in %d launch%s (%s of GPU kernel time); the gain assumes %s of it "
-      "(no counters: counters would confirm it%s)",
+      "(%s would confirm it%s)",
       what, Dur(static_cast<double>(k.ns)), k.launches, k.launches == 1 ? "" : "es", Pct(pct),
       misaligned ? "half" : "a quarter",
+      measured ? "measured without tensor FLOP counters: the roofline set"
+               : "no counters: counters",
       word.empty() ? "" : absl::StrCat(", cuscope run --metrics=roofline --kernels=", word));
   f.advice =
       misaligned
@@ -186,10 +198,12 @@ void NamedGemm(const Context& c, const std::string& name, const NamedKernel& k,
 }  // namespace
 
 void GemmNames(const Context& c, std::vector<model::Finding>& out) {
-  // Names (per device) with counter sets are the counter rules' to judge.
-  std::set<std::pair<uint32_t, std::string>> measured;
+  // Names (per device) with counter sets that counted tensor FLOPs are the counter
+  // rule's to judge; those measured without them (the default set) are judged by name.
+  std::set<std::pair<uint32_t, std::string>> judged, measured;
   for (const model::CounterSet& s : c.profile.counters) {
     measured.emplace(s.device_id, c.profile.str(s.name));
+    if (CountsTensorFlops(c.profile, s)) judged.emplace(s.device_id, c.profile.str(s.name));
   }
   std::map<std::pair<uint32_t, std::string>, NamedKernel> by_name;
   for (const model::KernelRecord& k : c.profile.kernels) {
@@ -202,7 +216,7 @@ void GemmNames(const Context& c, std::vector<model::Finding>& out) {
     if (n.first == nullptr) n.first = &k;
   }
   for (const auto& [key, k] : by_name) {
-    if (measured.count(key) == 0) NamedGemm(c, key.second, k, out);
+    if (judged.count(key) == 0) NamedGemm(c, key.second, k, measured.count(key) > 0, out);
   }
 }
 

@@ -41,6 +41,7 @@ std::vector<BusyDelta> CompareBusy(const Summary& base, const Summary& next) {
   std::vector<BusyDelta> out;
   for (auto& [id, b] : by_device) {
     b.device_id = id;
+    b.of_program = base.own_ns > 0 || next.own_ns > 0;
     b.base.device_id = b.next.device_id = id;
     out.push_back(std::move(b));
   }

@@ -52,8 +52,13 @@ struct BusyDelta {
   double change_percent() const {
     return ChangePercent(static_cast<double>(base.busy_ns), static_cast<double>(next.busy_ns));
   }
-  // Change of the busy share of the wall time, in percentage points.
-  double change_points() const { return next.busy_percent - base.busy_percent; }
+  // The shares are of the program's wall (DeviceBusy::program_busy_percent) when either
+  // profile has cuscope's own time, so that its hold does not read as the GPU idling.
+  bool of_program = false;
+  double base_percent() const { return of_program ? base.program_busy_percent : base.busy_percent; }
+  double next_percent() const { return of_program ? next.program_busy_percent : next.busy_percent; }
+  // Change of the busy share, in percentage points.
+  double change_points() const { return next_percent() - base_percent(); }
 };
 
 struct Comparison {

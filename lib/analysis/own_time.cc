@@ -21,6 +21,48 @@ bool HoldsWherever(model::OwnKind kind) {
          kind == model::OwnKind::kSweepWindow || kind == model::OwnKind::kRegionCounters;
 }
 
+bool IsWindow(model::OwnKind kind) {
+  return kind == model::OwnKind::kRotateWindow || kind == model::OwnKind::kSweepWindow;
+}
+
+// What a rotate or sweep window held: the calls of the launches made inside it (CUPTI's
+// work for each range, and the Stop at the window's end, run in a launch call), not the
+// whole window, in which the program's own host work (Python, module loading) goes on as
+// it would unprofiled. A window with no such call recorded (a trace without API records)
+// counts whole.
+void AddWindows(const model::Profile& p, std::vector<const model::OwnInterval*> windows,
+                Spans& held) {
+  if (windows.empty()) return;
+  std::sort(windows.begin(), windows.end(),
+            [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+  std::vector<uint64_t> max_end(windows.size());  // the latest end of windows [0, i]
+  for (size_t i = 0; i < windows.size(); ++i) {
+    max_end[i] = std::max(i == 0 ? 0 : max_end[i - 1], windows[i]->end_ns);
+  }
+  absl::flat_hash_set<uint32_t> launches;  // correlation ids of kernel records
+  for (const model::KernelRecord& k : p.kernels) launches.insert(k.correlation_id);
+  std::vector<bool> found(windows.size(), false);
+  for (const model::ApiRecord& a : p.api_calls) {
+    if (!HasValidTimes(a) || !launches.contains(a.correlation_id)) continue;
+    // Windows that begin before the call ends, latest first, while one may still overlap.
+    size_t i = std::upper_bound(windows.begin(), windows.end(), a.end_ns,
+                                [](uint64_t t, const auto* w) { return t <= w->start_ns; }) -
+               windows.begin();
+    while (i-- > 0 && max_end[i] > a.start_ns) {
+      const model::OwnInterval& w = *windows[i];
+      if (a.correlation_id < w.first_correlation_id || a.correlation_id > w.last_correlation_id ||
+          w.end_ns <= a.start_ns) {
+        continue;
+      }
+      held.emplace_back(std::max(a.start_ns, w.start_ns), std::min(a.end_ns, w.end_ns));
+      found[i] = true;
+    }
+  }
+  for (size_t i = 0; i < windows.size(); ++i) {
+    if (!found[i]) held.emplace_back(windows[i]->start_ns, windows[i]->end_ns);
+  }
+}
+
 // The threads that made CUDA calls.
 absl::flat_hash_set<uint32_t> ProgramThreads(const model::Profile& p) {
   absl::flat_hash_set<uint32_t> threads;
@@ -120,13 +162,20 @@ OwnTime::OwnTime(const model::Profile& p) {
   Spans held;
   bool need_threads = false;
   const std::vector<model::OwnInterval> intervals = OwnIntervals(p);
+  std::vector<const model::OwnInterval*> windows;
   for (const model::OwnInterval& o : intervals) {
     if (HoldsWherever(o.kind)) {
-      if (HasValidTimes(o)) held.emplace_back(o.start_ns, o.end_ns);
+      if (!HasValidTimes(o)) continue;
+      if (IsWindow(o.kind)) {
+        windows.push_back(&o);
+      } else {
+        held.emplace_back(o.start_ns, o.end_ns);
+      }
     } else {
       need_threads = true;
     }
   }
+  AddWindows(p, windows, held);
   for (const model::OverheadRecord& o : p.overheads) need_threads |= HasValidTimes(o);
   absl::flat_hash_set<uint32_t> program;
   if (need_threads) program = ProgramThreads(p);

@@ -4,9 +4,12 @@
 // the report totals it.
 //
 // What holds the program:
-// - the profile's own intervals (model::OwnInterval) of kernel replay, rotate and
-//   sweep windows and region counters; its GPU-metrics decodes and profile flushes only
-//   where they ran on a thread of the program (one that made CUDA calls);
+// - the profile's own intervals (model::OwnInterval) of kernel replay and region
+//   counters; of a rotate or sweep window, the calls of the launches made inside it
+//   (its ranges: CUPTI's work and the window's Stop run in those calls; the program's
+//   own host work between them is not held), or the whole window when the profile has
+//   none of those calls; its GPU-metrics decodes and profile flushes only where they
+//   ran on a thread of the program (one that made CUDA calls);
 // - for a launch of a kernel-replay set that no own interval covers (a profile of an
 //   earlier version), its launch call: CUPTI replays the kernel inside it;
 // - the time cuscope's counter sampler held the program in callbacks (overhead records

@@ -402,6 +402,12 @@ Summary Summarize(const model::Profile& profile) {
   for (const auto& o : profile.overheads) out.invalid_records += HasValidTimes(o) ? 0 : 1;
 
   SummarizeDevices(profile, window, out);
+  const uint64_t program_ns = out.wall_ns > out.own_ns ? out.wall_ns - out.own_ns : 0;
+  for (DeviceBusy& d : out.devices) {
+    d.program_busy_percent =
+        program_ns > 0 ? 100.0 * static_cast<double>(d.busy_ns) / static_cast<double>(program_ns)
+                       : 0.0;
+  }
   return out;
 }
 

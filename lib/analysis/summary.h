@@ -58,6 +58,9 @@ struct DeviceBusy {
   uint64_t busy_ns = 0;     // union of kernel, memcpy and memset intervals
   uint64_t kernel_ns = 0;   // union of kernel intervals
   double busy_percent = 0;  // of wall time
+  // Of the program's wall time: the wall less cuscope's own time (Summary::own_ns); equal
+  // to busy_percent in a profile without own time.
+  double program_busy_percent = 0;
 };
 
 struct Summary {

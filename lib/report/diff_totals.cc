@@ -70,6 +70,7 @@ void JsonBusy(json::Writer& w, const char* key, const analysis::DeviceBusy& b) {
   json::Key(w, "busy_ns"), w.Uint64(b.busy_ns);
   json::Key(w, "kernel_ns"), w.Uint64(b.kernel_ns);
   json::Key(w, "busy_percent"), json::Num(w, b.busy_percent);
+  json::Key(w, "program_busy_percent"), json::Num(w, b.program_busy_percent);
   w.EndObject();
 }
 
@@ -131,15 +132,21 @@ std::string DurationChangeText(uint64_t base_ns, uint64_t next_ns) {
                       std::isfinite(pct) ? absl::StrFormat(", %+.1f%%", pct) : "", ")");
 }
 
+std::string BusyShareText(const analysis::BusyDelta& b) {
+  return absl::StrFormat(
+      "%.1f%% -> %.1f%% of %s (%+.1f points)", b.base_percent(), b.next_percent(),
+      b.of_program ? "the program's wall (wall less cuscope's own time)" : "wall",
+      b.change_points());
+}
+
 void WriteTotalsHeaderText(const analysis::Comparison& c, const ReportOptions& options,
                            std::ostream& out) {
   for (size_t i = 0; i < c.busy.size(); ++i) {
     const analysis::BusyDelta& b = c.busy[i];
-    out << Wrapped(absl::StrFormat("%-11s GPU %d: %s, %.1f%% -> %.1f%% of wall (%+.1f points)",
-                                   i == 0 ? "GPU busy" : "", b.device_id,
-                                   DurationChangeText(b.base.busy_ns, b.next.busy_ns),
-                                   b.base.busy_percent, b.next.busy_percent, b.change_points()),
-                   options.width, 2, 14);
+    out << Wrapped(
+        absl::StrFormat("%-11s GPU %d: %s, %s", i == 0 ? "GPU busy" : "", b.device_id,
+                        DurationChangeText(b.base.busy_ns, b.next.busy_ns), BusyShareText(b)),
+        options.width, 2, 14);
   }
   out << Wrapped(
       absl::StrCat("Copies      ", TotalsChangeText(c.copies, "copies", true),
@@ -234,6 +241,7 @@ void WriteTotalsJson(json::Writer& w, const analysis::Comparison& c, int top) {
     JsonBusy(w, "new", b.next);
     json::Key(w, "change_ns"), w.Int64(b.change_ns());
     JsonPercent(w, "change_percent", b.change_percent());
+    json::Key(w, "of_program"), w.Bool(b.of_program);
     json::Key(w, "change_points"), json::Num(w, b.change_points());
     w.EndObject();
   }

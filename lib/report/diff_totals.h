@@ -23,6 +23,9 @@ std::string ChangePercentText(double percent, uint64_t base_count, uint64_t next
 
 // "3.380 ms -> 712.762 us (-2.667 ms, -78.9%)".
 std::string DurationChangeText(uint64_t base_ns, uint64_t next_ns);
+// A GPU's busy share on both sides and its change: "12.6% -> 7.0% of wall (-5.6 points)",
+// of the program's wall when either side has cuscope's own time (BusyDelta::of_program).
+std::string BusyShareText(const analysis::BusyDelta& b);
 
 // "12 -> 15 calls (+3, +25.0%)" (`noun` may be empty: "12 -> 15 (+3, +25.0%)").
 std::string CountChangeText(uint64_t base, uint64_t next, absl::string_view noun);

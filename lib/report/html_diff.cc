@@ -92,10 +92,8 @@ void AppendTotals(const analysis::Comparison& c, const std::string& base_label,
            out);
   for (const analysis::BusyDelta& b : c.busy) {
     AppendKv(absl::StrCat("GPU ", b.device_id, " busy"),
-             absl::StrFormat("%s%s: %.1f%% -> %.1f%% of wall (%+.1f points)",
-                             b.device_name.empty() ? "" : b.device_name + ", ",
-                             DurationChangeText(b.base.busy_ns, b.next.busy_ns),
-                             b.base.busy_percent, b.next.busy_percent, b.change_points()),
+             absl::StrFormat("%s%s: %s", b.device_name.empty() ? "" : b.device_name + ", ",
+                             DurationChangeText(b.base.busy_ns, b.next.busy_ns), BusyShareText(b)),
              out);
   }
   AppendKv("copies",

@@ -212,24 +212,50 @@ TEST(OwnTimeAdvice, FirstIterationWeighsTheProgramsTimeOnly) {
 }
 
 // Rotate's windows run the program's launches one at a time with CUPTI's work between
-// them: the gaps inside a window are cuscope's, not idle gaps of the program.
-TEST(OwnTimeAdvice, GapsInsideCounterWindowsAreNotTheProgramsIdleGaps) {
+// them, inside the launch calls: the gaps those calls make are cuscope's, not idle gaps
+// of the program. Gaps while the program's own host work runs between short calls stay
+// the program's.
+model::Profile WindowOfLaunches(uint64_t call_ns) {
   testing::ProfileBuilder b;
   SetRun(b, 100 * kMs);
   for (int i = 0; i < 20; ++i) {
     const uint64_t t = kT0 + 10 * kMs + i * 2 * kMs;  // 1 ms kernels, 1 ms apart
     b.Kernel("k", t, t + 1 * kMs, 7, 300 + i);
-    b.Api("cudaLaunchKernel", t - 10 * kUs, t, 300 + i);
+    b.Api("cudaLaunchKernel", t - call_ns, t, 300 + i);
   }
-  ASSERT_TRUE(Find(analysis::Advise(b.profile(), {}), "gpu_idle_gaps").has_value());
+  return b.profile();
+}
+
+TEST(OwnTimeAdvice, GapsInsideCounterWindowsAreNotTheProgramsIdleGaps) {
+  model::Profile held = WindowOfLaunches(1 * kMs);  // each call held until the kernel runs
+  ASSERT_TRUE(Find(analysis::Advise(held, {}), "gpu_idle_gaps").has_value());
   OwnInterval window = Own(OwnKind::kRotateWindow, kT0 + 10 * kMs - 20 * kUs, kT0 + 50 * kMs);
   window.first_correlation_id = 300;
   window.last_correlation_id = 319;
   window.launches = 20;
+  held.own_time.push_back(window);
+  EXPECT_FALSE(Find(analysis::Advise(held, {}), "gpu_idle_gaps").has_value());
+  // The held calls inside the window (the first one from the window's start) are
+  // cuscope's own time; the window's span after its last launch is not.
+  EXPECT_EQ(OwnTime(held).total_ns(), 20 * kUs + 19 * kMs);
+
+  model::Profile own_work = WindowOfLaunches(10 * kUs);  // the program's host work between
+  own_work.own_time.push_back(window);
+  EXPECT_TRUE(Find(analysis::Advise(own_work, {}), "gpu_idle_gaps").has_value());
+  EXPECT_EQ(OwnTime(own_work).total_ns(), 20 * 10 * kUs);
+}
+
+// A window whose launch calls the profile did not record (a trace without API records)
+// counts whole.
+TEST(OwnTimeAdvice, AWindowWithoutItsCallsCountsWhole) {
+  testing::ProfileBuilder b;
+  SetRun(b, 100 * kMs);
+  b.Kernel("k", kT0 + 10 * kMs, kT0 + 11 * kMs, 7, 300);
+  OwnInterval window = Own(OwnKind::kSweepWindow, kT0 + 9 * kMs, kT0 + 20 * kMs);
+  window.first_correlation_id = window.last_correlation_id = 300;
+  window.launches = 1;
   b.profile().own_time.push_back(window);
-  EXPECT_FALSE(Find(analysis::Advise(b.profile(), {}), "gpu_idle_gaps").has_value());
-  // The gaps between its launches, and its ends, are cuscope's own time.
-  EXPECT_EQ(OwnTime(b.profile()).total_ns(), 20 * kUs + 19 * kMs + 1 * kMs);
+  EXPECT_EQ(OwnTime(b.profile()).total_ns(), 10 * kMs);
 }
 
 TEST(OwnTimeRegions, RegionAndStepDurationsLeaveItOut) {

@@ -31,6 +31,10 @@ import cuscope  # noqa: E402  (cuscope.load reads the file itself; no library ne
 PROFILES = sorted(DATA.glob("*.sqlite")) + sorted((DATA / "real").glob("*.sqlite"))
 TRACE = DATA / "real" / "h200-gpt2-step-trace.sqlite"
 ROTATE = DATA / "real" / "h200-gpt2-rotate-roofline.sqlite"
+# One call on one H100 (bench/device/default_cost.py gpt2 12 u,t,d): the trace alone and
+# the default counters, 12 steps each.
+H100_TRACE = DATA / "real" / "h100-gpt2-trace.sqlite"
+H100_DEFAULT = DATA / "real" / "h100-gpt2-default.sqlite"
 
 
 def run(*args):
@@ -280,6 +284,26 @@ class TraceAgainstCounters(unittest.TestCase):
         self.assertFalse(d["kernel_count_compared"])
         self.assertGreater(d["profilers"]["new"]["launches_without_records"], 0)
         self.assertNotIn("resolved", {f["change"] for f in d["finding_changes"]})
+
+    def test_recorded_trace_against_the_default_counters(self):
+        # Same program, same call: the trace against the default counters. Kernel time
+        # over the comparable launches, region durations and the GPU's busy share leave
+        # out what cuscope held; no finding appears or is resolved.
+        d = self.diff(H100_TRACE, H100_DEFAULT)
+        kt = d["comparable_kernel_time"]
+        self.assertFalse(kt["changed"], kt)
+        self.assertLessEqual(abs(kt["change_percent"]), 3)
+        self.assertTrue(d["kernel_count_compared"])
+        regions = {r["name"]: r for r in d["regions"]}
+        for name in ("step", "step/forward", "step/backward", "step/optimizer"):
+            base, new = regions[name]["base"]["total_ns"], regions[name]["new"]["total_ns"]
+            self.assertLessEqual(abs(new - base), 0.1 * base, name)
+        for busy in d["gpu_busy"]:
+            self.assertTrue(busy["of_program"])
+            self.assertLessEqual(abs(busy["change_points"]), 1.0, busy)
+        changes = {(f["change"], f["rule"]) for f in d["finding_changes"]}
+        self.assertFalse({c for c in changes if c[0] in ("resolved", "appeared")}, changes)
+        self.assertIn(("stayed", "misaligned_gemm"), changes)
 
 
 if __name__ == "__main__":
