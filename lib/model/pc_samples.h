@@ -88,6 +88,8 @@ StallKind StallKindOf(std::string_view cupti_name);
 // Whether the name is a "_not_issued" companion counter: samples also counted by its
 // base reason (readers leave them out of totals).
 bool IsNotIssuedStall(std::string_view cupti_name);
+// What a kind means, in a few words: "waiting on global/local memory", ...
+const char* StallWords(StallKind kind);
 // A short stable key of a kind: "long_scoreboard", "math_pipe_throttle", ... ("other").
 const char* StallKindKey(StallKind kind);
 
