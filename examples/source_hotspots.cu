@@ -15,30 +15,30 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(x)                                                          \
-  do {                                                                    \
-    cudaError_t e = (x);                                                  \
-    if (e != cudaSuccess) {                                               \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));        \
-      std::exit(1);                                                       \
-    }                                                                     \
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                \
+    }                                                              \
   } while (0)
 
-constexpr int kN = 1 << 22;      // floats in each buffer
-constexpr int kStride = 4099;    // a large odd stride: every load of a warp a new sector
-constexpr int kLoads = 64;       // dependent loads per thread on the memory line
-constexpr int kFmas = 2048;      // dependent FMAs per thread on the math line
+constexpr int kN = 1 << 22;    // floats in each buffer
+constexpr int kStride = 4099;  // a large odd stride: every load of a warp a new sector
+constexpr int kLoads = 64;     // dependent loads per thread on the memory line
+constexpr int kFmas = 2048;    // dependent FMAs per thread on the math line
 
 __global__ void mixed_kernel(const float* __restrict__ in, float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned idx = static_cast<unsigned>(i) * kStride;
   float acc = 0.f;
   for (int k = 0; k < kLoads; ++k) {
-    acc += in[idx % n]; idx = idx * 1664525u + static_cast<unsigned>(acc);  // HOT_MEMORY
+    acc += in[(idx = idx * 1664525u + static_cast<unsigned>(acc)) % n];  // HOT_MEMORY
   }
   float x = acc, y = 1.0001f, z = 0.999f;
   for (int k = 0; k < kFmas; ++k) {
-    x = fmaf(x, y, z); y = fmaf(y, x, -z);  // HOT_MATH
+    x = fmaf(fmaf(x, y, z), y, -z);  // HOT_MATH
   }
   if (i < n) out[i] = x + y;
 }

@@ -73,15 +73,15 @@ void SourceStalls(const Context& c, std::vector<model::Finding>& out) {
     if (remedy == nullptr || line.pct < kMinLinePct || stall.pct < kMinStallPct) continue;
     const double share = line.pct / 100 * stall.pct / 100;
     const uint64_t kernel_ns = KernelTimeNs(c.profile, f.mangled);
-    model::Finding finding = c.Make("source_stalls", static_cast<double>(kernel_ns) * share *
-                                                         kGainShare,
-                                    model::GainBasis::kGpu);
+    model::Finding finding =
+        c.Make("source_stalls", static_cast<double>(kernel_ns) * share * kGainShare,
+               model::GainBasis::kGpu);
     finding.kernel = f.name;
     if (!c.Keeps(finding)) continue;
     const std::string where =
-        line.line != 0 ? absl::StrCat("line ", line.line, " (", line.file, ")")
-                       : absl::StrFormat("PC +0x%x (no line info: build with -lineinfo)",
-                                         line.pc_offset);
+        line.line != 0
+            ? absl::StrCat("line ", line.line, " (", line.file, ")")
+            : absl::StrFormat("PC +0x%x (no line info: build with -lineinfo)", line.pc_offset);
     const std::string text(absl::StripAsciiWhitespace(line.text));
     finding.summary = absl::StrFormat(
         "%.0f%% of the samples of this kernel are on %s, and %.0f%% of those %s (%s)%s", line.pct,

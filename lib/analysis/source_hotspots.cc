@@ -29,13 +29,14 @@ struct FunctionSum {
 };
 
 std::vector<PcStallShare> Shares(const std::map<StallKind, uint64_t>& stalls, uint64_t total,
-                               size_t top) {
+                                 size_t top) {
   std::vector<PcStallShare> out;
   for (const auto& [kind, samples] : stalls) {
     out.push_back({kind, samples, total > 0 ? 100.0 * samples / total : 0.0});
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const PcStallShare& a, const PcStallShare& b) { return a.samples > b.samples; });
+  std::stable_sort(out.begin(), out.end(), [](const PcStallShare& a, const PcStallShare& b) {
+    return a.samples > b.samples;
+  });
   if (top > 0 && out.size() > top) out.resize(top);
   return out;
 }
@@ -43,7 +44,8 @@ std::vector<PcStallShare> Shares(const std::map<StallKind, uint64_t>& stalls, ui
 // Per function id: its samples by line (or PC) and stall kind.
 std::map<uint32_t, FunctionSum> SumByFunction(const model::Profile& p) {
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, std::pair<model::StringId, uint32_t>> line_of;
-  for (const model::PcLine& l : p.pc_lines) line_of[{l.function_id, l.pc_offset}] = {l.file, l.line};
+  for (const model::PcLine& l : p.pc_lines)
+    line_of[{l.function_id, l.pc_offset}] = {l.file, l.line};
   absl::flat_hash_map<model::StringId, std::pair<bool, StallKind>> kind_of;  // (counted, kind)
   std::map<uint32_t, FunctionSum> sums;
   for (const model::PcSampleCount& c : p.pc_samples) {
@@ -54,9 +56,8 @@ std::map<uint32_t, FunctionSum> SumByFunction(const model::Profile& p) {
     }
     if (!k->second.first || c.samples == 0) continue;
     auto line = line_of.find({c.function_id, c.pc_offset});
-    const LineKey key = line != line_of.end()
-                            ? LineKey{line->second.first, line->second.second, 0}
-                            : LineKey{0, 0, c.pc_offset};
+    const LineKey key = line != line_of.end() ? LineKey{line->second.first, line->second.second, 0}
+                                              : LineKey{0, 0, c.pc_offset};
     FunctionSum& f = sums[c.function_id];
     f.samples += c.samples;
     f.stalls[k->second.second] += c.samples;
@@ -68,10 +69,10 @@ std::map<uint32_t, FunctionSum> SumByFunction(const model::Profile& p) {
   return sums;
 }
 
-FunctionHotspots MakeFunction(const model::Profile& p, const FunctionSum& sum,
-                              const std::map<std::pair<model::StringId, uint32_t>,
-                                             const std::string*>& texts,
-                              const HotspotOptions& options) {
+FunctionHotspots MakeFunction(
+    const model::Profile& p, const FunctionSum& sum,
+    const std::map<std::pair<model::StringId, uint32_t>, const std::string*>& texts,
+    const HotspotOptions& options) {
   FunctionHotspots f;
   f.samples = sum.samples;
   f.stalls = Shares(sum.stalls, sum.samples, 0);
@@ -89,10 +90,10 @@ FunctionHotspots MakeFunction(const model::Profile& p, const FunctionSum& sum,
     if (auto t = texts.find({file, number}); number != 0 && t != texts.end()) h.text = *t->second;
     f.lines.push_back(std::move(h));
   }
-  std::stable_sort(f.lines.begin(), f.lines.end(), [](const HotLine& a, const HotLine& b) {
-    return a.samples > b.samples;
-  });
-  if (options.top_lines > 0 && f.lines.size() > options.top_lines) f.lines.resize(options.top_lines);
+  std::stable_sort(f.lines.begin(), f.lines.end(),
+                   [](const HotLine& a, const HotLine& b) { return a.samples > b.samples; });
+  if (options.top_lines > 0 && f.lines.size() > options.top_lines)
+    f.lines.resize(options.top_lines);
   return f;
 }
 
@@ -102,7 +103,8 @@ SourceHotspots FindSourceHotspots(const model::Profile& p, const HotspotOptions&
   SourceHotspots out;
   const std::map<uint32_t, FunctionSum> sums = SumByFunction(p);
   std::map<std::pair<model::StringId, uint32_t>, const std::string*> texts;
-  for (const model::SourceText& t : p.source_text) texts.emplace(std::pair{t.file, t.line}, &t.text);
+  for (const model::SourceText& t : p.source_text)
+    texts.emplace(std::pair{t.file, t.line}, &t.text);
   // Functions of one name (one kernel in several cubins) are reported apart.
   for (const model::SampledFunction& fn : p.sampled_functions) {
     auto sum = sums.find(fn.id);
@@ -119,10 +121,9 @@ SourceHotspots FindSourceHotspots(const model::Profile& p, const HotspotOptions&
   for (FunctionHotspots& f : out.functions) {
     f.pct = out.samples > 0 ? 100.0 * f.samples / out.samples : 0;
   }
-  std::stable_sort(out.functions.begin(), out.functions.end(),
-                   [](const FunctionHotspots& a, const FunctionHotspots& b) {
-                     return a.samples > b.samples;
-                   });
+  std::stable_sort(
+      out.functions.begin(), out.functions.end(),
+      [](const FunctionHotspots& a, const FunctionHotspots& b) { return a.samples > b.samples; });
   out.function_count = out.functions.size();
   if (options.top_functions > 0 && out.functions.size() > options.top_functions) {
     out.functions.resize(options.top_functions);

@@ -31,9 +31,9 @@ struct HotLine {
   uint32_t line = 0;
   uint64_t pc_offset = 0;  // without line info: the PC; else its first sampled PC
   uint64_t samples = 0;
-  double pct = 0;                 // of the function's samples
+  double pct = 0;                    // of the function's samples
   std::vector<PcStallShare> stalls;  // most samples first
-  std::string text;               // the line's text as kept in the profile; "" if none
+  std::string text;                  // the line's text as kept in the profile; "" if none
 };
 
 struct FunctionHotspots {
@@ -42,9 +42,9 @@ struct FunctionHotspots {
   uint64_t samples = 0;
   double pct = 0;  // of all samples of the functions reported and not
   bool has_lines = false;
-  std::vector<HotLine> lines;      // most samples first, at most top_lines
+  std::vector<HotLine> lines;        // most samples first, at most top_lines
   std::vector<PcStallShare> stalls;  // the whole function's, most samples first
-  size_t line_count = 0;           // lines (or PCs) sampled, shown or not
+  size_t line_count = 0;             // lines (or PCs) sampled, shown or not
 };
 
 struct SourceHotspots {

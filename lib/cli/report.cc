@@ -105,7 +105,8 @@ int ReportSource(const model::Profile& profile, const ReportFlags& flags,
   hot.top_functions = flags.top > 0 ? static_cast<size_t>(flags.top) : 0;
   if (!flags.kernels.empty()) {
     absl::StatusOr<model::Pattern> pattern = model::Pattern::Compile(flags.kernels);
-    if (!pattern.ok()) return UsageError("report", absl::StrCat("--kernels: ", pattern.status().message()));
+    if (!pattern.ok())
+      return UsageError("report", absl::StrCat("--kernels: ", pattern.status().message()));
     hot.keep = [p = *std::move(pattern)](const std::string& name) { return p.Search(name); };
   }
   const analysis::SourceHotspots hotspots = analysis::FindSourceHotspots(profile, hot);

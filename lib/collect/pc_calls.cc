@@ -2,6 +2,8 @@
 // of PC records, each PC with room for every stall reason: the one handed to CUPTI in
 // the configuration (CUPTI fills it itself when a module unloads and when sampling is
 // disabled) and the one each cuptiPCSamplingGetData fills.
+#include "lib/collect/pc_calls.h"
+
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 
@@ -14,7 +16,6 @@
 #include "absl/strings/str_cat.h"
 #include "lib/collect/cupti_result.h"
 #include "lib/collect/driver.h"
-#include "lib/collect/pc_calls.h"
 
 namespace cuscope::collect {
 namespace {

@@ -45,10 +45,10 @@ struct PcSourceLine {
 };
 
 struct PcConfig {
-  uint32_t period = 16;                    // log2 of cycles between samples
-  size_t scratch_bytes = 16u << 20;        // CUPTI's buffer of decoded PCs
-  size_t hardware_bytes = 128u << 20;      // the device's buffer of raw samples
-  size_t pcs_per_drain = 10000;            // PCs one GetData call returns at most
+  uint32_t period = 16;                // log2 of cycles between samples
+  size_t scratch_bytes = 16u << 20;    // CUPTI's buffer of decoded PCs
+  size_t hardware_bytes = 128u << 20;  // the device's buffer of raw samples
+  size_t pcs_per_drain = 10000;        // PCs one GetData call returns at most
 };
 
 class PcCalls {
@@ -71,8 +71,7 @@ class PcCalls {
   virtual std::optional<uint64_t> CubinCrc(const void* cubin, size_t size) = 0;
   // The line of `pc_offset` in `function` of `cubin`; nullopt without line info.
   virtual std::optional<PcSourceLine> LineOf(const void* cubin, size_t size,
-                                             const std::string& function,
-                                             uint64_t pc_offset) = 0;
+                                             const std::string& function, uint64_t pc_offset) = 0;
 };
 
 // The real calls (CUPTI's PC Sampling API).

@@ -100,8 +100,8 @@ void PcRecords::Add(const RawPcData& data, uint32_t device,
       auto name = stall_names.find(index);
       const model::StringId stall = pending_.strings.Intern(
           name != stall_names.end() ? name->second : absl::StrCat("stall_", index));
-      auto [at, made] = count_at_.try_emplace({function, pc.pc_offset, stall},
-                                              pending_.pc_samples.size());
+      auto [at, made] =
+          count_at_.try_emplace({function, pc.pc_offset, stall}, pending_.pc_samples.size());
       if (made) {
         pending_.pc_samples.push_back({function, pc.pc_offset, stall, 0});
       }

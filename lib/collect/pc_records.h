@@ -30,8 +30,8 @@
 namespace cuscope::collect {
 
 // The text of line `line` (1-based) of `file`, or nullopt when it cannot be read.
-using ReadSourceLine = std::function<std::optional<std::string>(const std::string& file,
-                                                                uint32_t line)>;
+using ReadSourceLine =
+    std::function<std::optional<std::string>(const std::string& file, uint32_t line)>;
 
 // Reads files from the file system, each once (kept in memory; files over 16 MiB and
 // unreadable ones give nullopt).

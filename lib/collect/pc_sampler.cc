@@ -60,8 +60,8 @@ void PcSampler::Begin(CUcontext ctx) {
   config.period = options_.period;
   absl::StatusOr<std::map<uint32_t, std::string>> stalls = calls_->Begin(ctx, config);
   if (!stalls.ok()) {
-    Note(absl::StrCat("device ", c.device, ": PC sampling could not start (", stalls.status().message(),
-                      ")"));
+    Note(absl::StrCat("device ", c.device, ": PC sampling could not start (",
+                      stalls.status().message(), ")"));
     return;
   }
   c.stalls = *std::move(stalls);

@@ -55,7 +55,8 @@ void StopSource(collect::Collector& collector, const collect::CollectOptions& op
   if (!run.notes.source_status.empty()) {
     warn(absl::StrCat("source: ", run.notes.source_status));
   }
-  if (!run.notes.source_buffer_full.empty()) warn(absl::StrCat("source: ", run.notes.source_buffer_full));
+  if (!run.notes.source_buffer_full.empty())
+    warn(absl::StrCat("source: ", run.notes.source_buffer_full));
 }
 
 absl::Status AppendBatch(store::ProfileWriter& writer, const model::Profile& batch, WarnFn warn) {

@@ -98,26 +98,46 @@ const char* StallKindKey(StallKind kind) {
 // lint: table
 const char* StallWords(StallKind kind) {
   switch (kind) {
-    case StallKind::kSelected: return "issuing (not stalled)";
-    case StallKind::kNotSelected: return "ready, another warp issued";
-    case StallKind::kLongScoreboard: return "waiting on global/local memory";
-    case StallKind::kShortScoreboard: return "waiting on shared memory or MIO";
-    case StallKind::kWait: return "fixed-latency dependency (math result)";
-    case StallKind::kMathPipeThrottle: return "math pipe busy";
-    case StallKind::kMioThrottle: return "MIO queue full (shared memory, special math)";
-    case StallKind::kLgThrottle: return "global/local memory queue full";
-    case StallKind::kTexThrottle: return "texture queue full";
-    case StallKind::kBarrier: return "waiting at a barrier (__syncthreads)";
-    case StallKind::kMembar: return "waiting at a memory barrier";
-    case StallKind::kBranchResolving: return "resolving a branch";
-    case StallKind::kNoInstruction: return "no instruction (instruction cache)";
-    case StallKind::kDispatchStall: return "dispatch stall";
-    case StallKind::kDrain: return "draining stores at exit";
-    case StallKind::kSleeping: return "sleeping";
-    case StallKind::kImcMiss: return "constant cache miss";
-    case StallKind::kMisc: return "miscellaneous";
-    case StallKind::kTensor: return "waiting on the tensor cores";
-    case StallKind::kOther: return "other";
+    case StallKind::kSelected:
+      return "issuing (not stalled)";
+    case StallKind::kNotSelected:
+      return "ready, another warp issued";
+    case StallKind::kLongScoreboard:
+      return "waiting on global/local memory";
+    case StallKind::kShortScoreboard:
+      return "waiting on shared memory or MIO";
+    case StallKind::kWait:
+      return "fixed-latency dependency (math result)";
+    case StallKind::kMathPipeThrottle:
+      return "math pipe busy";
+    case StallKind::kMioThrottle:
+      return "MIO queue full (shared memory, special math)";
+    case StallKind::kLgThrottle:
+      return "global/local memory queue full";
+    case StallKind::kTexThrottle:
+      return "texture queue full";
+    case StallKind::kBarrier:
+      return "waiting at a barrier (__syncthreads)";
+    case StallKind::kMembar:
+      return "waiting at a memory barrier";
+    case StallKind::kBranchResolving:
+      return "resolving a branch";
+    case StallKind::kNoInstruction:
+      return "no instruction (instruction cache)";
+    case StallKind::kDispatchStall:
+      return "dispatch stall";
+    case StallKind::kDrain:
+      return "draining stores at exit";
+    case StallKind::kSleeping:
+      return "sleeping";
+    case StallKind::kImcMiss:
+      return "constant cache miss";
+    case StallKind::kMisc:
+      return "miscellaneous";
+    case StallKind::kTensor:
+      return "waiting on the tensor cores";
+    case StallKind::kOther:
+      return "other";
   }
   return "other";
 }

@@ -60,26 +60,26 @@ inline constexpr size_t kMaxSourceTextBytes = 400;
 // CUPTI's stall reasons, by what the warp waited for. Stored as CUPTI's names; this is
 // how readers group them. Add kinds at the end.
 enum class StallKind : uint8_t {
-  kOther = 0,          // a name this table does not know
-  kSelected,           // issuing: not a stall
-  kNotSelected,        // eligible, another warp issued
-  kLongScoreboard,     // waiting on a global/local memory (L1TEX) result
-  kShortScoreboard,    // waiting on shared memory or an MIO result
-  kWait,               // a fixed-latency dependency
-  kMathPipeThrottle,   // the math pipe is busy
-  kMioThrottle,        // the MIO queue (shared memory, special math) is full
-  kLgThrottle,         // the local/global memory queue is full
-  kTexThrottle,        // the texture queue is full
-  kBarrier,            // waiting at __syncthreads
-  kMembar,             // waiting at a memory barrier
-  kBranchResolving,    // waiting for a branch target
-  kNoInstruction,      // instruction cache miss
-  kDispatchStall,      // the dispatcher stalled
-  kDrain,              // draining memory stores at exit
-  kSleeping,           // __nanosleep or a yield
-  kImcMiss,            // constant cache miss
-  kMisc,               // CUPTI's miscellaneous
-  kTensor,             // waiting on the tensor core (GMMA/HMMA) pipe
+  kOther = 0,         // a name this table does not know
+  kSelected,          // issuing: not a stall
+  kNotSelected,       // eligible, another warp issued
+  kLongScoreboard,    // waiting on a global/local memory (L1TEX) result
+  kShortScoreboard,   // waiting on shared memory or an MIO result
+  kWait,              // a fixed-latency dependency
+  kMathPipeThrottle,  // the math pipe is busy
+  kMioThrottle,       // the MIO queue (shared memory, special math) is full
+  kLgThrottle,        // the local/global memory queue is full
+  kTexThrottle,       // the texture queue is full
+  kBarrier,           // waiting at __syncthreads
+  kMembar,            // waiting at a memory barrier
+  kBranchResolving,   // waiting for a branch target
+  kNoInstruction,     // instruction cache miss
+  kDispatchStall,     // the dispatcher stalled
+  kDrain,             // draining memory stores at exit
+  kSleeping,          // __nanosleep or a yield
+  kImcMiss,           // constant cache miss
+  kMisc,              // CUPTI's miscellaneous
+  kTensor,            // waiting on the tensor core (GMMA/HMMA) pipe
 };
 
 // The kind of a CUPTI stall reason name ("smsp__pcsamp_warps_issue_stalled_long_scoreboard"

@@ -52,9 +52,9 @@ void WriteNotes(const model::RunNotes& n, std::ostream& out) {
 void WriteFunction(const FunctionHotspots& f, const ReportOptions& options, std::ostream& out) {
   const size_t width = options.width > 0 ? options.width : 100;
   out << "\n" << FitName(f.name, width) << "\n";
-  out << absl::StrFormat("  %d samples (%s%% of all); %s\n", f.samples, FormatPercent(f.pct),
-                         f.has_lines ? "by source line"
-                                     : "no line info (build with -lineinfo): by PC offset");
+  out << absl::StrFormat(
+      "  %d samples (%s%% of all); %s\n", f.samples, FormatPercent(f.pct),
+      f.has_lines ? "by source line" : "no line info (build with -lineinfo): by PC offset");
   out << "  stalls: " << StallList(f.stalls) << "\n";
   for (const HotLine& l : f.lines) {
     out << absl::StrFormat("  %5s%%  %-24s", FormatPercent(l.pct), HotLineLabel(l));
@@ -64,8 +64,8 @@ void WriteFunction(const FunctionHotspots& f, const ReportOptions& options, std:
     out << "\n" << Wrapped(StallList(l.stalls), width, 10, 10);
   }
   if (f.line_count > f.lines.size()) {
-    out << "  ... " << f.line_count - f.lines.size() << " more "
-        << (f.has_lines ? "lines" : "PCs") << "\n";
+    out << "  ... " << f.line_count - f.lines.size() << " more " << (f.has_lines ? "lines" : "PCs")
+        << "\n";
   }
 }
 

@@ -65,8 +65,7 @@ struct Table<model::PcLine> {
   static void Visit(R& l, V& v) {
     v.Int("function_id", l.function_id, "`sampled_functions.id`");
     v.Int("pc_offset", l.pc_offset, {"bytes", "the PC's offset from the function's start"});
-    v.StrId("file_id", l.file,
-            "the source file: the line table's directory and file name joined");
+    v.StrId("file_id", l.file, "the source file: the line table's directory and file name joined");
     v.Int("line", l.line, "1-based line number");
   }
 };

@@ -2,8 +2,8 @@
 //
 // Every record table is declared once, with its documentation, by a Table<Rec>
 // (table.h; the tables are in activity_tables.h, counter_tables.h, sample_tables.h,
-// findings_tables.h, own_time_tables.h and pc_tables.h), and the run's meta keys by VisitRunInfo below. The same
-// declarations generate the CREATE TABLE, the INSERT and the SELECT, bind a record
+// findings_tables.h, own_time_tables.h and pc_tables.h), and the run's meta keys by VisitRunInfo
+// below. The same declarations generate the CREATE TABLE, the INSERT and the SELECT, bind a record
 // for writing, fill one when reading, and make the tables of docs/profile-format.md
 // (schema_docs.h; tests/unit/store_schema_docs_test.cc fails when the file differs).
 #ifndef CUSCOPE_LIB_STORE_SCHEMA_H_

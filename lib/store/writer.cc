@@ -32,8 +32,8 @@ using model::RunInfo;
 using model::StringId;
 
 using insert::Binder;
-using insert::Inserter;
 using insert::InsertAll;
+using insert::Inserter;
 using insert::kRowsPerInsert;
 
 namespace {

@@ -109,8 +109,8 @@ TEST_F(SourceTest, MemoryLineFirstWaitingOnMemoryThenTheMathLine) {
   EXPECT_TRUE(IsMath(f->lines[1].stalls.at(0).kind))
       << model::StallKindKey(f->lines[1].stalls.at(0).kind);
   std::cerr << "mixed_kernel: line " << f->lines[0].line << " " << f->lines[0].pct << "% "
-            << model::StallKindKey(top) << "; line " << f->lines[1].line << " "
-            << f->lines[1].pct << "% " << model::StallKindKey(f->lines[1].stalls[0].kind) << "\n";
+            << model::StallKindKey(top) << "; line " << f->lines[1].line << " " << f->lines[1].pct
+            << "% " << model::StallKindKey(f->lines[1].stalls[0].kind) << "\n";
 }
 
 TEST_F(SourceTest, CublasGemmByFunctionWithoutLines) {

@@ -2,6 +2,8 @@
 // fake of CUPTI's PC Sampling calls: contexts begun and ended, drains turned into
 // functions, counts, lines and texts, a module unloaded before its PCs were drained,
 // failures as notes.
+#include "lib/collect/pc_sampler.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -12,7 +14,6 @@
 
 #include "lib/collect/pc_calls.h"
 #include "lib/collect/pc_records.h"
-#include "lib/collect/pc_sampler.h"
 
 namespace cuscope::collect {
 namespace {
@@ -47,8 +48,9 @@ class FakeCalls final : public PcCalls {
     ended.insert(ctx);
     return st;
   }
-  uint32_t DeviceOf(CUcontext ctx) override { return static_cast<uint32_t>(
-      reinterpret_cast<uintptr_t>(ctx) % 8); }
+  uint32_t DeviceOf(CUcontext ctx) override {
+    return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(ctx) % 8);
+  }
   CUcontext CurrentContext() override { return current; }
   std::optional<uint64_t> CubinCrc(const void* cubin, size_t size) override {
     if (size == 0) return std::nullopt;

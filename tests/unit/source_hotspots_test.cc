@@ -2,6 +2,8 @@
 // ranked, "_not_issued" left out, a function without lines by PC), the store's round
 // trip and its checks, the text and JSON reports, the source_stalls advisor rule, and
 // the settings that go with `source`.
+#include "lib/analysis/source_hotspots.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include <string>
 
 #include "lib/analysis/advise.h"
-#include "lib/analysis/source_hotspots.h"
 #include "lib/config/from_env.h"
 #include "lib/model/pc_samples.h"
 #include "lib/report/source_text.h"
@@ -47,11 +48,11 @@ model::Profile Sampled() {
   const model::StringId file = s("/home/u/examples/source_hotspots.cu");
   p.pc_lines = {{1, 0x100, file, 41}, {1, 0x110, file, 41}, {1, 0x200, file, 57}};
   p.source_text = {{file, 41, "    acc += in[(i * 33) % n];"}, {file, 57, "  x = fmaf(x, y, z);"}};
-  p.pc_samples = {
-      {1, 0x100, s(kLong), 600},       {1, 0x110, s(kLong), 100},   {1, 0x100, s(kLongNotIssued), 650},
-      {1, 0x110, s(kSelected), 20},    {1, 0x200, s(kMath), 150},   {1, 0x200, s(kWait), 100},
-      {1, 0x300, s(kLong), 30},  // a PC without a line
-      {2, 0x40, s(kMath), 300},        {2, 0x80, s(kWait), 100}};
+  p.pc_samples = {{1, 0x100, s(kLong), 600},          {1, 0x110, s(kLong), 100},
+                  {1, 0x100, s(kLongNotIssued), 650}, {1, 0x110, s(kSelected), 20},
+                  {1, 0x200, s(kMath), 150},          {1, 0x200, s(kWait), 100},
+                  {1, 0x300, s(kLong), 30},  // a PC without a line
+                  {2, 0x40, s(kMath), 300},           {2, 0x80, s(kWait), 100}};
   return p;
 }
 
