@@ -53,7 +53,7 @@ struct SourceRun {
   absl::StatusOr<model::Profile> profile = absl::UnknownError("not run");
 };
 
-const SourceRun& Run() {
+const SourceRun& TheRun() {
   static const SourceRun* run = [] {
     auto* r = new SourceRun;
     r->path = TempPath("source_hotspots.sqlite");
@@ -72,7 +72,7 @@ class SourceTest : public ::testing::Test {
       GTEST_SKIP() << "no NVIDIA GPU on this machine (/dev/nvidia0 missing)";
     }
     if (!Exists(Example())) GTEST_SKIP() << "examples not built (no nvcc at configure time)";
-    const SourceRun& r = Run();
+    const SourceRun& r = TheRun();
     ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
     ASSERT_TRUE(r.profile.ok()) << r.profile.status() << "\n" << r.result.err;
     if (r.profile->pc_samples.empty()) {
@@ -137,19 +137,19 @@ TEST_F(SourceTest, SameKernelCountAsTheTraceWithout) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<model::Profile> p = store::LoadProfile(plain);
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(Run().profile->kernels.size(), p->kernels.size());
+  EXPECT_EQ(TheRun().profile->kernels.size(), p->kernels.size());
   unlink(plain.c_str());
 }
 
 TEST_F(SourceTest, ReportSourceTextJsonAndAdvice) {
-  Result text = RunProgram({Cuscope(), "report", Run().path, "--source", "--kernels=mixed"}, {});
+  Result text = RunProgram({Cuscope(), "report", TheRun().path, "--source", "--kernels=mixed"}, {});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("HOT_MEMORY"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("waiting on global/local memory"), std::string::npos) << text.out;
-  Result json = RunProgram({Cuscope(), "report", Run().path, "--source", "--format=json"}, {});
+  Result json = RunProgram({Cuscope(), "report", TheRun().path, "--source", "--format=json"}, {});
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_NE(json.out.find("\"long_scoreboard\""), std::string::npos);
-  Result advise = RunProgram({Cuscope(), "advise", Run().path}, {});
+  Result advise = RunProgram({Cuscope(), "advise", TheRun().path}, {});
   EXPECT_NE(advise.out.find("source_stalls"), std::string::npos) << advise.out;
   std::cerr << text.out;
 }
