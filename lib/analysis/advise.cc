@@ -44,6 +44,7 @@ std::vector<model::Finding> Advise(const model::Profile& profile,
   advise::DefaultStream(c, out);
   advise::KernelRules(c, out);
   advise::GemmNames(c, out);
+  advise::SourceStalls(c, out);
   advise::MarkStartupFindings(c, out, 0);  // the first iteration's, the default stream's
   std::stable_sort(out.begin(), out.end(), [](const model::Finding& a, const model::Finding& b) {
     const bool sa = IsStartupFinding(a), sb = IsStartupFinding(b);
@@ -71,7 +72,8 @@ const std::vector<std::string>& AdviseRuleIds() {
                                                         "fp64_in_fp32_program",
                                                         "misaligned_gemm",
                                                         "old_arch_gemm",
-                                                        "dominant_stall"};
+                                                        "dominant_stall",
+                                                        "source_stalls"};
   return *ids;
 }
 

@@ -75,6 +75,10 @@ std::vector<AlignedBest> BestAlignedGemms(const std::vector<KernelCounters>& ker
 bool MisalignedGemm(const Context& c, const KernelCounters& k,
                     const std::vector<AlignedBest>& aligned, std::vector<model::Finding>& out);
 
+// advise_source.cc: from PC samples, a kernel's hottest source line when most of its
+// samples wait there for one reason with a known remedy (source_stalls).
+void SourceStalls(const Context& c, std::vector<model::Finding>& out);
+
 }  // namespace cuscope::analysis::advise
 
 #endif  // CUSCOPE_LIB_ANALYSIS_ADVISE_RULES_H_

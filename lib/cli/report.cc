@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/ranks.h"
+#include "lib/analysis/source_hotspots.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/common_flags.h"
 #include "lib/cli/diff.h"
@@ -18,9 +19,11 @@
 #include "lib/cli/output.h"
 #include "lib/config/from_env.h"
 #include "lib/config/report_width.h"
+#include "lib/model/pattern.h"
 #include "lib/report/html_report.h"
 #include "lib/report/ranks_text.h"
 #include "lib/report/roofline_svg.h"
+#include "lib/report/source_text.h"
 
 namespace cuscope::cli {
 namespace {
@@ -31,6 +34,8 @@ struct ReportFlags {
   int top = report::ReportOptions{}.top;
   int width = -1;  // the terminal's
   std::string output, roofline, html;
+  bool source = false;  // the source hotspots (PC samples) instead of the summaries
+  std::string kernels;  // with source: a regex on the demangled kernel name
 };
 
 const FlagTable<ReportFlags>& Flags() {
@@ -46,6 +51,11 @@ const FlagTable<ReportFlags>& Flags() {
            "also write the HTML report: one self-contained page (findings, kernels, regions, "
            "roofline, counters, timeline) that opens in any browser; of two profiles, the page "
            "comparing them (as cuscope diff BASE NEW --html)"),
+      Switch("source", &ReportFlags::source,
+             "print the source hotspots instead: per kernel function, the lines its warps were "
+             "on and why they waited (PC samples: cuscope run --source); text or JSON"),
+      Text("kernels", &ReportFlags::kernels, "REGEX",
+           "with --source: only the kernel functions whose demangled name matches"),
   };
   return *flags;
 }
@@ -87,6 +97,29 @@ int ReportRanks(const std::vector<std::string>& paths, const ReportFlags& flags,
   return out.Finish();
 }
 
+// --source: the source hotspots of one profile, as text or JSON.
+int ReportSource(const model::Profile& profile, const ReportFlags& flags,
+                 const report::ReportOptions& options) {
+  if (flags.format == Format::kCsv) return UsageError("report", "--source is text or JSON");
+  analysis::HotspotOptions hot;
+  hot.top_functions = flags.top > 0 ? static_cast<size_t>(flags.top) : 0;
+  if (!flags.kernels.empty()) {
+    absl::StatusOr<model::Pattern> pattern = model::Pattern::Compile(flags.kernels);
+    if (!pattern.ok())
+      return UsageError("report", absl::StrCat("--kernels: ", pattern.status().message()));
+    hot.keep = [p = *std::move(pattern)](const std::string& name) { return p.Search(name); };
+  }
+  const analysis::SourceHotspots hotspots = analysis::FindSourceHotspots(profile, hot);
+  Output out;
+  if (!out.Open("report", flags.output)) return 1;
+  if (flags.format == Format::kJson) {
+    report::WriteSourceJson(hotspots, profile.run.notes, out.stream());
+  } else {
+    report::WriteSourceText(hotspots, profile.run.notes, options, out.stream());
+  }
+  return out.Finish();
+}
+
 int Main(const std::vector<std::string>& words, const std::vector<std::string>&) {
   ReportFlags flags;
   absl::StatusOr<Words> args = ParseFlags(Flags(), words, &flags);
@@ -101,8 +134,12 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
        {std::pair{"output", &flags.output}, {"roofline", &flags.roofline}, {"html", &flags.html}}) {
     if (int code = RefuseToOverwrite("report", flag, path, *file)) return code;
   }
+  if (!flags.kernels.empty() && !flags.source) {
+    return UsageError("report", "--kernels goes with --source");
+  }
   std::optional<model::Profile> profile = LoadOrSay("report", path);
   if (!profile) return 1;
+  if (flags.source) return ReportSource(*profile, flags, options);
   // Findings not stored in the profile are computed with the environment's thresholds.
   absl::StatusOr<model::AdviseThresholds> thresholds = config::ThresholdsFromEnv(std::getenv);
   if (!thresholds.ok()) {
@@ -153,7 +190,8 @@ const Command kReportCommand = {
     "the ceilings, the roofline and the verdict of each kernel. Several profiles (the ranks "
     "of one job, e.g. run -o ddp.%r.sqlite) are compared side by side: each rank's wall, "
     "GPU, kernel and NCCL time, stragglers by step time, and the kernels per rank; with "
-    "--html, two profiles give the HTML page of their comparison (as cuscope diff).",
+    "--html, two profiles give the HTML page of their comparison (as cuscope diff). With "
+    "--source, the source hotspots of a profile recorded with cuscope run --source.",
     false,
     Help,
     Main};

@@ -17,7 +17,7 @@ namespace cuscope::collect {
 
 class CallbackSubscription {
  public:
-  enum User : unsigned { kCapture = 1, kCounters = 2, kSampler = 4 };
+  enum User : unsigned { kCapture = 1, kCounters = 2, kSampler = 4, kPcSampler = 8 };
 
   // `dispatch` receives every callback with `userdata`; it asks Wants() which users
   // to pass it to.

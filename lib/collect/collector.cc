@@ -9,7 +9,8 @@ void ScopesDrain::Drain(model::Profile* batch) { scopes::Drain(batch); }
 Collector::Collector()
     : callbacks_(&Collector::OnCallback, this),
       sampler_(&callbacks_),
-      tracer_({&counters_, &scopes_, &sampler_}, &counters_),
+      pc_sampler_(&callbacks_, MakeCuptiPcCalls()),
+      tracer_({&counters_, &scopes_, &sampler_, &pc_sampler_}, &counters_),
       counters_(&tracer_, &regions_, &callbacks_),
       regions_(&tracer_, &counters_, &callbacks_) {}
 
@@ -24,6 +25,9 @@ void CUPTIAPI Collector::OnCallback(void* userdata, CUpti_CallbackDomain domain,
   }
   if (self->callbacks_.Wants(CallbackSubscription::kSampler)) {
     self->sampler_.OnCallback(domain, cbid, data);
+  }
+  if (self->callbacks_.Wants(CallbackSubscription::kPcSampler)) {
+    self->pc_sampler_.OnCallback(domain, cbid, data);
   }
 }
 

@@ -1,11 +1,12 @@
 // The collector of a session: an activity tracer, a counter sampler, a region
-// tracker (capture control) and a GPU sampler (GPU metrics), wired to each other
+// tracker (capture control), a GPU sampler (GPU metrics) and a PC sampler (source
+// hotspots), wired to each other
 // through the small interfaces of lib/collect/interfaces.h, and the process's one
 // CUPTI callback subscription, whose callback's userdata is this object.
 //
 //   tracer   <- GpuKindControl   -- region tracker (capture windows)
 //            <- GpuKindControl   -- counter sampler (region counters)
-//   tracer   -> DrainSource      -> counter sampler, scopes, GPU sampler (each batch)
+//   tracer   -> DrainSource      -> counter sampler, scopes, GPU sampler, PC sampler
 //   tracer   -> MeasuredLaunches -> counter sampler (kernel records)
 //   sampler  -> RegionStack      -> region tracker (counters limited to regions)
 //   tracker  -> RegionObserver   -> counter sampler (region counters)
@@ -23,6 +24,7 @@
 #include "lib/collect/counters.h"
 #include "lib/collect/gpu_sampler.h"
 #include "lib/collect/interfaces.h"
+#include "lib/collect/pc_sampler.h"
 
 namespace cuscope::collect {
 
@@ -42,16 +44,19 @@ class Collector {
   CounterSampler& counters() { return counters_; }
   RegionTracker& regions() { return regions_; }
   GpuSampler& sampler() { return sampler_; }
+  PcSampler& pc_sampler() { return pc_sampler_; }
 
  private:
   // CUPTI's API, NVTX and resource callbacks: to region tracking first, then to the
-  // counter sampler, then to the GPU sampler, each while it is subscribed.
+  // counter sampler, then to the GPU sampler, then to the PC sampler, each while it is
+  // subscribed.
   static void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain,
                                   CUpti_CallbackId cbid, const void* data);
 
   CallbackSubscription callbacks_;
   ScopesDrain scopes_;
   GpuSampler sampler_;
+  PcSampler pc_sampler_;
   ActivityTracer tracer_;
   CounterSampler counters_;
   RegionTracker regions_;

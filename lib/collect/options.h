@@ -82,11 +82,19 @@ struct SamplingOptions {
   bool verbose = false;              // a line on stderr per decode that found samples or failed
 };
 
+// PC sampling (CUPTI PC Sampling API, continuous; lib/collect/pc_sampler.h).
+struct SourceOptions {
+  bool enabled = false;
+  uint32_t period = 16;  // log2 of cycles between samples on each SM
+  bool verbose = false;  // a line on stderr per context begun or ended
+};
+
 struct CollectOptions {
   TraceOptions trace;
   CaptureOptions capture;
   CounterOptions counters;
   SamplingOptions sampling;
+  SourceOptions source;
   bool verbose = false;  // progress lines on stderr
 
   bool counters_enabled() const { return !counters.metrics.empty(); }

@@ -80,6 +80,10 @@ struct Config {
   // without pause, as long as decoding keeps up).
   uint64_t gpu_metrics_burst_samples = 2000;
 
+  // PC sampling (source hotspots): a sample every 2^source_period cycles on each SM.
+  bool source = false;
+  int source_period = 16;
+
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.
   CaptureMode capture = CaptureMode::kAll;

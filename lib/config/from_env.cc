@@ -25,7 +25,8 @@ absl::StatusOr<Config> ParseEach(const GetEnv& getenv) {
   // A default yields to a given setting it cannot work with: GPU metrics asked for take
   // the performance monitors the default counters would use.
   const char* metrics = getenv("CUSCOPE_METRICS");
-  if (c.gpu_metrics && (metrics == nullptr || IsBlank(metrics))) c.metrics.clear();
+  const bool sampling = c.gpu_metrics || c.source;
+  if (sampling && (metrics == nullptr || IsBlank(metrics))) c.metrics.clear();
   return c;
 }
 
@@ -41,6 +42,13 @@ absl::Status CheckCombinations(const Config& c) {
     return absl::InvalidArgumentError(
         "CUSCOPE_GPU_METRICS=1 (--gpu-metrics) and CUSCOPE_METRICS (--metrics) cannot work "
         "together: both use the GPU's performance monitors; give one of them");
+  }
+  if (c.source && (c.gpu_metrics || c.counters_enabled())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CUSCOPE_SOURCE=1 (--source) and ",
+        c.gpu_metrics ? "CUSCOPE_GPU_METRICS=1 (--gpu-metrics)" : "CUSCOPE_METRICS (--metrics)",
+        " cannot work together: a run samples PCs or reads the performance monitors, not both "
+        "(as ncu never samples and counts in one pass); give one of them"));
   }
   return absl::OkStatus();
 }

@@ -149,6 +149,19 @@ const std::vector<Setting>& Settings() {
        "0: no pause (samples the decoding cannot keep are lost; for intervals of 100 us "
        "and more).",
        Int(&Config::gpu_metrics_burst_samples, uint64_t{0}, uint64_t{100000})},
+      {"CUSCOPE_SOURCE", "source",
+       "Sample the PCs of every kernel (CUPTI PC sampling, continuous mode: kernels are not "
+       "serialized) with why each warp waited (the stall reason), and keep the source lines "
+       "of the sampled PCs and their text: `cuscope report --source` gives each kernel's hot "
+       "lines (docs/source.md). Lines need kernels built with line info (nvcc -lineinfo; "
+       "Triton emits it); other kernels are reported by PC offset. Refused with metrics and "
+       "with gpu_metrics (counters are left off when not asked for).",
+       Bool(&Config::source)},
+      {"CUSCOPE_SOURCE_PERIOD", "source_period",
+       "PC sampling period: one sample every 2^N cycles on each SM. Smaller periods give "
+       "more samples and cost more (CUPTI decodes every sample on the CPU, and a full "
+       "hardware buffer loses samples).",
+       Int(&Config::source_period, 5, 31)},
       {"CUSCOPE_ADVISE", "advise",
        "Compute the findings (docs/advisor.md) at the end of the run, store them in the "
        "profile and print the top five after the report.",

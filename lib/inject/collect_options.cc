@@ -49,6 +49,9 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
   o.sampling.max_samples = c.gpu_metrics_max_samples;
   o.sampling.burst_samples = c.gpu_metrics_burst_samples;
   o.sampling.verbose = c.verbose;
+  o.source.enabled = c.source;
+  o.source.period = static_cast<uint32_t>(c.source_period);
+  o.source.verbose = c.verbose;
   o.verbose = c.verbose;
   return o;
 }

@@ -37,6 +37,28 @@ void StopGpuMetrics(collect::Collector& collector, const collect::CollectOptions
   }
 }
 
+void StartSource(collect::Collector& collector, const collect::CollectOptions& options,
+                 model::RunInfo& run, WarnFn warn) {
+  if (!options.source.enabled) return;
+  absl::Status st = collector.pc_sampler().Start(options.source);
+  if (!st.ok()) {
+    run.notes.source_status = std::string(st.message());
+    warn(absl::StrCat("source: ", st.message(), "; tracing goes on without PC samples"));
+  }
+}
+
+void StopSource(collect::Collector& collector, const collect::CollectOptions& options,
+                model::RunInfo& run, bool on_signal, WarnFn warn) {
+  if (!options.source.enabled) return;
+  if (!on_signal) collector.pc_sampler().Stop();
+  model::MergeNotes(collector.pc_sampler().Notes(), &run.notes);
+  if (!run.notes.source_status.empty()) {
+    warn(absl::StrCat("source: ", run.notes.source_status));
+  }
+  if (!run.notes.source_buffer_full.empty())
+    warn(absl::StrCat("source: ", run.notes.source_buffer_full));
+}
+
 absl::Status AppendBatch(store::ProfileWriter& writer, const model::Profile& batch, WarnFn warn) {
   absl::Status st = writer.Append(batch);
   if (!absl::IsInvalidArgument(st) || batch.samples.empty()) return st;

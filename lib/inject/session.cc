@@ -158,6 +158,7 @@ absl::Status Session::StartCollector() {
     }
   }
   StartGpuMetrics(collector_, options_, run_, Warn);
+  StartSource(collector_, options_, run_, Warn);
   return absl::OkStatus();
 }
 
@@ -187,6 +188,8 @@ void Session::StartBackground() {
 bool Session::PeriodicFlush(bool even_if_held) {
   collect::ActivityTracer& tracer = collector_.tracer();
   if (!tracer.running()) return true;
+  // PC samples drained first, so that this flush's batch takes them.
+  collector_.pc_sampler().Poll();
   if (!tracer.PeriodicFlush(even_if_held)) return false;
   // The flush delivered the records that may wake the counters' launch callbacks.
   collector_.counters().Tick();
@@ -267,6 +270,7 @@ void Session::StopCaptureAndCounters(const StopReason& reason) {
     model::MergeNotes(collector_.counters().Notes(), &run_.notes);
   }
   StopGpuMetrics(collector_, options_, run_, reason.on_signal(), Warn);
+  StopSource(collector_, options_, run_, reason.on_signal(), Warn);
 }
 
 collect::ActivityStats Session::FlushTracer(uint64_t end_ns) {

@@ -116,7 +116,8 @@ bool OverheadRecord::operator==(const OverheadRecord& o) const {
 size_t Profile::record_count() const {
   return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
          event_records.size() + ranges.size() + overheads.size() + counters.size() +
-         device_metrics.size() + sample_configs.size() + samples.size() + own_time.size();
+         device_metrics.size() + sample_configs.size() + samples.size() + own_time.size() +
+         pc_record_count();
 }
 
 double CounterSet::value(const StringTable& strings, std::string_view metric,
@@ -161,6 +162,10 @@ void Profile::ClearRecords() {
   samples.clear();
   own_time.clear();
   source_locations.clear();
+  sampled_functions.clear();
+  pc_samples.clear();
+  pc_lines.clear();
+  source_text.clear();
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/finding.h"
 #include "lib/model/own_time.h"
+#include "lib/model/pc_samples.h"
 #include "lib/model/run_notes.h"
 #include "lib/model/source_location.h"
 
@@ -360,6 +361,12 @@ struct Profile {
   std::vector<GpuSample> samples;
   // cuscope's own work: the intervals it held the GPU or a thread (own_time.h).
   std::vector<OwnInterval> own_time;
+  // PC samples (the `source` setting; pc_samples.h): functions, counts, line tables of
+  // the sampled PCs, and the text of those lines.
+  std::vector<SampledFunction> sampled_functions;
+  std::vector<PcSampleCount> pc_samples;
+  std::vector<PcLine> pc_lines;
+  std::vector<SourceText> source_text;
   // Where records come from (RangeRecord::location). Not records: record_count()
   // leaves them out; ClearRecords() clears them (a batch holds the new ones).
   std::vector<SourceLocation> source_locations;
@@ -378,11 +385,15 @@ struct Profile {
   }
   size_t record_count() const;
   // The records of the program's own work: all but CUPTI's overhead records,
-  // cuscope's device probes, GPU samples and own intervals (a process that did no CUDA
-  // work still gets those).
+  // cuscope's device probes, GPU samples, own intervals and PC samples (a process that
+  // did no CUDA work still gets those).
   size_t work_record_count() const {
     return record_count() - overheads.size() - device_metrics.size() - sample_configs.size() -
-           samples.size() - own_time.size();
+           samples.size() - own_time.size() - pc_record_count();
+  }
+  // The PC sampling records (functions, counts, lines, texts).
+  size_t pc_record_count() const {
+    return sampled_functions.size() + pc_samples.size() + pc_lines.size() + source_text.size();
   }
   // The sample configuration of a device, or nullptr.
   const GpuSampleConfig* FindSampleConfig(uint32_t device_id) const {

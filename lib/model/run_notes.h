@@ -83,6 +83,13 @@ using NoteCount = std::optional<int64_t>;
   X(gpu_metrics_lost, Text, "gpu_metrics.lost", "samples past the limit, not kept") \
   X(gpu_metrics_bad_times, Text, "gpu_metrics.bad_times", "samples with unusable timestamps") \
   X(gpu_metrics_overflow, Text, "gpu_metrics.overflow", "the GPU's sample buffer overflowed") \
+  X(source_status, Text, "source.status", "why PC samples (source hotspots) are missing or partial, when they are") \
+  X(source_period, Count, "source.period", "PC sampling period asked for: a sample every 2^period cycles per SM") \
+  X(source_samples, Count, "source.samples", "PC samples collected (all PCs, CUPTI's totalSamples)") \
+  X(source_dropped, Count, "source.dropped", "PC samples the hardware dropped (buffer back pressure)") \
+  X(source_other_kernels, Count, "source.other_kernels", "PC samples of kernels CUPTI gives no PCs for (non-user kernels)") \
+  X(source_buffer_full, Text, "source.buffer_full", "the PC sampling hardware buffer filled up: samples were lost") \
+  X(source_no_cubin, Count, "source.no_cubin", "sampled PCs whose module was not seen loaded (no lines)") \
   X(scopes_recorded, Count, "scopes_recorded", "user scopes recorded") \
   X(scopes_dropped, Count, "scopes_dropped", "user scopes dropped (open at the end, or past the limit)") \
   X(scopes_unbalanced_pops, Count, "scopes_unbalanced_pops", "scope pops without a push") \

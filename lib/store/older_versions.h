@@ -7,6 +7,7 @@
 //   4  gpu_sample_configs, gpu_samples
 //   5  ranges.location_id, the source_locations table
 //   6  the own_time table
+//   7  the PC sampling tables: sampled_functions, pc_samples, pc_lines, source_text
 #ifndef CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 #define CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 
@@ -34,6 +35,8 @@ inline constexpr int kGpuSamplesSince = 4;
 inline constexpr int kSourceLocationsSince = 5;
 // The first version that has the own_time table.
 inline constexpr int kOwnTimeSince = 6;
+// The first version that has the PC sampling tables.
+inline constexpr int kPcSamplesSince = 7;
 
 // "" when this build reads files of `version`, else why not (for the message
 // "PATH has profile schema version N, but ...").

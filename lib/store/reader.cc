@@ -29,6 +29,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lib/model/utf8.h"
+#include "lib/store/load_checks.h"
 #include "lib/store/meaning.h"
 #include "lib/store/measured_times.h"
 #include "lib/store/older_versions.h"
@@ -102,7 +103,20 @@ class Loader {
     if (file_version_ >= kOwnTimeSince) {
       if (absl::Status s = LoadTable(profile.own_time, n); !s.ok()) return s;
     }
+    if (file_version_ >= kPcSamplesSince) {
+      if (absl::Status s = LoadPcSamples(profile, n); !s.ok()) return s;
+    }
     return LoadFindings(profile.findings);
+  }
+
+  // PC samples: the tables, then the rule that ties counts and lines to a function.
+  absl::Status LoadPcSamples(Profile& profile, size_t n) {
+    if (absl::Status s = LoadTable(profile.sampled_functions, n); !s.ok()) return s;
+    if (absl::Status s = LoadTable(profile.pc_samples, n); !s.ok()) return s;
+    if (absl::Status s = LoadTable(profile.pc_lines, n); !s.ok()) return s;
+    if (absl::Status s = LoadTable(profile.source_text, n); !s.ok()) return s;
+    if (std::string e = CheckLoadedPcSamples(profile); !e.empty()) return Damaged(e);
+    return absl::OkStatus();
   }
 
   // GPU samples: the configurations from their rows, then the samples, each of a
@@ -194,18 +208,8 @@ class Loader {
     return absl::OkStatus();
   }
 
-  // Records name devices by id: two devices of one id would make them ambiguous.
   absl::Status CheckDeviceIds(const std::vector<model::DeviceInfo>& devices) const {
-    absl::flat_hash_map<uint32_t, size_t> row_of;  // id -> row
-    for (size_t i = 0; i < devices.size(); ++i) {
-      auto [it, inserted] = row_of.try_emplace(devices[i].id, i + 1);
-      if (!inserted) {
-        return Damaged(absl::StrFormat(
-            "devices row %d: column id holds %d, expected an id no other row has (row %d "
-            "has it)",
-            i + 1, devices[i].id, it->second));
-      }
-    }
+    if (std::string e = DuplicateDeviceId(devices); !e.empty()) return Damaged(e);
     return absl::OkStatus();
   }
 

@@ -1,9 +1,9 @@
 // The profile file's schema: one SQLite database per run.
 //
 // Every record table is declared once, with its documentation, by a Table<Rec>
-// (table.h; the tables are in activity_tables.h, counter_tables.h, sample_tables.h
-// findings_tables.h and own_time_tables.h), and the run's meta keys by VisitRunInfo below. The same
-// declarations generate the CREATE TABLE, the INSERT and the SELECT, bind a record
+// (table.h; the tables are in activity_tables.h, counter_tables.h, sample_tables.h,
+// findings_tables.h, own_time_tables.h and pc_tables.h), and the run's meta keys by VisitRunInfo
+// below. The same declarations generate the CREATE TABLE, the INSERT and the SELECT, bind a record
 // for writing, fill one when reading, and make the tables of docs/profile-format.md
 // (schema_docs.h; tests/unit/store_schema_docs_test.cc fails when the file differs).
 #ifndef CUSCOPE_LIB_STORE_SCHEMA_H_
@@ -23,6 +23,7 @@
 #include "lib/store/findings_tables.h"
 #include "lib/store/float64_blob.h"
 #include "lib/store/own_time_tables.h"
+#include "lib/store/pc_tables.h"
 #include "lib/store/sample_tables.h"
 #include "lib/store/table.h"
 
@@ -31,7 +32,7 @@ namespace cuscope::store {
 // The schema version this build writes. Bump it on any change of tables or columns;
 // LoadProfile reads it and the older versions older_versions.h describes, and refuses
 // others with a clear error.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // meta.format of every profile.
 inline constexpr char kFormatName[] = "cuscope-profile";
@@ -49,7 +50,8 @@ using ProfileTables =
               model::ApiRecord, model::SyncRecord, model::CudaEventRecord, model::RangeRecord,
               model::SourceLocation, model::OverheadRecord, CounterSetRow, CounterLaunchRow,
               CounterValueRow, model::DeviceMetric, GpuSampleConfigRow, model::GpuSample,
-              model::OwnInterval>;
+              model::OwnInterval, model::SampledFunction, model::PcSampleCount, model::PcLine,
+              model::SourceText>;
 using FindingsTables = TableList<FindingRow, FindingEvidenceRow>;
 
 // Findings as rows (ids 1, 2, ... in rank order), and back: "" when the rows make

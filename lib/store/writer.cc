@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/store/float64_blob.h"
+#include "lib/store/insert_rows.h"
 #include "lib/store/measured_times.h"
 #include "lib/store/run_notes_rows.h"
 #include "lib/store/sample_rows.h"
@@ -31,80 +31,12 @@ using model::Profile;
 using model::RunInfo;
 using model::StringId;
 
+using insert::Binder;
+using insert::InsertAll;
+using insert::Inserter;
+using insert::kRowsPerInsert;
+
 namespace {
-
-// Rows per multi-row INSERT. Stepping a statement has a fixed cost (start, halt,
-// reset) that one-row INSERTs pay per row; 64 rows of 20 columns stay well under
-// SQLite's limit of 32766 parameters.
-constexpr size_t kRowsPerInsert = 64;
-
-// Binds records' fields to an INSERT's parameters, in column order; successive
-// records go to the successive rows of a multi-row INSERT.
-class Binder {
- public:
-  Binder(sqlite3_stmt* stmt, size_t string_count) : stmt_(stmt), string_count_(string_count) {}
-
-  template <typename T>
-  void Int(const char*, const T& value, ColumnDoc) {
-    // uint64 values are stored as their int64 bit pattern (ns timestamps fit).
-    sqlite3_bind_int64(stmt_, index_++, static_cast<sqlite3_int64>(value));
-  }
-  void StrId(const char* column, const StringId& id, ColumnDoc) {
-    if (id >= string_count_ && bad_column_ == nullptr) {
-      bad_column_ = column;
-      bad_id_ = id;
-      bad_row_ = row_;
-    }
-    sqlite3_bind_int64(stmt_, index_++, id);
-  }
-  void Text(const char*, const std::string& s, ColumnDoc) {
-    // SQLITE_STATIC: `s` outlives the sqlite3_step that reads it.
-    sqlite3_bind_text64(stmt_, index_++, s.data(), s.size(), SQLITE_STATIC, SQLITE_UTF8);
-  }
-  void Blob(const char*, const std::vector<double>& values, ColumnDoc) {
-    const sqlite3_uint64 bytes = values.size() * kFloat64Bytes;
-    if constexpr (kHostIsLittleEndian) {
-      // The vector's memory is the BLOB's layout; it outlives the step (SQLITE_STATIC).
-      // Never a null pointer: that would store NULL, not an empty BLOB.
-      const void* data = values.empty() ? static_cast<const void*>("") : values.data();
-      sqlite3_bind_blob64(stmt_, index_++, data, bytes, SQLITE_STATIC);
-    } else {
-      const std::string blob = EncodeFloat64Blob(values);
-      sqlite3_bind_blob64(stmt_, index_++, blob.data(), bytes, SQLITE_TRANSIENT);
-    }
-  }
-  void Real(const char*, const double& value, ColumnDoc) {
-    // SQLite would store a NaN as NULL anyway; say so. Infinities are stored as such.
-    if (std::isnan(value)) {
-      sqlite3_bind_null(stmt_, index_++);
-    } else {
-      sqlite3_bind_double(stmt_, index_++, value);
-    }
-  }
-
-  // Call before binding each record but the first.
-  void NextRow() { ++row_; }
-
-  // A StringId that is not in the batch's string table, if any, and the row
-  // (counted from 0 in this statement) that holds it.
-  const char* bad_column() const { return bad_column_; }
-  StringId bad_id() const { return bad_id_; }
-  size_t bad_row() const { return bad_row_; }
-
- private:
-  sqlite3_stmt* stmt_;
-  size_t string_count_;
-  int index_ = 1;
-  size_t row_ = 0;
-  const char* bad_column_ = nullptr;
-  StringId bad_id_ = 0;
-  size_t bad_row_ = 0;
-};
-
-// A record table's INSERTs: of one row, and of kRowsPerInsert rows.
-struct Inserter {
-  Stmt one, many;
-};
 
 // Decimal text of integers, for meta rows.
 struct MetaWriter {
@@ -155,48 +87,6 @@ absl::Status CreateSchema(sqlite3* db, const std::string& path) {
   return absl::OkStatus();
 }
 
-// Names records[i] in the message about a bad string id: "kernels[3]".
-template <typename Rec>
-struct TableLabel {
-  std::string operator()(size_t i) const { return absl::StrCat(Table<Rec>::kName, "[", i, "]"); }
-};
-
-// Inserts records[first, first + rows) with `insert`, an INSERT of `rows` rows.
-// `label(i)` names records[i] in the message of a bad string id.
-template <typename Rec, typename Label>
-int InsertRows(sqlite3_stmt* insert, const std::vector<Rec>& records, size_t first, size_t rows,
-               size_t string_count, std::string& bad, const Label& label) {
-  Binder binder(insert, string_count);
-  for (size_t i = first; i < first + rows; ++i) {
-    if (i != first) binder.NextRow();
-    Table<Rec>::Visit(records[i], binder);
-  }
-  if (binder.bad_column() != nullptr) {
-    sqlite3_clear_bindings(insert);  // drop the pointers to the batch's strings
-    bad =
-        absl::StrFormat("%s.%s is %d but the batch has %d strings", label(first + binder.bad_row()),
-                        binder.bad_column(), binder.bad_id(), string_count);
-    return SQLITE_MISMATCH;
-  }
-  return StepDone(insert);
-}
-
-// Inserts every record of `records`; on failure returns the SQLite code, or
-// SQLITE_MISMATCH with `bad` set for a StringId outside the batch's table.
-template <typename Rec, typename Label = TableLabel<Rec>>
-int InsertAll(const Inserter& insert, const std::vector<Rec>& records, size_t string_count,
-              std::string& bad, const Label& label = Label()) {
-  size_t i = 0;
-  int rc = SQLITE_OK;
-  for (; rc == SQLITE_OK && i + kRowsPerInsert <= records.size(); i += kRowsPerInsert) {
-    rc = InsertRows(insert.many.get(), records, i, kRowsPerInsert, string_count, bad, label);
-  }
-  for (; rc == SQLITE_OK && i < records.size(); ++i) {
-    rc = InsertRows(insert.one.get(), records, i, 1, string_count, bad, label);
-  }
-  return rc;
-}
-
 // Inserts the counter sets of a batch as rows of counter_sets (ids first_id,
 // first_id + 1, ...), counter_launches and counter_values. A bad string id is
 // named by the batch's field: "counters[2].name_id", "counters[2].values[1].metric_id".
@@ -243,6 +133,7 @@ struct ProfileWriter::Statements {
   Inserter kernels, memcpys, memsets, api_calls, syncs, event_records, ranges, overheads;
   Inserter counter_sets, counter_launches, counter_values, device_metrics;
   Inserter gpu_sample_configs, gpu_samples, locations, own_time;
+  Inserter sampled_functions, pc_samples, pc_lines, source_text;
   // Counter sets in the file (committed); the next set gets this + 1 as its id.
   int64_t counter_sets_written = 0;
   // The devices whose sample configuration is in the file (committed).
@@ -250,6 +141,14 @@ struct ProfileWriter::Statements {
 
   // Prepares every statement; an error says "cannot create profile <path>: ...".
   absl::Status PrepareAll(sqlite3* db, const std::string& path);
+  // Inserts the PC sampling records of a batch (pc_tables.h), as InsertAll.
+  int InsertPcRecords(const Profile& batch, size_t string_count, std::string& bad) const {
+    int rc = InsertAll(sampled_functions, batch.sampled_functions, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(pc_samples, batch.pc_samples, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(pc_lines, batch.pc_lines, string_count, bad);
+    if (rc == SQLITE_OK) rc = InsertAll(source_text, batch.source_text, string_count, bad);
+    return rc;
+  }
 };
 
 absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::string& path) {
@@ -296,6 +195,14 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
       {&gpu_samples.many, InsertSql<model::GpuSample>(kRowsPerInsert)},
       {&own_time.one, InsertSql<model::OwnInterval>()},
       {&own_time.many, InsertSql<model::OwnInterval>(kRowsPerInsert)},
+      {&sampled_functions.one, InsertSql<model::SampledFunction>()},
+      {&sampled_functions.many, InsertSql<model::SampledFunction>(kRowsPerInsert)},
+      {&pc_samples.one, InsertSql<model::PcSampleCount>()},
+      {&pc_samples.many, InsertSql<model::PcSampleCount>(kRowsPerInsert)},
+      {&pc_lines.one, InsertSql<model::PcLine>()},
+      {&pc_lines.many, InsertSql<model::PcLine>(kRowsPerInsert)},
+      {&source_text.one, InsertSql<model::SourceText>()},
+      {&source_text.many, InsertSql<model::SourceText>(kRowsPerInsert)},
   };
   for (const auto& s : statements) {
     absl::StatusOr<Stmt> stmt = Prepare(db, s.sql);
@@ -422,6 +329,7 @@ absl::Status ProfileWriter::Append(const Profile& batch) {
         if (rc == SQLITE_OK) rc = InsertAll(s.gpu_sample_configs, config_rows, string_count, bad);
         if (rc == SQLITE_OK) rc = InsertAll(s.gpu_samples, batch.samples, string_count, bad);
         if (rc == SQLITE_OK) rc = InsertAll(s.own_time, batch.own_time, string_count, bad);
+        if (rc == SQLITE_OK) rc = s.InsertPcRecords(batch, string_count, bad);
         return rc;
       });
   if (!status.ok()) {

@@ -5,6 +5,7 @@
 // The Profiler Host API, the chip and device queries, PM sampling and the callback
 // subscription are faked in fake_pm_sampling.cc (GPU metrics sampling works there).
 #include <cupti.h>
+#include <cupti_pcsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -64,6 +65,27 @@ CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* pPa
 // Kernel records made from launches (lib/collect/held_launches.cc).
 CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream,
                                         uint32_t* streamId) {
+  return kNotHere;
+}
+
+// PC sampling (lib/collect/pc_calls.cc): not supported, so `source` runs say so.
+CUptiResult CUPTIAPI cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams*) { return kNotHere; }
+CUptiResult CUPTIAPI cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams*) { return kNotHere; }
+CUptiResult CUPTIAPI cuptiPCSamplingStart(CUpti_PCSamplingStartParams*) { return kNotHere; }
+CUptiResult CUPTIAPI cuptiPCSamplingStop(CUpti_PCSamplingStopParams*) { return kNotHere; }
+CUptiResult CUPTIAPI cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams*) { return kNotHere; }
+CUptiResult CUPTIAPI cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams*) {
+  return kNotHere;
+}
+CUptiResult CUPTIAPI cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams*) {
+  return kNotHere;
+}
+CUptiResult CUPTIAPI
+cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams*) {
+  return kNotHere;
+}
+CUptiResult CUPTIAPI cuptiGetCubinCrc(CUpti_GetCubinCrcParams*) { return kNotHere; }
+CUptiResult CUPTIAPI cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams*) {
   return kNotHere;
 }
 }  // extern "C"

@@ -2,10 +2,11 @@
 # Runs cuscope's GPU tests (and, with `all`, the overhead benchmark) on the GPU
 # machine, from a build made elsewhere and carried along (shared/device/README.md).
 #
-#   tests/gpu/run.sh [tests|faults|advisor|sampling|rotate|overhead|counters|all]   logs and profiles go
+#   tests/gpu/run.sh [tests|faults|advisor|sampling|source|rotate|overhead|counters|all]   logs and profiles go
 #                                                                   to $OUT (default
 #                                                                   /tmp/cuscope-gpu)
-# tests: gpu_test, then fault_test and advisor_test; faults: fault_test alone;
+# tests: gpu_test, then fault_test, advisor_test and the source tests; source: the PC
+# sampling tests alone (source_test, source_triton_test.py); faults: fault_test alone;
 # advisor: advisor_test alone (the examples of examples/advisor/, profiles in
 # $OUT/advisor/); ADVISOR_CASES=rule,rule runs only those cases. sampling: GPU metrics
 # (docs/gpu-metrics.md): its gpu_test case, then the training step unprofiled and sampled
@@ -59,6 +60,19 @@ if [ "$what" = sampling ]; then
     "$OUT/train_step" 2 24 >"$OUT/train_step.md" 2>"$OUT/train_step.err" || rc=1
   cat "$OUT/train_step.md"
 fi
+# PC sampling (issue 36): source_test (examples/source_hotspots), then the Triton kernel's
+# Python lines (tests/gpu/source_triton_test.py; skipped without PyTorch and Triton).
+run_source_tests() {
+  "$BUILD/tests/gpu/source_test" --gtest_output="xml:$OUT/source_test.xml" >"$OUT/source_test.log" 2>&1 || rc=1
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST|^mixed_kernel:' "$OUT/source_test.log" | sort -u | tee -a "$OUT/summary.txt"
+  python3 tests/gpu/source_triton_test.py "$BUILD" >"$OUT/source_triton.log" 2>&1
+  local t=$?
+  [ $t -ne 0 ] && [ $t -ne 77 ] && rc=1
+  echo "source_triton: rc=$t $(tail -1 "$OUT/source_triton.log")" | tee -a "$OUT/summary.txt"
+}
+if [ "$what" = source ]; then
+  run_source_tests
+fi
 if [ "$what" = rotate ]; then
   if [ "${PROBES:-0}" = 1 ]; then
     for probe in image_reinit_probe image_size_probe replay_switch_probe launch_cost_probe; do
@@ -79,6 +93,10 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED TEST' "$OUT/gpu_test.log" | sort -u | tee -a "$OUT/summary.txt"
   run_fault_tests
   run_advisor_tests
+  run_source_tests
+  # The recorded source hotspots profile (tests/data/real/<gpu>-source-hotspots.sqlite).
+  "$BUILD/bin/cuscope" run --source --output="$OUT/source-hotspots.sqlite" --report=none -- \
+    "$BUILD/examples/source_hotspots" 20 >/dev/null 2>&1
   # Real profiles for tests/data and the README's demo.
   CUDA_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so NVTX_INJECTION64_PATH=$PWD/$BUILD/lib/libcuscope.so \
     CUSCOPE_OUTPUT="$OUT/h200-timeline-demo.sqlite" CUSCOPE_REPORT=none "$BUILD/examples/timeline_demo" >/dev/null 2>&1

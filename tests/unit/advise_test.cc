@@ -502,8 +502,8 @@ TEST(AdviseTest, RankedByEstimatedGain) {
 
 TEST(AdviseTest, EveryRuleIdIsListed) {
   const std::vector<std::string>& ids = analysis::AdviseRuleIds();
-  EXPECT_EQ(ids.size(), 18u);
-  for (const char* rule : {"gpu_idle_gaps", "dominant_stall", "tail_wave"}) {
+  EXPECT_EQ(ids.size(), 19u);
+  for (const char* rule : {"gpu_idle_gaps", "dominant_stall", "tail_wave", "source_stalls"}) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), rule), ids.end()) << rule;
   }
 }
