@@ -7,6 +7,7 @@
 //   4  gpu_sample_configs, gpu_samples
 //   5  ranges.location_id, the source_locations table
 //   6  the own_time table
+//   7  source_location_kind `python` (Python call sites)
 #ifndef CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 #define CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 
