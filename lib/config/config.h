@@ -80,6 +80,13 @@ struct Config {
   // without pause, as long as decoding keeps up).
   uint64_t gpu_metrics_burst_samples = 2000;
 
+  // PyTorch attribution (`cuscope run --pytorch`): the command puts its Python hook on
+  // PYTHONPATH, which turns on torch's operator ranges (with input shapes when
+  // `pytorch_shapes`), Python line ranges and ProfilerStep#N steps. The library itself
+  // reads neither.
+  bool pytorch = false;
+  bool pytorch_shapes = false;
+
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.
   CaptureMode capture = CaptureMode::kAll;
