@@ -64,11 +64,13 @@ bool IsBackwardNodeName(std::string_view name) {
   if (name.size() >= kBackward.size() && name.substr(name.size() - kBackward.size()) == kBackward) {
     return true;
   }
-  return name.substr(0, 18) == "torch::autograd::";
+  constexpr std::string_view kEngineNode = "torch::autograd::";
+  return name.substr(0, kEngineNode.size()) == kEngineNode;
 }
 
 bool IsEvaluateFunctionName(std::string_view name) {
-  return name.substr(0, 36) == "autograd::engine::evaluate_function:";
+  constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function:";
+  return name.substr(0, kEvaluate.size()) == kEvaluate;
 }
 
 std::vector<RangeRole> ClassifyRanges(const model::Profile& p) {
