@@ -9,7 +9,8 @@ prints one line per step: "step <i> <ms>" (CUDA events around the whole step); t
 is bench/device/step_loop.py. STEP_PROFILE_RANGE=k: cudaProfilerStart before step k and
 cudaProfilerStop after it (for ncu --profile-from-start off; bench/device/sol_breakdown.py).
 GPT2_TORCH_PROFILER=1 runs the steps inside torch.profiler.profile (CPU and CUDA
-activities), for the training-step benchmark (bench/device/train_step.py).
+activities), for the training-step benchmark (bench/device/train_step.py); with
+GPT2_TORCH_PROFILER_STACK=1 also with_stack=True (bench/device/torch_attribution.py).
 GPT2_COMPILE=MODE compiles the model with torch.compile(mode=MODE) (reduce-overhead:
 Inductor's Triton kernels replayed from CUDA graphs; the optimizer stays eager).
 """
@@ -45,7 +46,8 @@ def main():
     profiler = contextlib.nullcontext()
     if os.environ.get("GPT2_TORCH_PROFILER") == "1":
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-        profiler = torch.profiler.profile(activities=acts)
+        stack = os.environ.get("GPT2_TORCH_PROFILER_STACK") == "1"
+        profiler = torch.profiler.profile(activities=acts, with_stack=stack)
     with profiler:
         run_steps(lambda: forward(model, ids), opt, steps)
     return 0

@@ -82,6 +82,15 @@ typedef struct cuscope_source_location {
  * be unloaded while a session records). Returns as cuscope_range_push; close the
  * scope with cuscope_range_pop. */
 CUSCOPE_API int cuscope_range_push_at(const cuscope_source_location* site, const char* name);
+/* Opens a scope at a Python call site, as cuscope_range_push_at(site, NULL), recorded
+ * with source location kind "python": the PyTorch hook (`cuscope run --pytorch`) opens
+ * one around each torch call made from Python, and reports tie kernels to its line.
+ * Such scopes are not regions and open no capture window. `site` must not be NULL and
+ * stays as cuscope_range_push_at says. */
+CUSCOPE_API int cuscope_range_push_python(const cuscope_source_location* site);
+/* Closes a scope opened by cuscope_range_push_python (the calling thread's innermost
+ * one), as cuscope_range_pop does, without closing a region. */
+CUSCOPE_API int cuscope_range_pop_python(void);
 /* Closes the calling thread's innermost scope. Returns the remaining depth (>= 0), or
  * -1 when the thread has no open scope (ignored; the first such pop in the process
  * prints one warning line on stderr). */

@@ -29,34 +29,6 @@ struct ThreadRegions {
 
 }  // namespace
 
-ApiByCorrelation::ApiByCorrelation(const model::Profile& profile) {
-  const auto& apis = profile.api_calls;
-  uint32_t max_id = 0;
-  for (const model::ApiRecord& a : apis) max_id = std::max(max_id, a.correlation_id);
-  // Dense when a vector indexed by id is at most a few times the number of calls.
-  dense_ = uint64_t{max_id} <= 4 * uint64_t{apis.size()} + 4096;
-  auto consider = [&](uint32_t& slot, uint32_t i) {
-    if (slot == kNone || (apis[i].domain == model::ApiDomain::kRuntime &&
-                          apis[slot].domain != model::ApiDomain::kRuntime)) {
-      slot = i;
-    }
-  };
-  if (dense_) {
-    index_.assign(apis.empty() ? 0 : size_t{max_id} + 1, kNone);
-  } else {
-    sparse_.reserve(apis.size());
-  }
-  for (uint32_t i = 0; i < apis.size(); ++i) {
-    const model::ApiRecord& a = apis[i];
-    if (a.correlation_id == 0 || !HasValidTimes(a)) continue;
-    if (dense_) {
-      consider(index_[a.correlation_id], i);
-    } else {
-      consider(sparse_.try_emplace(a.correlation_id, kNone).first->second, i);
-    }
-  }
-}
-
 KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile) {
   if (profile.ranges.empty() || profile.kernels.empty()) {
     return AttributeKernelsToRanges(profile, ApiByCorrelation());  // nothing to attribute
@@ -72,12 +44,13 @@ KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
   out.range_is_region.assign(ranges.size(), 0);
   out.kernel_range.assign(profile.kernels.size(), kNone);
 
+  out.torch = AttributeTorch(profile, apis);
   // Regions per thread.
   absl::flat_hash_map<uint64_t, uint32_t> thread_index;
   std::vector<ThreadRegions> threads;
   for (uint32_t i = 0; i < ranges.size(); ++i) {
     const model::RangeRecord& r = ranges[i];
-    if (!IsRegion(r)) continue;
+    if (!IsRegion(r) || out.torch.roles[i] != RangeRole::kOther) continue;
     out.range_is_region[i] = 1;
     auto [it, inserted] = thread_index.try_emplace(ThreadKey(r.process_id, r.thread_id),
                                                    static_cast<uint32_t>(threads.size()));
@@ -111,29 +84,31 @@ KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
   }
   if (threads.empty() || profile.kernels.empty()) return out;
 
-  uint64_t cached_key = 0;
-  const ThreadRegions* cached = nullptr;  // the last thread looked up
+  // The innermost region on a thread holding time `at`, or kNone.
+  auto innermost = [&](uint64_t key, uint64_t at) -> uint32_t {
+    auto thread_it = thread_index.find(key);
+    if (thread_it == thread_index.end()) return kNone;
+    const ThreadRegions& t = threads[thread_it->second];
+    // The last region starting at or before the call; it or one of its
+    // enclosing regions is the innermost one containing the call, if any does.
+    auto pos = std::upper_bound(t.starts.begin(), t.starts.end(), at);
+    if (pos == t.starts.begin()) return kNone;
+    uint32_t r = t.ranges[static_cast<size_t>(pos - t.starts.begin()) - 1];
+    while (r != kNone && ranges[r].end_ns < at) r = out.range_parent[r];
+    return r;
+  };
   for (size_t k = 0; k < profile.kernels.size(); ++k) {
     const model::KernelRecord& kernel = profile.kernels[k];
     if (!HasValidTimes(kernel) || kernel.correlation_id == 0) continue;
     const uint32_t api_index = apis.Find(kernel.correlation_id);
     if (api_index == ApiByCorrelation::kNone) continue;
     const model::ApiRecord& api = profile.api_calls[api_index];
-    const uint64_t key = ThreadKey(api.process_id, api.thread_id);
-    if (cached == nullptr || key != cached_key) {
-      auto thread_it = thread_index.find(key);
-      if (thread_it == thread_index.end()) continue;
-      cached_key = key;
-      cached = &threads[thread_it->second];
+    uint32_t r = innermost(ThreadKey(api.process_id, api.thread_id), api.start_ns);
+    const uint32_t forward = out.torch.kernels[k].forward;
+    if (r == kNone && forward != TorchKernel::kNone) {
+      const model::RangeRecord& f = ranges[forward];
+      r = innermost(ThreadKey(f.process_id, f.thread_id), api.start_ns);
     }
-    const ThreadRegions& t = *cached;
-    const uint64_t at = api.start_ns;
-    // The last region starting at or before the call; it or one of its
-    // enclosing regions is the innermost one containing the call, if any does.
-    auto pos = std::upper_bound(t.starts.begin(), t.starts.end(), at);
-    if (pos == t.starts.begin()) continue;
-    uint32_t r = t.ranges[static_cast<size_t>(pos - t.starts.begin()) - 1];
-    while (r != kNone && ranges[r].end_ns < at) r = out.range_parent[r];
     out.kernel_range[k] = r;
   }
   return out;

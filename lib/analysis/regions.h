@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "lib/analysis/api_index.h"
 #include "lib/analysis/summary.h"
+#include "lib/analysis/torch_attribution.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::analysis {
@@ -42,27 +43,6 @@ std::string RegionLabel(const RegionSummaryRow& row);
 // Rows ranked by total wall time, descending. Marks (zero-length) are left out.
 std::vector<RegionSummaryRow> SummarizeRegions(const model::Profile& profile);
 
-// The API call that launched each correlation id: an index into
-// profile.api_calls. Only calls with usable times (HasValidTimes) and a non-zero
-// correlation id count; when a runtime and a driver call share an id, the runtime
-// call wins. CUPTI's ids are dense, so lookups are usually a vector index.
-class ApiByCorrelation {
- public:
-  static constexpr uint32_t kNone = 0xffffffffu;
-  ApiByCorrelation() = default;  // finds nothing
-  explicit ApiByCorrelation(const model::Profile& profile);
-  uint32_t Find(uint32_t correlation_id) const {
-    if (dense_) return correlation_id < index_.size() ? index_[correlation_id] : kNone;
-    auto it = sparse_.find(correlation_id);
-    return it == sparse_.end() ? kNone : it->second;
-  }
-
- private:
-  bool dense_ = true;
-  std::vector<uint32_t> index_;
-  absl::flat_hash_map<uint32_t, uint32_t> sparse_;
-};
-
 // Which range each kernel was launched in: the one association shared by
 // SummarizeRegions and the Chrome trace's gpu_user_annotation events.
 //
@@ -71,6 +51,10 @@ class ApiByCorrelation {
 // A kernel is launched in a range when the API call with the kernel's correlation
 // id ran on the range's thread with its start in [range.start, range.end]. The
 // innermost such range is recorded; the enclosing ones follow from `range_parent`.
+// PyTorch's op and Python line ranges (torch_ranges.h) are not regions. A backward
+// kernel (torch_attribution.h) launched in no region of its own thread (autograd's)
+// is in the regions open, at its launch, on the thread of its forward op: the
+// thread that called backward.
 // Cost: O((R + K) log R) plus the nesting depth per kernel.
 struct KernelRangeAttribution {
   static constexpr uint32_t kNone = 0xffffffffu;
@@ -85,6 +69,8 @@ struct KernelRangeAttribution {
   std::vector<uint32_t> order;
   // Per profile.kernels index: the innermost region it was launched in, or kNone.
   std::vector<uint32_t> kernel_range;
+  // Each kernel's op and Python line, each range's role.
+  TorchAttribution torch;
 };
 KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile);
 // The same, reusing an index of the profile's API calls.

@@ -60,6 +60,14 @@ std::string SelfDir() {
   return p.substr(0, p.rfind('/'));
 }
 
+std::string FindPythonHook() {
+  if (const char* env = std::getenv("CUSCOPE_PYTHON_HOOK")) return env;
+  std::string p = SelfDir() + "/../share/cuscope/python";
+  if (!FileExists(p + "/sitecustomize.py")) return "";
+  char resolved[4096];
+  return realpath(p.c_str(), resolved) != nullptr ? std::string(resolved) : p;
+}
+
 std::string FindLibrary() {
   if (const char* env = std::getenv("CUSCOPE_LIBRARY")) return env;
   std::string dir = SelfDir();

@@ -15,6 +15,9 @@ std::string SelfDir();
 // libcuscope.so: CUSCOPE_LIBRARY, else beside this executable (../lib, ../lib64,
 // here, ../lib/x86_64-linux-gnu) as an absolute path; "" if not found.
 std::string FindLibrary();
+// The folder of the PyTorch hook (sitecustomize.py, torch_hook.py): CUSCOPE_PYTHON_HOOK,
+// else ../share/cuscope/python beside the command; "" when it is not there.
+std::string FindPythonHook();
 
 // Runs `program` (PATH searched) in a child process with CUSCOPE_OWNER_PID set to
 // its pid, and waits. SIGTERM and SIGHUP are forwarded to it; SIGINT and SIGQUIT

@@ -24,6 +24,7 @@
 #include "lib/report/ranks_text.h"
 #include "lib/report/roofline_svg.h"
 #include "lib/report/source_text.h"
+#include "lib/report/torch_table.h"
 
 namespace cuscope::cli {
 namespace {
@@ -36,6 +37,7 @@ struct ReportFlags {
   std::string output, roofline, html;
   bool source = false;  // the source hotspots (PC samples) instead of the summaries
   std::string kernels;  // with source: a regex on the demangled kernel name
+  enum class By { kAll, kOp, kLine } by = By::kAll;
 };
 
 const FlagTable<ReportFlags>& Flags() {
@@ -44,6 +46,13 @@ const FlagTable<ReportFlags>& Flags() {
       TopFlag(&ReportFlags::top, "rows per table"),
       WidthFlag(&ReportFlags::width),
       OutputFlag(&ReportFlags::output, "the file to write (default stdout, also -)"),
+      Choice("by", &ReportFlags::by,
+             {{"all", ReportFlags::By::kAll},
+              {"op", ReportFlags::By::kOp},
+              {"line", ReportFlags::By::kLine}},
+             "WHAT",
+             "op: kernels and GPU time by PyTorch operator; line: by the Python line that "
+             "called it (a profile of cuscope run --pytorch); all: the whole report; one of"),
       Text("roofline", &ReportFlags::roofline, "FILE",
            "also write the roofline chart (SVG); the profile needs counters (cuscope run "
            "--metrics=roofline)"),
@@ -61,6 +70,20 @@ const FlagTable<ReportFlags>& Flags() {
 }
 
 std::string Help() { return CommandHelp(kReportCommand.usage, kReportCommand.summary, Flags()); }
+
+// --by=op|line: the one table.
+int ReportTorch(const model::Profile& profile, const ReportFlags& flags) {
+  Output out;
+  if (!out.Open("report", flags.output)) return 1;
+  const report::TorchFormat format = flags.format == Format::kCsv    ? report::TorchFormat::kCsv
+                                     : flags.format == Format::kJson ? report::TorchFormat::kJson
+                                                                     : report::TorchFormat::kText;
+  report::WriteTorchTable(
+      analysis::SummarizeTorch(profile),
+      flags.by == ReportFlags::By::kOp ? report::TorchBy::kOp : report::TorchBy::kLine, format,
+      flags.top, out.stream());
+  return out.Finish();
+}
 
 // Several profiles (the ranks of one job): side by side, as text.
 int ReportRanks(const std::vector<std::string>& paths, const ReportFlags& flags,
@@ -146,6 +169,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>&)
     std::cerr << "cuscope: report: " << thresholds.status().message() << "\n";
     return 1;
   }
+  if (flags.by != ReportFlags::By::kAll) return ReportTorch(*profile, flags);
   report::ReportData data = report::BuildReport(*profile, *thresholds);
   Output out;
   if (!out.Open("report", flags.output)) return 1;

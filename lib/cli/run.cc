@@ -114,6 +114,27 @@ class RunLog {
   std::string path_;
 };
 
+// With --pytorch: the hook's folder first on PYTHONPATH (its sitecustomize chains to
+// the next one on the path). Torch's ranges need NVTX recorded.
+int AddPythonHook(const config::Config& config) {
+  if (!config.pytorch) return 0;
+  if (!config.trace.nvtx) {
+    std::cerr << "cuscope: --pytorch needs NVTX ranges recorded (--trace with nvtx)\n";
+    return 2;
+  }
+  const std::string hook = FindPythonHook();
+  if (hook.empty()) {
+    std::cerr << "cuscope: the PyTorch hook (share/cuscope/python) is not next to " << SelfDir()
+              << "; set CUSCOPE_PYTHON_HOOK to its folder\n";
+    return 1;
+  }
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string path = old != nullptr && *old != '\0' ? hook + ":" + old : hook;
+  setenv("PYTHONPATH", path.c_str(), 1);
+  setenv("CUSCOPE_PYTORCH", "1", 1);
+  return 0;
+}
+
 int Main(const std::vector<std::string>& words, const std::vector<std::string>& program) {
   RunFlags flags;
   absl::StatusOr<Words> args =
@@ -145,6 +166,7 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   for (const GivenSetting& g : given) setenv(g.setting->env, g.value.c_str(), 1);
   setenv("CUDA_INJECTION64_PATH", lib.c_str(), 1);
   if (config.trace.nvtx) setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
+  if (int code = AddPythonHook(config); code != 0) return code;
   unsetenv("CUSCOPE_OWNER_PID");
   const std::vector<std::string>& run = args->program.empty() ? program : args->program;
   unsetenv("CUSCOPE_RUN_LOG");

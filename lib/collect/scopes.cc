@@ -42,13 +42,15 @@ struct Entry {
   uint32_t depth = 0;          // recorded scopes of its generation enclosing it
   bool site_named = false;     // recorded entries only
   const Site* site = nullptr;  // recorded entries only; nullptr: no site
-  std::string name;            // recorded entries only; capacity reused across pushes
+  model::SourceLocationKind kind = model::SourceLocationKind::kScope;  // the site's kind
+  std::string name;  // recorded entries only; capacity reused across pushes
 };
 
 struct PendingScope {
   std::string name;  // "" when site_named
   const Site* site = nullptr;
   bool site_named = false;
+  model::SourceLocationKind kind = model::SourceLocationKind::kScope;
   uint64_t start_ns = 0, end_ns = 0;
   uint32_t pid = 0, tid = 0, depth = 0;
 };
@@ -58,6 +60,7 @@ struct SiteInfo {
   model::LocationId id = model::kNoLocation;
   std::string name, function, file;
   uint32_t line = 0;
+  model::SourceLocationKind kind = model::SourceLocationKind::kScope;
   uint64_t emitted_in = 0;  // 1 + the generation whose batch got its location; 0: none
 };
 
@@ -128,6 +131,7 @@ void Append(ThreadState* t, const Entry& e, std::string&& name, uint64_t end_ns)
   if (!e.site_named) s.name = std::move(name);
   s.site = e.site;
   s.site_named = e.site_named;
+  s.kind = e.kind;
   s.start_ns = e.start_ns;
   s.end_ns = end_ns;
   s.pid = pid;
@@ -214,20 +218,23 @@ __attribute__((noinline)) ThreadState* InitThread() {
 // `site` nullptr: a plain push, `name` copied. Else named site->name when `name`
 // is nullptr (no copy).
 __attribute__((noinline)) uint32_t PushRecorded(ThreadState* t, Entry& e, uint64_t state,
-                                                const Site* site, const char* name) {
+                                                const Site* site, const char* name,
+                                                model::SourceLocationKind kind) {
   const uint32_t gen = Generation(state);
   const uint64_t open = t->open.load(std::memory_order_relaxed);
   const uint32_t enclosing = (open >> 32) == gen ? static_cast<uint32_t>(open) : 0;
   t->open.store((uint64_t{gen} << 32) | (enclosing + 1), std::memory_order_relaxed);
   e.depth = enclosing;
   e.site = site;
+  e.kind = kind;
   e.site_named = site != nullptr && name == nullptr;
   if (!e.site_named) e.name.assign(name != nullptr ? name : "");
   e.start_ns = Now();  // last: the name copy is not part of the scope
   return t->depth;
 }
 
-inline uint32_t PushEntry(const Site* site, const char* name) {
+inline uint32_t PushEntry(const Site* site, const char* name,
+                          model::SourceLocationKind kind = model::SourceLocationKind::kScope) {
   ThreadState* t = t_state;
   if (__builtin_expect(t == nullptr, 0)) t = InitThread();
   const uint64_t state = g_state.load(std::memory_order_relaxed);
@@ -235,7 +242,7 @@ inline uint32_t PushEntry(const Site* site, const char* name) {
   Entry& e = t->entries[t->depth++];
   e.state = state;
   if (!(state & kRecordingBit)) return 0;
-  return PushRecorded(t, e, state, site, name);
+  return PushRecorded(t, e, state, site, name, kind);
 }
 
 __attribute__((noinline)) void PopRecorded(ThreadState* t, Entry& e) {
@@ -263,7 +270,8 @@ __attribute__((noinline, cold)) int UnbalancedPop() {
 
 // The site's record, registered (its strings copied, a location id given) the
 // first time; its location goes into `batch` once per generation.
-SiteInfo& Register(Shared& g, const Site* site, uint64_t generation, model::Profile* batch) {
+SiteInfo& Register(Shared& g, const Site* site, model::SourceLocationKind kind, uint64_t generation,
+                   model::Profile* batch) {
   auto [it, inserted] = g.sites.try_emplace(site);
   SiteInfo& info = it->second;
   if (inserted) {
@@ -272,12 +280,13 @@ SiteInfo& Register(Shared& g, const Site* site, uint64_t generation, model::Prof
     info.function = site->function != nullptr ? site->function : "";
     info.file = site->file != nullptr ? site->file : "";
     info.line = site->line;
+    info.kind = kind;
   }
   if (info.emitted_in != generation + 1) {
     info.emitted_in = generation + 1;
     model::SourceLocation& loc = batch->source_locations.emplace_back();
     loc.id = info.id;
-    loc.kind = model::SourceLocationKind::kScope;
+    loc.kind = info.kind;
     loc.file = batch->strings.Intern(info.file);
     loc.line = info.line;
     loc.function = batch->strings.Intern(info.function);
@@ -298,7 +307,7 @@ void Convert(Shared& g, std::vector<PendingScope>& from, model::Profile* batch,
     r.start_ns = s.start_ns;
     r.end_ns = s.end_ns;
     if (s.site != last_site) {
-      site = s.site != nullptr ? &Register(g, s.site, generation, batch) : nullptr;
+      site = s.site != nullptr ? &Register(g, s.site, s.kind, generation, batch) : nullptr;
       last_site = s.site;
     }
     const std::string& name = s.site_named ? site->name : s.name;
@@ -344,6 +353,10 @@ uint32_t Push(const char* name) { return PushEntry(nullptr, name); }
 
 uint32_t PushAt(const cuscope_source_location* site, const char* name) {
   return PushEntry(site, name);
+}
+
+uint32_t PushPython(const cuscope_source_location* site) {
+  return PushEntry(site, nullptr, model::SourceLocationKind::kPython);
 }
 
 int Pop() {

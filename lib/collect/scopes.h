@@ -74,6 +74,11 @@ uint32_t Push(const char* name);
 // stay valid and unchanged for the life of the process. Returns as Push.
 uint32_t PushAt(const cuscope_source_location* site, const char* name);
 
+// Opens a scope at a Python call site (kind kPython; the PyTorch hook's line ranges),
+// named site->name, as PushAt(site, nullptr). A site is registered with the kind of
+// its first recorded push.
+uint32_t PushPython(const cuscope_source_location* site);
+
 // Closes the calling thread's innermost scope. Returns the remaining stack depth
 // (>= 0), or -1 when the thread has no open scope (an unbalanced pop: ignored; the
 // first one in the process prints one warning line on stderr).

@@ -83,6 +83,12 @@ struct Config {
   // PC sampling (source hotspots): a sample every 2^source_period cycles on each SM.
   bool source = false;
   int source_period = 16;
+  // PyTorch attribution (`cuscope run --pytorch`): the command puts its Python hook on
+  // PYTHONPATH, which turns on torch's operator ranges (with input shapes when
+  // `pytorch_shapes`), Python line ranges and ProfilerStep#N steps. The library itself
+  // reads neither.
+  bool pytorch = false;
+  bool pytorch_shapes = false;
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.

@@ -162,6 +162,18 @@ const std::vector<Setting>& Settings() {
        "more samples and cost more (CUPTI decodes every sample on the CPU, and a full "
        "hardware buffer loses samples).",
        Int(&Config::source_period, 5, 31)},
+      {"CUSCOPE_PYTORCH", "pytorch",
+       "PyTorch attribution: `cuscope run` puts its Python hook on PYTHONPATH (a "
+       "sitecustomize that chains to the program's own), which, once torch is imported, "
+       "turns on torch's NVTX ranges per operator, opens a range at each Python line that "
+       "calls torch, and marks ProfilerStep#N at each optimizer step unless the program "
+       "marks steps itself; reports then tie each kernel to its op and line (`cuscope "
+       "report --by=op`, `--by=line`; docs/pytorch.md).",
+       Bool(&Config::pytorch)},
+      {"CUSCOPE_PYTORCH_SHAPES", "pytorch_shapes",
+       "With CUSCOPE_PYTORCH: each op's range carries its inputs' shapes (torch's "
+       "record_shapes; costs more per op).",
+       Bool(&Config::pytorch_shapes)},
       {"CUSCOPE_ADVISE", "advise",
        "Compute the findings (docs/advisor.md) at the end of the run, store them in the "
        "profile and print the top five after the report.",

@@ -21,6 +21,14 @@ CUSCOPE_EXPORT int cuscope_range_push_at(const cuscope_source_location* site, co
   return static_cast<int>(cuscope::collect::scopes::PushAt(site, name));
 }
 
+CUSCOPE_EXPORT int cuscope_range_push_python(const cuscope_source_location* site) {
+  if (site == nullptr) return cuscope_range_push(nullptr);
+  // A Python line is no region: no capture window opens at it.
+  return static_cast<int>(cuscope::collect::scopes::PushPython(site));
+}
+
+CUSCOPE_EXPORT int cuscope_range_pop_python(void) { return cuscope::collect::scopes::Pop(); }
+
 CUSCOPE_EXPORT int cuscope_range_pop(void) {
   int depth = cuscope::collect::scopes::Pop();
   if (depth >= 0) cuscope::inject::TheSession().OnScopePop();  // an unbalanced pop closes nothing

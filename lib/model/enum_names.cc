@@ -19,7 +19,7 @@ static_assert(MaxEnumValue<ApiDomain>() == static_cast<int64_t>(ApiDomain::kDriv
 static_assert(MaxEnumValue<RangeSource>() == static_cast<int64_t>(RangeSource::kScope));
 static_assert(MaxEnumValue<CounterStrategy>() == static_cast<int64_t>(CounterStrategy::kSweep));
 static_assert(MaxEnumValue<SourceLocationKind>() ==
-              static_cast<int64_t>(SourceLocationKind::kScope));
+              static_cast<int64_t>(SourceLocationKind::kPython));
 static_assert(MaxEnumValue<OwnKind>() == static_cast<int64_t>(OwnKind::kFlush));
 
 const char* MemcpyKindName(MemcpyKind k) { return EnumName(k); }

@@ -102,6 +102,7 @@ struct EnumNames<SourceLocationKind> {
   static constexpr char kEnum[] = "source_location_kind";
   static constexpr EnumNameRow<SourceLocationKind> kRows[] = {
       {SourceLocationKind::kScope, "scope"},
+      {SourceLocationKind::kPython, "python"},
   };
 };
 

@@ -1,7 +1,8 @@
 // Source locations: where in the program's source a record comes from. One table per
 // profile (Profile::source_locations), shared by every kind of site: C/C++ scope
-// sites (CUSCOPE_SCOPE) today; Python call sites and kernel source lines are further
-// kinds of the same table. Records refer to a location by its id; id 0 is none.
+// sites (CUSCOPE_SCOPE) and Python call sites (the PyTorch hook's line ranges); kernel
+// source lines would be a further kind of the same table. Records refer to a location by its id; id
+// 0 is none.
 #ifndef CUSCOPE_LIB_MODEL_SOURCE_LOCATION_H_
 #define CUSCOPE_LIB_MODEL_SOURCE_LOCATION_H_
 
@@ -21,7 +22,8 @@ inline constexpr LocationId kNoLocation = 0;
 
 // What kind of site a location is. Stored by value: add kinds at the end.
 enum class SourceLocationKind : uint8_t {
-  kScope = 0,  // a C/C++ scope site: CUSCOPE_SCOPE / cuscope_range_push_at
+  kScope = 0,   // a C/C++ scope site: CUSCOPE_SCOPE / cuscope_range_push_at
+  kPython = 1,  // a Python line that called into torch: cuscope_range_push_python
 };
 
 struct SourceLocation {

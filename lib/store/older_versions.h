@@ -8,6 +8,7 @@
 //   5  ranges.location_id, the source_locations table
 //   6  the own_time table
 //   7  the PC sampling tables: sampled_functions, pc_samples, pc_lines, source_text
+//   8  source_location_kind `python` (Python call sites)
 #ifndef CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 #define CUSCOPE_LIB_STORE_OLDER_VERSIONS_H_
 

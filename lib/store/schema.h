@@ -32,7 +32,7 @@ namespace cuscope::store {
 // The schema version this build writes. Bump it on any change of tables or columns;
 // LoadProfile reads it and the older versions older_versions.h describes, and refuses
 // others with a clear error.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // meta.format of every profile.
 inline constexpr char kFormatName[] = "cuscope-profile";

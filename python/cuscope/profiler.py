@@ -13,6 +13,7 @@ session records by capture control (CUSCOPE_CAPTURE=range:^ProfilerStep#[0-9]+$)
 kernels, copies, memsets and syncs are recorded only inside recorded steps (API calls
 and regions are recorded throughout, as docs/configuration.md says of capture).
 """
+import sys
 import warnings
 
 from cuscope import _library
@@ -56,6 +57,28 @@ def settings_text(settings, schedule=None):
 
 def _always_record(_step):
     return ProfilerAction.RECORD
+
+
+def _loaded_torch_hook():
+    """The PyTorch hook when it runs in this process (cuscope run --pytorch's, or ours)."""
+    return sys.modules.get("_cuscope_torch_hook") or sys.modules.get("cuscope.torch_hook")
+
+
+def _pytorch_hook(settings):
+    """profile(pytorch=True): the hook of `cuscope run --pytorch`, in this process (torch
+    must be imported already)."""
+    on = any(pair.strip() in ("CUSCOPE_PYTORCH=1", "CUSCOPE_PYTORCH=true")
+             for pair in settings.replace("\n", ";").split(";"))
+    if on and "torch" in sys.modules and _loaded_torch_hook() is None:
+        from . import torch_hook
+        torch_hook.install(sys.modules["torch"])
+
+
+def _torch_hook_steps_external():
+    """profile.step() marks the steps: the hook stops marking its own."""
+    hook = _loaded_torch_hook()
+    if hook is not None:
+        hook.note_external_steps()
 
 
 class profile:  # noqa: N801 (named like torch.profiler.profile)
@@ -105,6 +128,8 @@ class profile:  # noqa: N801 (named like torch.profiler.profile)
             else:
                 raise
         self.output = (self._lib.output_path() or None) if recording else None
+        if recording:
+            _pytorch_hook(self.settings)
         self.step_num = 0
         self.current_action = self._action(0)
         self._open_step()
@@ -123,6 +148,7 @@ class profile:  # noqa: N801 (named like torch.profiler.profile)
         """Ends the current step and begins the next (call it on the entering thread)."""
         if self._lib is None:
             raise RuntimeError("profile.step() outside the profile (enter it, or call start())")
+        _torch_hook_steps_external()
         previous = self.current_action
         self._close_step()
         self.step_num += 1

@@ -57,6 +57,8 @@ int main(void) {
     check(cuscope_range_push_at(NULL, NULL) == 0, "cuscope_range_push_at(NULL, NULL)");
     check(cuscope_range_pop() == 2 && cuscope_range_pop() == 1 && cuscope_range_pop() == 0,
           "located scopes pop like the others");
+    check(cuscope_range_push_python(&site) == 0 && cuscope_range_pop_python() == 0,
+          "cuscope_range_push_python / pop_python without a session");
   }
 
   check(cuscope_stop() == CUSCOPE_ERROR_NOT_ACTIVE, "cuscope_stop() without a session");

@@ -129,6 +129,26 @@ TEST_F(ScopeLocationsTest, DistinctSitesDistinctIdsAndPlainScopesNone) {
   }
 }
 
+TEST_F(ScopeLocationsTest, PythonSitesHaveThePythonKind) {
+  static const cuscope_source_location kLine = {"forward (model.py:12)", "forward", "model.py", 12};
+  static const cuscope_source_location kScope = {"s", "F", "f.cc", 3};
+  PushPython(&kLine);
+  Pop();
+  PushAt(&kScope, nullptr);
+  Pop();
+  model::Profile p;
+  Drain(&p);
+  ASSERT_EQ(p.ranges.size(), 2u);
+  ASSERT_EQ(p.source_locations.size(), 2u);
+  const model::SourceLocation* line = LocationOf(p, p.ranges[0]);
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->kind, model::SourceLocationKind::kPython);
+  EXPECT_EQ(p.str(p.ranges[0].name), "forward (model.py:12)");
+  const model::SourceLocation* scope = LocationOf(p, p.ranges[1]);
+  ASSERT_NE(scope, nullptr);
+  EXPECT_EQ(scope->kind, model::SourceLocationKind::kScope);
+}
+
 // The site's name is read when Drain first meets the site, not copied at each push;
 // after that, the registered copy is used (the site is not read again).
 TEST_F(ScopeLocationsTest, LiteralNameIsNotCopiedAtPush) {

@@ -1,0 +1,63 @@
+// PyTorch attribution: each kernel tied to the torch operator that launched it and
+// the Python line that called the operator (torch_ranges.h says which ranges those
+// are). Pure; computed once per view from the profile.
+//
+// A kernel's launch is the API call with its correlation id (thread, start time).
+//  - Its op: the innermost op range enclosing the launch on the launching thread.
+//  - Backward: when an op range enclosing the launch (the innermost first) is an
+//    autograd node (IsBackwardNodeName, or directly inside the engine's
+//    evaluate_function range) with a sequence number N, the kernel is a backward
+//    kernel. Its forward op is the last op range with seq N, not a node, that started
+//    before the node on any thread: the op whose call made the node (autograd numbers
+//    nodes per forward thread; ops after the one that made node N carry N + 1).
+//  - Its Python line: the innermost Python line range enclosing the launch on the
+//    launching thread; for a backward kernel, the one enclosing its forward op (else,
+//    as for others, the one around its launch).
+// Graph replays: the profile does not link a graph's kernels to the launches made
+// while the graph was captured, so a replayed kernel carries no op or line.
+#ifndef CUSCOPE_LIB_ANALYSIS_TORCH_ATTRIBUTION_H_
+#define CUSCOPE_LIB_ANALYSIS_TORCH_ATTRIBUTION_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "lib/analysis/api_index.h"
+#include "lib/analysis/torch_ranges.h"
+#include "lib/model/profile.h"
+
+namespace cuscope::analysis {
+
+// One kernel's attribution; fields are indices into profile.ranges.
+struct TorchKernel {
+  static constexpr uint32_t kNone = 0xffffffffu;
+  uint32_t op = kNone;       // the innermost op range around its launch
+  uint32_t node = kNone;     // the backward node around its launch (backward kernels)
+  uint32_t forward = kNone;  // the forward op that made that node
+  uint32_t line = kNone;     // the Python line range that gives its line
+  bool engine = false;       // launched inside the engine's evaluate_function range
+  // Launched by autograd's backward: in a node, or in the engine's work around one.
+  bool backward() const { return node != kNone || engine; }
+};
+
+struct TorchAttribution {
+  std::vector<RangeRole> roles;      // per profile.ranges index
+  std::vector<TorchKernel> kernels;  // per profile.kernels index
+  bool any() const { return any_op || any_line; }
+  bool any_op = false;    // the profile has op ranges
+  bool any_line = false;  // the profile has Python line ranges
+};
+
+TorchAttribution AttributeTorch(const model::Profile& p, const ApiByCorrelation& apis);
+TorchAttribution AttributeTorch(const model::Profile& p);
+
+// The op name of op range `range` ("aten::addmm"); "" for kNone or a range that is not one.
+std::string_view TorchOpOf(const model::Profile& p, uint32_t range);
+// The sizes part of op range `range` ("[[8, 512], [512, 768]]"); "" when none.
+std::string_view TorchSizesOf(const model::Profile& p, uint32_t range);
+// The source location of Python line range `range`; kNoLocation for kNone.
+model::LocationId TorchLineOf(const model::Profile& p, uint32_t range);
+
+}  // namespace cuscope::analysis
+
+#endif  // CUSCOPE_LIB_ANALYSIS_TORCH_ATTRIBUTION_H_

@@ -1,0 +1,239 @@
+"""The PyTorch hook without torch: frame filtering, sites, step boundaries, and the line
+mode over a fake torch whose TorchFunctionMode calls __torch_function__ as torch does."""
+import functools
+import os
+import sys
+import types
+
+import pytest
+
+from cuscope import torch_hook
+
+
+def test_frame_filter_skips_torch_and_stdlib(tmp_path):
+    torch_dir = str(tmp_path / "site-packages" / "torch")
+    frames = torch_hook.FrameFilter(torch_dir)
+    assert not frames.is_user_file(os.path.join(torch_dir, "nn", "modules", "module.py"))
+    assert not frames.is_user_file(os.__file__)  # the standard library
+    assert not frames.is_user_file("<frozen importlib._bootstrap>")
+    assert frames.is_user_file("/home/u/train.py")
+    lib_dir = str(tmp_path / "site-packages" / "transformers" / "models" / "gpt2")
+    assert frames.is_user_file(os.path.join(lib_dir, "modeling_gpt2.py"))
+
+
+def test_user_frame_is_the_innermost_outside_torch(tmp_path):
+    torch_dir = str(tmp_path / "torch")
+    frames = torch_hook.FrameFilter(torch_dir)
+    code = {}
+    for name, fname in (("inner", os.path.join(torch_dir, "functional.py")),
+                        ("user", "/src/model.py")):
+        code[name] = compile("def f(nxt):\n    return nxt()\n", fname, "exec")
+    seen = []
+    fns = {}
+    for name in code:
+        ns = {}
+        exec(code[name], ns)
+        fns[name] = ns["f"]
+
+    def probe():
+        seen.append(frames.user_frame(sys._getframe(1)))
+
+    # partial is C: the frames are probe <- torch's f <- the user's f <- this test.
+    fns["user"](functools.partial(fns["inner"], probe))
+    assert seen[0] is not None
+    assert seen[0].f_code.co_filename == "/src/model.py"
+    assert seen[0].f_lineno == 2
+
+
+def test_sites_are_made_once_per_code_and_line():
+    sites = torch_hook.SiteCache()
+    code = test_sites_are_made_once_per_code_and_line.__code__
+    a = sites.site(code, 10)
+    assert sites.site(code, 10) is a
+    assert sites.site(code, 11) is not a
+    assert len(sites) == 2
+    assert a.line == 10
+    assert a.function == b"test_sites_are_made_once_per_code_and_line"
+    assert a.name.endswith(b"(test_torch_hook.py:10)")
+
+
+class Steps:
+    def __init__(self, thread=lambda: 1):
+        self.log = []
+        self.tracker = torch_hook.StepTracker(self.start, self.end, thread)
+
+    def start(self, name):
+        self.log.append(("start", name))
+        return name
+
+    def end(self, handle):
+        self.log.append(("end", handle))
+
+
+def test_one_step_per_iteration_with_two_optimizers():
+    s = Steps()
+    t = s.tracker
+    for _ in range(3):
+        t.on_torch_call()  # forward, backward
+        for _opt in range(2):
+            t.pre_step()
+            t.on_torch_call()  # the optimizer's own torch calls: no boundary inside
+            t.post_step()
+    t.on_torch_call()
+    assert s.log == [("start", "ProfilerStep#1"), ("end", "ProfilerStep#1"),
+                     ("start", "ProfilerStep#2"), ("end", "ProfilerStep#2"),
+                     ("start", "ProfilerStep#3")]
+
+
+def test_gradient_accumulation_is_one_step_per_optimizer_step():
+    s = Steps()
+    t = s.tracker
+    for _ in range(2):
+        for _micro in range(4):
+            t.on_torch_call()
+        t.pre_step()
+        t.post_step()
+    t.on_torch_call()
+    assert [e for e in s.log if e[0] == "start"] == [("start", "ProfilerStep#1"),
+                                                     ("start", "ProfilerStep#2")]
+
+
+def test_other_threads_take_no_boundary():
+    thread = [1]
+    s = Steps(lambda: thread[0])
+    t = s.tracker
+    t.pre_step()
+    t.post_step()  # thread 1 owns the steps
+    thread[0] = 2
+    t.on_torch_call()
+    assert s.log == []
+    thread[0] = 1
+    t.on_torch_call()
+    assert s.log == [("start", "ProfilerStep#1")]
+
+
+def test_external_steps_stop_marking():
+    s = Steps()
+    t = s.tracker
+    t.pre_step()
+    t.post_step()
+    t.on_torch_call()
+    t.set_external()
+    t.pre_step()
+    t.post_step()
+    t.on_torch_call()
+    assert s.log == [("start", "ProfilerStep#1"), ("end", "ProfilerStep#1")]
+
+
+def fake_torch(tmp_path):
+    """A module shaped like torch where the hook uses it: overrides.TorchFunctionMode
+    (entered mode is consulted by `call`, popped while its handler runs, as torch does),
+    compiler.is_dynamo_compiling."""
+    torch = types.ModuleType("faketorch")
+    torch.__file__ = str(tmp_path / "faketorch" / "__init__.py")
+    stack = []
+
+    class TorchFunctionMode:
+        def __enter__(self):
+            stack.append(self)
+            return self
+
+        def __exit__(self, *exc):
+            stack.remove(self)
+
+    # torch calls the handler from C; here from a frame in the fake torch's folder.
+    source = (
+        "def call(func, *args):\n"
+        "    if not stack:\n"
+        "        return func(*args)\n"
+        "    mode = stack.pop()\n"
+        "    try:\n"
+        "        return mode.__torch_function__(func, (), args, None)\n"
+        "    finally:\n"
+        "        stack.append(mode)\n")
+    ns = {"stack": stack}
+    exec(compile(source, os.path.join(os.path.dirname(torch.__file__), "overrides.py"), "exec"), ns)
+    call = ns["call"]
+
+    torch.overrides = types.SimpleNamespace(TorchFunctionMode=TorchFunctionMode)
+    torch.compiler = types.SimpleNamespace(is_dynamo_compiling=lambda: False)
+    torch.call = call
+    return torch
+
+
+class FakeLib:
+    def __init__(self):
+        self.log = []
+
+    def cuscope_range_push_python(self, site):
+        self.log.append(("push", site.file.decode(), site.line))
+        return 1
+
+    def cuscope_range_pop_python(self):
+        self.log.append(("pop",))
+        return 0
+
+
+def test_line_mode_pushes_the_callers_line(tmp_path):
+    torch = fake_torch(tmp_path)
+    lib = FakeLib()
+    frames = torch_hook.FrameFilter(os.path.dirname(torch.__file__))
+    steps = Steps().tracker
+    mode = torch_hook.make_line_mode(torch, lib, frames, torch_hook.SiteCache(), steps)
+    mode.__enter__()
+    try:
+        line = sys._getframe().f_lineno + 1
+        result = torch.call(lambda x: x + 1, 41)
+    finally:
+        mode.__exit__(None, None, None)
+    assert result == 42
+    assert lib.log == [("push", __file__, line), ("pop",)]
+
+
+def test_line_mode_pops_when_the_op_raises(tmp_path):
+    torch = fake_torch(tmp_path)
+    lib = FakeLib()
+    frames = torch_hook.FrameFilter(os.path.dirname(torch.__file__))
+    mode = torch_hook.make_line_mode(torch, lib, frames, torch_hook.SiteCache(),
+                                     Steps().tracker)
+    mode.__enter__()
+
+    def boom():
+        raise ValueError("op failed")
+
+    try:
+        with pytest.raises(ValueError):
+            torch.call(boom)
+    finally:
+        mode.__exit__(None, None, None)
+    assert [e[0] for e in lib.log] == ["push", "pop"]
+
+
+def test_line_mode_stays_out_of_compiled_tracing(tmp_path):
+    torch = fake_torch(tmp_path)
+    torch.compiler.is_dynamo_compiling = lambda: True
+    lib = FakeLib()
+    frames = torch_hook.FrameFilter(os.path.dirname(torch.__file__))
+    mode = torch_hook.make_line_mode(torch, lib, frames, torch_hook.SiteCache(),
+                                     Steps().tracker)
+    mode.__enter__()
+    try:
+        assert torch.call(lambda: 7) == 7
+    finally:
+        mode.__exit__(None, None, None)
+    assert lib.log == []
+
+
+def test_sitecustomize_chains_to_the_next_one(tmp_path, monkeypatch):
+    import subprocess
+    site_dir = os.path.join(os.path.dirname(torch_hook.__file__), "_site")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sitecustomize.py").write_text("import os\nos.environ['CHAINED'] = '1'\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([site_dir, str(other)]),
+               CUSCOPE_PYTORCH="1")
+    out = subprocess.run([sys.executable, "-c",
+                          "import os, sys; print(os.environ.get('CHAINED'), "
+                          "type(sys.meta_path[0]).__name__)"],
+                         env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "_AfterTorch"]
