@@ -59,6 +59,8 @@ MODES = {
     "trace": traced("--metrics=none"),
     # No counter flags: the default (the verdict set, measured by the sweep).
     "default (no flags)": traced(),
+    # PC sampling (--source: counters off), issue #36's cost on a real step.
+    "source (PC sampling)": traced("--source"),
     # The default with the launch callbacks kept on (no idle switch).
     "default, callbacks kept on": traced("--idle-launches=0"),
     "kernel replay, 1 pass": traced(f"--metrics={ONE_PASS}", "--replay=kernel"),
@@ -74,7 +76,7 @@ MODES = {
     "verdict (auto: sweep)": traced("--metrics=verdict"),
     "verdict, kernel replay": traced("--metrics=verdict", "--replay=kernel"),
 }
-KEYS = {"unprofiled": "u", "trace": "t", "default (no flags)": "d", "default, callbacks kept on": "d0", "kernel replay, 1 pass": "k1",
+KEYS = {"unprofiled": "u", "trace": "t", "default (no flags)": "d", "default, callbacks kept on": "d0", "source (PC sampling)": "s", "kernel replay, 1 pass": "k1",
         "kernel replay, 2 passes": "k2", "kernel replay, roofline (7)": "k7",
         "rotate, 1 pass": "r1", "rotate, 2 passes": "r2", "rotate, 1 pass, every launch": "r1a", "rotate, roofline (7)": "r7",
         "verdict (auto: sweep)": "vs", "verdict, kernel replay": "vk"}

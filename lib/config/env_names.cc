@@ -22,6 +22,9 @@ const std::vector<OtherVariable>& OtherVariables() {
       {"CUSCOPE_LIBRARY", "the path of libcuscope.so, for the command and the Python package"},
       {"CUSCOPE_OWNER_PID",
        "the profiled program's pid, set for its child processes (docs/configuration.md)"},
+      {"CUSCOPE_PYTHON_HOOK",
+       "the folder of the PyTorch hook (sitecustomize.py) that `cuscope run --pytorch` puts on "
+       "PYTHONPATH, where it is not beside the command"},
       {"CUSCOPE_RUN_LOG", "set by `cuscope run`: where each profiled process says what it left"},
       {"CUSCOPE_INTERNAL_", "switches of the collector for its tests (lib/collect/options.h)"},
       {"CUSCOPE_TEST_", "the test suites' (data folder, a library required)"},

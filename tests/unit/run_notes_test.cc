@@ -96,7 +96,8 @@ TEST(RunNotes, EveryKeyIsInItsGroupAndCountsAreIntegers) {
   EXPECT_EQ(NotesFromKeyValues(NotesToKeyValues(n)), n);
   EXPECT_EQ(NotesToKeyValues(n).size(), RunNoteFields().size());
   EXPECT_EQ(NotesOfGroup(n, "counters").size() + NotesOfGroup(n, "gpu_metrics").size() +
-                NotesOfGroup(n, "capture").size() + NotesOfGroup(n, "activity").size() + 6,
+                NotesOfGroup(n, "capture").size() + NotesOfGroup(n, "activity").size() +
+                NotesOfGroup(n, "source").size() + 6,
             RunNoteFields().size());  // 6 keys of no group: scopes and rank
 }
 

@@ -370,9 +370,9 @@ TEST_F(StoreTest, Version1FileIsFailedPrecondition) {
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(loaded.status().message(), HasSubstr(path));
   EXPECT_THAT(loaded.status().message(), HasSubstr("schema version 1,"));
-  EXPECT_THAT(loaded.status().message(), HasSubstr("reads versions 2 to 6"));
+  EXPECT_THAT(loaded.status().message(), HasSubstr("reads versions 2 to 8"));
   EXPECT_THAT(loaded.status().message(), HasSubstr("older cuscope"));
-  EXPECT_EQ(kSchemaVersion, 6);
+  EXPECT_EQ(kSchemaVersion, 8);
 }
 
 }  // namespace
