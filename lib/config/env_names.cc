@@ -23,6 +23,9 @@ const std::vector<OtherVariable>& OtherVariables() {
       {"CUSCOPE_OWNER_PID",
        "the profiled program's pid, set for its child processes (docs/configuration.md)"},
       {"CUSCOPE_RUN_LOG", "set by `cuscope run`: where each profiled process says what it left"},
+      {"CUSCOPE_COMMAND",
+       "set by `cuscope run`: the command that ends each profiled process's run in a process "
+       "of its own (findings, report: lib/inject/end_process.h)"},
       {"CUSCOPE_INTERNAL_", "switches of the collector for its tests (lib/collect/options.h)"},
       {"CUSCOPE_TEST_", "the test suites' (data folder, a library required)"},
       {"CUSCOPE_UPDATE_DOCS", "config_test rewrites docs/configuration.md"},
