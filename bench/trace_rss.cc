@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -186,7 +187,10 @@ int main(int argc, char** argv) {
   const double record_peak_mb = StatusMb("VmHWM");
   const double recorded_rss_mb = StatusMb("VmRSS");
   ResetPeak();
+  const auto stop_start = std::chrono::steady_clock::now();
   st = TheSession().Stop(StopReason::StopCall());
+  const double stop_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stop_start).count();
   const double end_peak_mb = StatusMb("VmHWM");
   const double after_mb = StatusMb("VmRSS");
   dup2(saved_stderr, STDERR_FILENO);
@@ -199,12 +203,12 @@ int main(int argc, char** argv) {
   std::printf(
       "launches %llu (wait_every %llu, flush_every %llu, report %s, end %s, dropped records "
       "%llu): start %.1f MB; recording: peak %.1f MB, "
-      "at its end %.1f MB; ending: peak %.1f MB, after %.1f MB; ru_maxrss %.1f MB; "
+      "at its end %.1f MB; ending (%.1f s): peak %.1f MB, after %.1f MB; ru_maxrss %.1f MB; "
       "%.0f bytes a launch above the start at the peak; the end process: peak %.1f MB\n",
       static_cast<unsigned long long>(launches), static_cast<unsigned long long>(wait_every),
       static_cast<unsigned long long>(flush_every), env["CUSCOPE_REPORT"].c_str(), end.c_str(),
       static_cast<unsigned long long>(made.dropped), base_mb, record_peak_mb, recorded_rss_mb,
-      end_peak_mb, after_mb, MaxRssMb(RUSAGE_SELF),
+      stop_s, end_peak_mb, after_mb, MaxRssMb(RUSAGE_SELF),
       (peak_mb - base_mb) * 1048576.0 / static_cast<double>(launches), MaxRssMb(RUSAGE_CHILDREN));
   // The end stored its findings (none stored: it did not run, or CUSCOPE_ADVISE=0).
   absl::StatusOr<cuscope::model::Profile> stored = cuscope::store::LoadStoredFindings(path);
