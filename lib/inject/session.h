@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
