@@ -5,11 +5,17 @@
 // written to the profile as they come; then the session stopped as at the program's
 // end (the run's end, the findings and the text report, sent to /dev/null).
 //
+// The run's end runs as under `cuscope run`: in a process of its own, the `cuscope`
+// command beside this benchmark (build/bin/cuscope, named by CUSCOPE_COMMAND);
+// end=inline: in this process, as when no command is found (lib/inject/end_process.h).
+//
 // The peak resident set is read twice from /proc/self/status (VmHWM, reset between the
 // phases through /proc/self/clear_refs): while the launches are recorded, and while the
-// run ends; getrusage's ru_maxrss is the whole process's.
+// run ends; getrusage's ru_maxrss is the whole process's, and RUSAGE_CHILDREN's the
+// end process's.
 //
 //   ./build/bench/trace_rss 2000000              # one line: the phases' peaks
+//   ./build/bench/trace_rss 2000000 end=inline   # the end in this process
 //   ./build/bench/trace_rss 2000000 report=none  # the end without the report
 //   ./build/bench/trace_rss 2000000 phases=1     # and then the end's parts, one by one
 //
@@ -23,9 +29,11 @@
 // between flushes, as when CUPTI hands buffers back only at the periodic flush.
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -63,10 +71,20 @@ void ResetPeak() {
   out << "5";
 }
 
-double MaxRssMb() {
+double MaxRssMb(int who) {
   rusage u{};
-  getrusage(RUSAGE_SELF, &u);
+  getrusage(who, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+// build/bin/cuscope, beside this benchmark's folder; "" if it is not there.
+std::string CommandBesideThis() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  std::string path(buf, n);
+  path = path.substr(0, path.rfind('/')) + "/../bin/cuscope";
+  return access(path.c_str(), X_OK) == 0 ? path : "";
 }
 
 // The run's end again, part by part, on the profile the session wrote: the peak of
@@ -117,8 +135,14 @@ int main(int argc, char** argv) {
   uint64_t wait_every = 16384;
   uint64_t flush_every = 0;
   bool phases = false;
+  std::string end = "process";
+  env["CUSCOPE_COMMAND"] = CommandBesideThis();
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "end=inline") {
+      env.erase("CUSCOPE_COMMAND");
+      end = "inline";
+    }
     if (arg.rfind("report=", 0) == 0) env["CUSCOPE_REPORT"] = arg.substr(7);
     if (arg.rfind("advise=", 0) == 0) env["CUSCOPE_ADVISE"] = arg.substr(7);
     if (arg == "phases=1") phases = true;
@@ -129,6 +153,10 @@ int main(int argc, char** argv) {
       env["CUSCOPE_FLUSH_PERIOD_MS"] = "0";
       fake_cupti::PauseWorker(true);
     }
+  }
+  if (end == "process" && env["CUSCOPE_COMMAND"].empty()) {
+    std::fprintf(stderr, "trace_rss: no build/bin/cuscope beside this benchmark (end=inline?)\n");
+    return 1;
   }
   const std::string path = env["CUSCOPE_OUTPUT"];
   // The session's lines and the report go to /dev/null; the results to stdout.
@@ -159,7 +187,10 @@ int main(int argc, char** argv) {
   const double record_peak_mb = StatusMb("VmHWM");
   const double recorded_rss_mb = StatusMb("VmRSS");
   ResetPeak();
+  const auto stop_start = std::chrono::steady_clock::now();
   st = TheSession().Stop(StopReason::StopCall());
+  const double stop_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stop_start).count();
   const double end_peak_mb = StatusMb("VmHWM");
   const double after_mb = StatusMb("VmRSS");
   dup2(saved_stderr, STDERR_FILENO);
@@ -170,15 +201,23 @@ int main(int argc, char** argv) {
   const fake_cupti::Totals made = fake_cupti::GetTotals();
   const double peak_mb = record_peak_mb > end_peak_mb ? record_peak_mb : end_peak_mb;
   std::printf(
-      "launches %llu (wait_every %llu, flush_every %llu, report %s, dropped records %llu): "
-      "start %.1f MB; recording: peak %.1f MB, "
-      "at its end %.1f MB; ending: peak %.1f MB, after %.1f MB; ru_maxrss %.1f MB; "
-      "%.0f bytes a launch above the start at the peak\n",
+      "launches %llu (wait_every %llu, flush_every %llu, report %s, end %s, dropped records "
+      "%llu): start %.1f MB; recording: peak %.1f MB, "
+      "at its end %.1f MB; ending (%.1f s): peak %.1f MB, after %.1f MB; ru_maxrss %.1f MB; "
+      "%.0f bytes a launch above the start at the peak; the end process: peak %.1f MB\n",
       static_cast<unsigned long long>(launches), static_cast<unsigned long long>(wait_every),
-      static_cast<unsigned long long>(flush_every), env["CUSCOPE_REPORT"].c_str(),
+      static_cast<unsigned long long>(flush_every), env["CUSCOPE_REPORT"].c_str(), end.c_str(),
       static_cast<unsigned long long>(made.dropped), base_mb, record_peak_mb, recorded_rss_mb,
-      end_peak_mb, after_mb, MaxRssMb(),
-      (peak_mb - base_mb) * 1048576.0 / static_cast<double>(launches));
+      stop_s, end_peak_mb, after_mb, MaxRssMb(RUSAGE_SELF),
+      (peak_mb - base_mb) * 1048576.0 / static_cast<double>(launches), MaxRssMb(RUSAGE_CHILDREN));
+  // The end stored its findings (none stored: it did not run, or CUSCOPE_ADVISE=0).
+  absl::StatusOr<cuscope::model::Profile> stored = cuscope::store::LoadStoredFindings(path);
+  struct stat file {};
+  stat(path.c_str(), &file);
+  std::printf(
+      "  findings stored: %s; the profile: %.1f MB\n",
+      stored.ok() && stored->findings ? std::to_string(stored->findings->size()).c_str() : "none",
+      static_cast<double>(file.st_size) / 1048576.0);
   if (phases) EndInParts(path);
   std::remove(path.c_str());
   return 0;

@@ -52,11 +52,15 @@ int WaitFor(pid_t child, const std::function<void()>& at_end) {
 
 }  // namespace
 
-std::string SelfDir() {
+std::string SelfPath() {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, n);
+  return n <= 0 ? "" : std::string(buf, n);
+}
+
+std::string SelfDir() {
+  std::string p = SelfPath();
+  if (p.empty()) return ".";
   return p.substr(0, p.rfind('/'));
 }
 

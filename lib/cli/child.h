@@ -9,7 +9,8 @@
 
 namespace cuscope::cli {
 
-// The folder of this executable.
+// This executable's absolute path ("" when /proc cannot tell), and its folder.
+std::string SelfPath();
 std::string SelfDir();
 
 // libcuscope.so: CUSCOPE_LIBRARY, else beside this executable (../lib, ../lib64,

@@ -29,6 +29,8 @@ extern const Command kDiffCommand;
 extern const Command kExportCommand;
 extern const Command kMetricsCommand;
 extern const Command kAdviseCommand;
+// Not listed by `cuscope --help`: libcuscope.so runs it (end_run.cc).
+extern const Command kEndRunCommand;
 
 }  // namespace cuscope::cli
 

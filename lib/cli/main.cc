@@ -21,6 +21,7 @@ const Command* FindCommand(const std::string& name) {
   for (const Command* c : kCommands) {
     if (name == c->name) return c;
   }
+  if (name == cuscope::cli::kEndRunCommand.name) return &cuscope::cli::kEndRunCommand;
   return nullptr;
 }
 

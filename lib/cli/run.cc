@@ -170,6 +170,9 @@ int Main(const std::vector<std::string>& words, const std::vector<std::string>& 
   unsetenv("CUSCOPE_OWNER_PID");
   const std::vector<std::string>& run = args->program.empty() ? program : args->program;
   unsetenv("CUSCOPE_RUN_LOG");
+  // Each process ends its run (the profile read back for the findings and the report)
+  // in a process of this command, not in its own memory (lib/inject/end_process.h).
+  if (std::string self = SelfPath(); !self.empty()) setenv("CUSCOPE_COMMAND", self.c_str(), 1);
   if (!config.enabled) return RunChild(run);
   RunLog log;
   if (!log.path().empty()) setenv("CUSCOPE_RUN_LOG", log.path().c_str(), 1);

@@ -122,13 +122,16 @@ void ActivityTracer::Stop(uint64_t end_ns) {
                 cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
               },
               [this, end_ns] { batch_.CloseAndEmit(end_ns); });
+  // Every record is in the profile: the buffers waiting in the pool are memory that
+  // the run's end (the profile read back for the report) can use.
+  pool_.ReleasePooled();
 }
 
 ActivityStats ActivityTracer::stats() {
   ActivityStats out;
   if (!started_once_.load()) return out;
   const BufferPool::Counts counts = pool_.counts();
-  out.buffers_allocated = counts.allocated;
+  out.buffers_allocated = counts.most;
   out.buffers_outstanding = counts.outstanding;
   out.buffers_refused = pool_.refused();
   out.records_taken = probe_.records_taken();

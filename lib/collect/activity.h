@@ -43,7 +43,7 @@
 namespace cuscope::collect {
 
 struct ActivityStats {
-  uint64_t buffers_allocated = 0;
+  uint64_t buffers_allocated = 0;  // the most that existed at once (BufferPool::Counts::most)
   uint64_t buffers_completed = 0;
   uint64_t buffers_refused = 0;  // requests refused at the pool cap
   // Buffers handed to CUPTI and never given back, even by the final forced flush:
@@ -87,7 +87,8 @@ class ActivityTracer final : public GpuKindControl {
   // Returns false, having done nothing, while the periodic flush is held off (unless
   // `even_if_held`).
   bool PeriodicFlush(bool even_if_held);
-  // Flushes, disables every kind and closes ranges left open at `end_ns`.
+  // Flushes, disables every kind, closes ranges left open at `end_ns` and frees the
+  // buffers waiting in the pool.
   void Stop(uint64_t end_ns);
   bool running() const { return running_.load(); }
   ActivityStats stats();

@@ -26,6 +26,9 @@ const std::vector<OtherVariable>& OtherVariables() {
        "the folder of the PyTorch hook (sitecustomize.py) that `cuscope run --pytorch` puts on "
        "PYTHONPATH, where it is not beside the command"},
       {"CUSCOPE_RUN_LOG", "set by `cuscope run`: where each profiled process says what it left"},
+      {"CUSCOPE_COMMAND",
+       "set by `cuscope run`: the command that ends each profiled process's run in a process "
+       "of its own (findings, report: lib/inject/end_process.h)"},
       {"CUSCOPE_INTERNAL_", "switches of the collector for its tests (lib/collect/options.h)"},
       {"CUSCOPE_TEST_", "the test suites' (data folder, a library required)"},
       {"CUSCOPE_UPDATE_DOCS", "config_test rewrites docs/configuration.md"},

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/inject/gpu_metrics.h"
-#include "lib/inject/run_end.h"
 #include "lib/inject/warn.h"
 
 namespace cuscope::inject {
@@ -44,22 +43,18 @@ void ProfileSink::Abandon(const model::RunInfo& run) {
   writer_.reset();
 }
 
-bool ProfileSink::Finish(const model::RunInfo& run, const Ending& ending,
-                         std::optional<model::Profile>* ended) {
+bool ProfileSink::Finish(const model::RunInfo& run, const Ending& ending) {
   absl::MutexLock lock(&mu_);
   bool failed = write_failed_;
   if (writer_ == nullptr) return failed;
   absl::Status st = writer_->WriteRunInfo(run);
-  // Measured launches get their times before the profile is read back (only counters
-  // leave launches without times: a traced run skips the query). A failure there is
-  // said and the profile finished: the reader places them again.
+  // Measured launches get their times before the file is closed and read back (only
+  // counters leave launches without times: a traced run skips the query). A failure
+  // there is said and the profile finished: the reader places them again.
   if (st.ok() && ending.place_measured_kernels) {
     if (absl::Status placed = writer_->PlaceMeasuredKernels(); !placed.ok()) {
       Warn(absl::StrCat("measured kernels left without times: ", placed.message()));
     }
-  }
-  if (st.ok() && !failed && ending.read_back) {
-    *ended = EndProfile(path_, *writer_, *ending.config, Warn);
   }
   if (st.ok()) st = writer_->Close();
   if (!st.ok() && !failed) {

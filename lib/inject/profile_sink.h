@@ -7,11 +7,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
-#include "lib/config/config.h"
 #include "lib/model/profile.h"
 #include "lib/store/writer.h"
 
@@ -22,8 +20,6 @@ class ProfileSink {
   // How the end of the profile is written (Finish).
   struct Ending {
     bool place_measured_kernels = false;  // counters ran: measured launches get times
-    bool read_back = false;               // read back for findings and the report
-    const config::Config* config = nullptr;
   };
 
   // Takes `writer` (of the file at `path`) for a new run.
@@ -34,11 +30,9 @@ class ProfileSink {
   void WriteRunInfo(const model::RunInfo& run);
   // The run info, then the file closed, with nothing more (a run that did not start).
   void Abandon(const model::RunInfo& run);
-  // The end: run info, measured kernels' times, the profile read back with its
-  // findings (into `ended`, with `ending.read_back`), close. True when a write failed
+  // The end: run info, measured kernels' times, close. True when a write failed
   // (said in its one line, which names the file).
-  bool Finish(const model::RunInfo& run, const Ending& ending,
-              std::optional<model::Profile>* ended);
+  bool Finish(const model::RunInfo& run, const Ending& ending);
 
   bool write_failed();
   // The program's own records written (Profile::work_record_count).

@@ -5,15 +5,18 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/advise.h"
 #include "lib/config/report_width.h"
+#include "lib/inject/end_process.h"
 #include "lib/inject/warn.h"
 #include "lib/report/report.h"
 #include "lib/store/reader.h"
+#include "lib/store/writer.h"
 
 namespace cuscope::inject {
 namespace {
@@ -25,7 +28,7 @@ bool PrintsReport(const RunEnd& end) {
 }
 
 // The text report of `profile` on stderr, ending with its top five findings (none
-// with CUSCOPE_ADVISE=0).
+// with CUSCOPE_ADVISE=0). lib/cli/end_run.cc prints it alike in its own process.
 void PrintReport(const model::Profile& profile, const config::Config& config) {
   std::ostringstream text;
   report::ReportOptions options;
@@ -40,21 +43,21 @@ void PrintReport(const model::Profile& profile, const config::Config& config) {
 
 }  // namespace
 
-std::optional<model::Profile> EndProfile(const std::string& path, store::ProfileWriter& writer,
-                                         const config::Config& config,
+std::optional<model::Profile> EndProfile(const std::string& path, const config::Config& config,
                                          const std::function<void(const std::string&)>& warn) {
-  if (!config.advise && config.report != config::ReportMode::kText) return std::nullopt;
   absl::StatusOr<model::Profile> profile = store::LoadProfile(path);
   if (!profile.ok()) {
     warn(absl::StrCat("cannot read the profile back for the report: ", profile.status().message()));
     return std::nullopt;
   }
-  if (!config.advise) {
-    profile->findings.emplace();
-    return std::move(*profile);
-  }
+  profile->findings.emplace();
+  if (!config.advise) return std::move(*profile);
   std::vector<model::Finding> findings = analysis::Advise(*profile, config.thresholds);
-  if (absl::Status st = writer.WriteFindings(findings); !st.ok()) {
+  absl::StatusOr<std::unique_ptr<store::ProfileWriter>> writer =
+      store::ProfileWriter::OpenFinished(path);
+  absl::Status st = writer.ok() ? (*writer)->WriteFindings(findings) : writer.status();
+  if (st.ok()) st = (*writer)->Close();
+  if (!st.ok()) {
     warn(absl::StrCat("storing the findings failed (`cuscope advise` computes them): ",
                       st.message()));
   }
@@ -73,6 +76,22 @@ void TellCommand(const std::string& line) {
   close(fd);
 }
 
+namespace {
+
+// The findings and the report: by the end command when there is one, else here.
+void EndRun(const RunEnd& end) {
+  const bool prints = PrintsReport(end);
+  if (end.on_signal || (!end.config.advise && !prints)) return;
+  if (!end.end_command.empty() &&
+      RunEndProcess(end.end_command, end.path, end.config, prints) == EndOutcome::kDone) {
+    return;
+  }
+  std::optional<model::Profile> profile = EndProfile(end.path, end.config, Warn);
+  if (profile && prints) PrintReport(*profile, end.config);
+}
+
+}  // namespace
+
 void FinishRun(const RunEnd& end) {
   if (end.nothing_recorded) {
     std::remove(end.path.c_str());
@@ -84,9 +103,7 @@ void FinishRun(const RunEnd& end) {
     }
     return;
   }
-  if (PrintsReport(end) && !end.on_signal && end.profile != nullptr) {
-    PrintReport(*end.profile, end.config);
-  }
+  EndRun(end);
   Warn(absl::StrCat("profile written to ", end.path));
   TellCommand(absl::StrCat("written ", end.path));
 }

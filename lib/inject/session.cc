@@ -21,6 +21,7 @@
 #include "lib/config/rank.h"
 #include "lib/config/setting.h"
 #include "lib/inject/collect_options.h"
+#include "lib/inject/end_process.h"
 #include "lib/inject/gpu_metrics.h"
 #include "lib/inject/run_end.h"
 #include "lib/store/writer.h"
@@ -66,6 +67,7 @@ absl::Status Session::Start(const config::GetEnv& getenv) {
   if (!cfg.ok()) return cfg.status();
   if (!cfg->enabled) return absl::CancelledError("disabled by CUSCOPE_ENABLE=0");
   config_ = *std::move(cfg);
+  end_command_ = FindEndCommand(getenv);
   if (absl::Status opened = OpenProfile(getenv); !opened.ok()) return opened;
   if (absl::Status started = StartCollector(); !started.ok()) return started;
   phase_ = Phase::kRunning;
@@ -229,9 +231,11 @@ absl::Status Session::Stop(const StopReason& reason) {
 //  3. FlushTracer: user scopes closed, then the tracer's last forced flush drains
 //     every record into the file; its statistics go into the run info.
 //  4. FinishProfile: the final run info (with what 2 and 3 added), measured kernels'
-//     times, the profile read back with its findings, the file closed.
-//  5. Report: only once the file is complete: dropped records, the report and the
-//     line naming the profile (or, with nothing recorded, the file removed).
+//     times, the file closed.
+//  5. Report: only once the file is complete: dropped records; the run's end (the
+//     profile read back, its findings stored, the report), in a process of its own
+//     when there is a `cuscope` command (end_process.h); the line naming the profile
+//     (or, with nothing recorded, the file removed).
 void Session::StopSteps(const StopReason& reason) {
   const uint64_t end_ns = RunEndNs();
   WriteRunEnd(reason, end_ns);
@@ -322,9 +326,7 @@ Session::Ended Session::FinishProfile(const StopReason& reason) {
   ended.nothing_recorded = reason.cause == StopCause::kExit && sink_.records_written() == 0;
   ProfileSink::Ending ending;
   ending.place_measured_kernels = options_.counters_enabled();
-  ending.read_back = !reason.on_signal() && !ended.nothing_recorded;
-  ending.config = &config_;
-  ended.failed = sink_.Finish(run_, ending, &ended.profile);
+  ended.failed = sink_.Finish(run_, ending);
   return ended;
 }
 
@@ -339,7 +341,7 @@ void Session::Report(const StopReason& reason, const collect::ActivityStats& sta
   // A failed write has said so in its one line, which names the file: nothing more.
   if (!ended.failed) {
     FinishRun({path_, run_.pid, run_.rank, config_, reason.on_signal(), ended.nothing_recorded,
-               ended.profile ? &*ended.profile : nullptr});
+               end_command_});
   }
 }
 

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -91,9 +90,8 @@ class Session {
   collect::ActivityStats FlushTracer(uint64_t end_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordCollectStats(const collect::ActivityStats& stats) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   struct Ended {
-    bool failed = false;                    // a write failed (said in its one line)
-    bool nothing_recorded = false;          // at exit, without one record: no file
-    std::optional<model::Profile> profile;  // read back, with its findings
+    bool failed = false;            // a write failed (said in its one line)
+    bool nothing_recorded = false;  // at exit, without one record: no file
   };
   Ended FinishProfile(const StopReason& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Report(const StopReason& reason, const collect::ActivityStats& stats, const Ended& ended)
@@ -111,6 +109,9 @@ class Session {
   collect::CollectOptions options_ ABSL_GUARDED_BY(mu_);  // from config_
   std::string path_ ABSL_GUARDED_BY(mu_);
   model::RunInfo run_ ABSL_GUARDED_BY(mu_);
+  // The `cuscope` command that ends the run in a process of its own (end_process.h);
+  // "": the run ends in this process.
+  std::string end_command_ ABSL_GUARDED_BY(mu_);
 
   // Each with its own synchronization; never destroyed (see above).
   collect::Collector collector_;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -139,8 +140,9 @@ struct ProfileWriter::Statements {
   // The devices whose sample configuration is in the file (committed).
   SampleMetricCounts sample_metrics;
 
-  // Prepares every statement; an error says "cannot create profile <path>: ...".
-  absl::Status PrepareAll(sqlite3* db, const std::string& path);
+  // Prepares every statement (only BEGIN, COMMIT and ROLLBACK with
+  // `transactions_only`); an error says "cannot create profile <path>: ...".
+  absl::Status PrepareAll(sqlite3* db, const std::string& path, bool transactions_only);
   // Inserts the PC sampling records of a batch (pc_tables.h), as InsertAll.
   int InsertPcRecords(const Profile& batch, size_t string_count, std::string& bad) const {
     int rc = InsertAll(sampled_functions, batch.sampled_functions, string_count, bad);
@@ -151,7 +153,8 @@ struct ProfileWriter::Statements {
   }
 };
 
-absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::string& path) {
+absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::string& path,
+                                                   bool transactions_only) {
   struct {
     Stmt* stmt;
     std::string sql;
@@ -205,6 +208,7 @@ absl::Status ProfileWriter::Statements::PrepareAll(sqlite3* db, const std::strin
       {&source_text.many, InsertSql<model::SourceText>(kRowsPerInsert)},
   };
   for (const auto& s : statements) {
+    if (transactions_only && s.stmt != &begin && s.stmt != &commit && s.stmt != &rollback) break;
     absl::StatusOr<Stmt> stmt = Prepare(db, s.sql);
     if (!stmt.ok()) {
       return absl::Status(stmt.status().code(), absl::StrCat("cannot create profile ", path, ": ",
@@ -221,23 +225,36 @@ ProfileWriter::~ProfileWriter() { Close().IgnoreError(); }
 
 absl::StatusOr<std::unique_ptr<ProfileWriter>> ProfileWriter::Create(const std::string& path) {
   if (absl::Status s = RemoveOldProfile(path); !s.ok()) return s;
+  return Open(path, true);
+}
 
+absl::StatusOr<std::unique_ptr<ProfileWriter>> ProfileWriter::OpenFinished(
+    const std::string& path) {
+  return Open(path, false);
+}
+
+absl::StatusOr<std::unique_ptr<ProfileWriter>> ProfileWriter::Open(const std::string& path,
+                                                                   bool create) {
   // NOMUTEX: a writer is used by one thread at a time, so SQLite's per-call mutex
   // would only cost time (a few percent of an Append).
   sqlite3* raw = nullptr;
-  int rc =
-      sqlite3_open_v2(path.c_str(), &raw,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   if (raw == nullptr) return absl::ResourceExhaustedError("sqlite3_open_v2: out of memory");
   std::unique_ptr<ProfileWriter> writer(new ProfileWriter(raw, path));
-  if (rc != SQLITE_OK) return WriteError(raw, rc, path, "cannot create profile");
+  if (rc != SQLITE_OK) {
+    return WriteError(raw, rc, path, create ? "cannot create profile" : "cannot open profile");
+  }
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  if (absl::Status s = CreateSchema(raw, path); !s.ok()) return s;
-
+  if (create) {
+    if (absl::Status s = CreateSchema(raw, path); !s.ok()) return s;
+  }
   auto stmts = std::make_unique<Statements>();
-  if (absl::Status s = stmts->PrepareAll(raw, path); !s.ok()) return s;
+  if (absl::Status s = stmts->PrepareAll(raw, path, !create); !s.ok()) return s;
   writer->stmts_ = std::move(stmts);
-  writer->strings_written_ = 1;  // the empty string, id 0, is one of the fixed rows
+  // A new file has one string, the empty one (id 0, a fixed row); an opened one takes
+  // no Append (its string table is not known).
+  writer->strings_written_ = create ? 1 : std::numeric_limits<size_t>::max();
   return writer;
 }
 
@@ -385,22 +402,6 @@ absl::Status ProfileWriter::Close() {
       rc == SQLITE_OK ? absl::OkStatus() : WriteError(db_, rc, path_, "cannot close profile");
   if (rc != SQLITE_OK) sqlite3_close_v2(db_);  // closes once nothing is pending
   db_ = nullptr;
-  return status;
-}
-
-absl::Status SaveProfile(const Profile& profile, const std::string& path) {
-  absl::StatusOr<std::unique_ptr<ProfileWriter>> writer = ProfileWriter::Create(path);
-  if (!writer.ok()) return writer.status();
-  absl::Status status = (*writer)->WriteRunInfo(profile.run);
-  if (status.ok()) status = (*writer)->WriteDevices(profile.devices);
-  if (status.ok()) status = (*writer)->Append(profile);
-  if (status.ok() && profile.findings) status = (*writer)->WriteFindings(*profile.findings);
-  if (status.ok()) status = (*writer)->PlaceMeasuredKernels();
-  if (status.ok()) status = (*writer)->Close();
-  if (!status.ok()) {
-    writer->reset();
-    unlink(path.c_str());  // no half-written profile left behind
-  }
   return status;
 }
 

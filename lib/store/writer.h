@@ -22,6 +22,9 @@ class ProfileWriter {
  public:
   // Creates (or truncates) the database at `path` and writes the schema.
   static absl::StatusOr<std::unique_ptr<ProfileWriter>> Create(const std::string& path);
+  // Opens the finished profile at `path` (closed by its writer; of any schema version)
+  // to store its findings: WriteFindings and Close only.
+  static absl::StatusOr<std::unique_ptr<ProfileWriter>> OpenFinished(const std::string& path);
   ~ProfileWriter();
   ProfileWriter(const ProfileWriter&) = delete;
   ProfileWriter& operator=(const ProfileWriter&) = delete;
@@ -45,6 +48,7 @@ class ProfileWriter {
 
  private:
   ProfileWriter(sqlite3* db, std::string path);
+  static absl::StatusOr<std::unique_ptr<ProfileWriter>> Open(const std::string& path, bool create);
   struct Statements;
   sqlite3* db_ = nullptr;
   std::string path_;

@@ -1,5 +1,6 @@
 // The activity tracer's buffer pool (lib/collect/buffer_pool.h): lending up to the
-// cap, refusals, reuse, foreign buffers and a change of buffer size between sessions.
+// cap, refusals, reuse, foreign buffers, a change of buffer size between sessions,
+// and the buffers it gives back (past its spares, and all of them at the end).
 #include "lib/collect/buffer_pool.h"
 
 #include <cstdlib>
@@ -80,6 +81,64 @@ TEST(BufferPoolTest, ReconfigureDropsBuffersOfTheOldSize) {
   // The same size again keeps what is pooled.
   pool.Configure(8192, 4);
   EXPECT_EQ(pool.counts().allocated, 1u);
+}
+
+// A burst takes buffers up to the cap; once they are back, only kSpareBuffers stay
+// (the others are freed), and they are the ones lent next.
+TEST(BufferPoolTest, KeepsOnlyItsSparesAfterABurst) {
+  constexpr int kCap = 8;
+  BufferPool pool;
+  pool.Configure(1 << 16, kCap);
+  std::vector<uint8_t*> lent;
+  size_t size = 0;
+  for (int i = 0; i < kCap; ++i) {
+    lent.push_back(pool.Lend(&size));
+    ASSERT_NE(lent.back(), nullptr);
+    lent.back()[size - 1] = 1;  // written, as CUPTI writes records
+  }
+  EXPECT_EQ(pool.counts().allocated, uint64_t{kCap});
+  for (uint8_t* b : lent) pool.Return(b);
+  EXPECT_EQ(pool.completed(), uint64_t{kCap});
+  EXPECT_EQ(pool.counts().allocated, BufferPool::kSpareBuffers);
+  EXPECT_EQ(pool.counts().outstanding, 0u);
+  EXPECT_EQ(pool.counts().most, uint64_t{kCap});
+  // The spares are lent again before any new buffer is made.
+  std::set<uint8_t*> kept(lent.begin(), lent.begin() + BufferPool::kSpareBuffers);
+  for (size_t i = 0; i < BufferPool::kSpareBuffers; ++i) {
+    uint8_t* b = pool.Lend(&size);
+    EXPECT_EQ(kept.count(b), 1u);
+    pool.Return(b);
+  }
+  EXPECT_EQ(pool.counts().allocated, BufferPool::kSpareBuffers);
+  EXPECT_EQ(pool.refused(), 0u);
+}
+
+// At the tracer's stop every pooled buffer goes; one still lent stays lent, is
+// counted, and comes back as usual; the pool lends again after.
+TEST(BufferPoolTest, ReleasePooledFreesWhatWaits) {
+  BufferPool pool;
+  pool.Configure(4096, 4);
+  size_t size = 0;
+  uint8_t* a = pool.Lend(&size);
+  uint8_t* b = pool.Lend(&size);
+  uint8_t* still_lent = pool.Lend(&size);
+  pool.Return(a);
+  pool.Return(b);
+  EXPECT_EQ(pool.counts().allocated, 3u);
+  pool.ReleasePooled();
+  EXPECT_EQ(pool.counts().allocated, 1u);
+  EXPECT_EQ(pool.counts().outstanding, 1u);
+  pool.Return(still_lent);
+  EXPECT_EQ(pool.counts().outstanding, 0u);
+  EXPECT_EQ(pool.foreign(), 0u);
+  uint8_t* again = pool.Lend(&size);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(size, 4096u);
+  again[0] = again[size - 1] = 7;
+  pool.Return(again);
+  pool.ReleasePooled();
+  EXPECT_EQ(pool.counts().allocated, 0u);
+  EXPECT_EQ(pool.counts().most, 3u);
 }
 
 // CUPTI's threads lend and return at once: every buffer is one of at most `cap`,
