@@ -270,7 +270,13 @@ class Hook:
 
     def _step_hooks(self):
         optimizer = getattr(getattr(self.torch, "optim", None), "optimizer", None)
-        if optimizer is None or not hasattr(optimizer, "register_optimizer_step_post_hook"):
+        if optimizer is None:
+            # torch's import has ended, but its package need not have imported optim.
+            try:
+                optimizer = importlib.import_module(self.torch.__name__ + ".optim.optimizer")
+            except ImportError:
+                return
+        if not hasattr(optimizer, "register_optimizer_step_post_hook"):
             return
         optimizer.register_optimizer_step_pre_hook(lambda *a: self.steps.pre_step())
         optimizer.register_optimizer_step_post_hook(lambda *a: self.steps.post_step())
