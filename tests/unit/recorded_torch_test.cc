@@ -23,8 +23,8 @@ double Share(const TorchTotals& part, const TorchTotals& all, bool time) {
 class RecordedTorch : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto p = store::LoadProfile(std::string(CUSCOPE_TEST_DATA_DIR) +
-                                "/real/h100-gpt2-pytorch.sqlite");
+    auto p =
+        store::LoadProfile(std::string(CUSCOPE_TEST_DATA_DIR) + "/real/h100-gpt2-pytorch.sqlite");
     ASSERT_TRUE(p.ok()) << p.status();
     profile_ = *std::move(p);
     summary_ = SummarizeTorch(profile_);
