@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "lib/analysis/event_waits.h"
 #include "lib/analysis/summary.h"
 #include "lib/report/verdict_text.h"
@@ -29,9 +30,16 @@ TraceIndex::TraceIndex(const model::Profile& profile,
       filter_(filter),
       run_pid_(static_cast<uint32_t>(profile.run.pid)),
       apis_(profile),
+      torch_(analysis::AttributeTorch(profile, apis_)),
       event_waits_(analysis::LinkEventWaits(profile)),
       names_(profile),
       samples_(profile, filter) {
+  if (torch_.any_line) {
+    for (const model::SourceLocation& l : p_.source_locations) {
+      if (l.kind != model::SourceLocationKind::kPython) continue;
+      python_labels_[l.id] = absl::StrCat(p_.str(l.file), ":", l.line, " ", p_.str(l.function));
+    }
+  }
   ComputeHeader();
   CollectTracks();
   CollectShapes();
@@ -39,6 +47,11 @@ TraceIndex::TraceIndex(const model::Profile& profile,
   CollectAnnotationSpans();
   CollectCounters();
   samples_.AddDevices(devices_);
+}
+
+std::string_view TraceIndex::PythonLabel(model::LocationId id) const {
+  auto it = python_labels_.find(id);
+  return it == python_labels_.end() ? std::string_view() : std::string_view(it->second);
 }
 
 // Timestamps are written relative to an origin on CUPTI's clock so that they keep

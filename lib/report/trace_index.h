@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
+#include "lib/analysis/torch_attribution.h"
 #include "lib/model/profile.h"
 #include "lib/report/trace_event.h"
 #include "lib/report/trace_filter.h"
@@ -122,6 +123,12 @@ class TraceIndex {
   // inside the range.
   const std::map<SpanKey, Span>& annotation_spans() const { return annotation_spans_; }
 
+  // PyTorch attribution (a profile of `cuscope run --pytorch`): each kernel's op and
+  // Python line; `any()` false for other profiles.
+  const analysis::TorchAttribution& torch() const { return torch_; }
+  // "file:line function" of a Python call site; "" for another location or none.
+  std::string_view PythonLabel(model::LocationId id) const;
+
   // The hardware counters of the launch `correlation_id` (set null: none).
   TraceLaunchCounters Counters(uint32_t correlation_id) const;
 
@@ -138,6 +145,8 @@ class TraceIndex {
   const TraceFilter* filter_;
   uint32_t run_pid_ = 0;
   analysis::ApiByCorrelation apis_;
+  analysis::TorchAttribution torch_;
+  absl::flat_hash_map<model::LocationId, std::string> python_labels_;
   std::vector<int32_t> event_waits_;  // per sync: the event record it waited on (-1: none)
   TraceNames names_;
   TraceSamples samples_;

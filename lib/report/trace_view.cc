@@ -166,6 +166,7 @@ void TraceView::KernelEvents(TraceSink& sink, TraceEvent& e) const {
     if (k.graph_node_id != 0) Uint(e, "graph node", k.graph_node_id);
     if (k.flags & model::kKernelCountersMeasured) Bool(e, "counters measured", true);
     if (k.flags & model::kKernelFromLaunch) Bool(e, "record made from the launch", true);
+    KernelTorchArgs(i, e);
     KernelCounterArgs(k, e);
     sink.Event(e);
     if (index_.HasLaunch(k.correlation_id)) {
@@ -195,6 +196,27 @@ int64_t TraceView::EstimatedOccupancy(const model::KernelRecord& k) const {
 }
 
 // The counters of the set that measured the launch, and its signature's verdict.
+// PyTorch attribution, as Perfetto and HTA show a kernel's arguments: its op (and input
+// shapes), the forward op of a backward kernel, and the Python line ("file:line function").
+void TraceView::KernelTorchArgs(size_t i, TraceEvent& e) const {
+  const analysis::TorchAttribution& t = index_.torch();
+  if (!t.any() || i >= t.kernels.size()) return;
+  const analysis::TorchKernel& k = t.kernels[i];
+  if (k.op != analysis::TorchKernel::kNone) {
+    Str(e, "cpu op", analysis::TorchOpOf(p_, k.op));
+    const std::string_view sizes = analysis::TorchSizesOf(p_, k.op);
+    if (!sizes.empty()) Str(e, "input dims", sizes);
+  }
+  if (k.backward()) {
+    Bool(e, "backward", true);
+    if (k.forward != analysis::TorchKernel::kNone) {
+      Str(e, "forward op", analysis::TorchOpOf(p_, k.forward));
+    }
+  }
+  const std::string_view line = index_.PythonLabel(analysis::TorchLineOf(p_, k.line));
+  if (!line.empty()) Str(e, "python", line);
+}
+
 void TraceView::KernelCounterArgs(const model::KernelRecord& k, TraceEvent& e) const {
   const TraceLaunchCounters c = index_.Counters(k.correlation_id);
   if (c.set == nullptr) return;

@@ -54,6 +54,7 @@ class TraceView {
   void MetadataEvents(TraceSink& sink, TraceEvent& e) const;
   void AnnotationEvents(TraceSink& sink, TraceEvent& e) const;
   void KernelEvents(TraceSink& sink, TraceEvent& e) const;
+  void KernelTorchArgs(size_t i, TraceEvent& e) const;
   void KernelCounterArgs(const model::KernelRecord& k, TraceEvent& e) const;
   void CopyAndSetEvents(TraceSink& sink, TraceEvent& e) const;
   void ApiAndSyncEvents(TraceSink& sink, TraceEvent& e) const;

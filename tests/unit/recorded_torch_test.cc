@@ -4,11 +4,13 @@
 // kernels and of the GPU time carry an aten op, >= 90% a Python line in the model's own
 // source, and that backward kernels carry their forward op's line; the shares below are
 // what this profile has (docs/performance.md, "PyTorch attribution").
+#include <cstdio>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/torch_summary.h"
+#include "lib/report/chrome_trace.h"
 #include "lib/store/reader.h"
 
 namespace cuscope::analysis {
@@ -61,6 +63,22 @@ TEST_F(RecordedTorch, BackwardKernelsCountInTheStepThatCalledBackward) {
     return;
   }
   FAIL() << "no step region";
+}
+
+// The Chrome trace carries each kernel's op, a backward kernel's forward op and the
+// Python line as arguments, which Perfetto and HTA show with the kernel.
+TEST_F(RecordedTorch, TheTraceCarriesOpAndLineOnKernels) {
+  char* buffer = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  ASSERT_NE(out, nullptr);
+  ASSERT_TRUE(report::WriteChromeTrace(profile_, out).ok());
+  std::fclose(out);
+  const std::string json(buffer, size);
+  std::free(buffer);
+  EXPECT_NE(json.find(R"("cpu op":"aten::mm")"), std::string::npos);
+  EXPECT_NE(json.find(R"("backward":true,"forward op":"aten::)"), std::string::npos);
+  EXPECT_NE(json.find(R"(modeling_gpt2.py:697 forward")"), std::string::npos);
 }
 
 }  // namespace
