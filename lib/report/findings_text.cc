@@ -4,10 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lib/analysis/advise.h"
+#include "lib/analysis/torch_attribution.h"
+#include "lib/analysis/torch_sites.h"
 #include "lib/model/demangle.h"
 #include "lib/report/format.h"
 
@@ -23,6 +26,37 @@ uint64_t Origin(const model::Profile& p) {
 double Relative(const model::Profile& p, uint64_t t) {
   const uint64_t origin = Origin(p);
   return t >= origin ? static_cast<double>(t - origin) : 0.0;
+}
+
+// Each kernel's Python line (a profile of cuscope run --pytorch); empty otherwise.
+absl::flat_hash_map<std::string, analysis::KernelSite> Sites(const model::Profile& p) {
+  const bool python = std::any_of(
+      p.source_locations.begin(), p.source_locations.end(),
+      [](const model::SourceLocation& l) { return l.kind == model::SourceLocationKind::kPython; });
+  if (!python) return {};
+  return analysis::KernelSites(p, analysis::AttributeTorch(p));
+}
+
+// "modeling_gpt2.py:697 forward (aten::mm)": the line that launched most of it.
+std::string SiteText(const model::Profile& p, const analysis::KernelSite& site) {
+  for (const model::SourceLocation& l : p.source_locations) {
+    if (l.id != site.line) continue;
+    const std::string& file = p.str(l.file);
+    const size_t slash = file.rfind('/');
+    return absl::StrCat(
+        slash == std::string::npos ? file : file.substr(slash + 1), ":", l.line, " ",
+        p.str(l.function), site.op.empty() ? "" : absl::StrCat(" (", site.op, ")"),
+        site.share < 0.995 ? absl::StrFormat(", %.0f%% of its time", 100 * site.share) : "");
+  }
+  return "";
+}
+
+// The finding's kernel's Python line, "" when none.
+std::string LineOf(const model::Profile& p, const model::Finding& f,
+                   const absl::flat_hash_map<std::string, analysis::KernelSite>& sites) {
+  if (f.kernel.empty()) return "";
+  auto site = sites.find(f.kernel);
+  return site == sites.end() ? "" : SiteText(p, site->second);
 }
 
 std::string Where(const model::Profile& p, const model::Finding& f, const NameCut& names,
@@ -65,6 +99,7 @@ void WriteFindingsText(const model::Profile& profile, const std::vector<model::F
           ? " (start-up after the steps)"
           : "");
   out << "\n" << Wrapped(heading, width, 0, 2);
+  const auto sites = Sites(profile);
   for (size_t i = 0; i < shown; ++i) {
     const model::Finding& f = findings[i];
     out << Wrapped(
@@ -79,6 +114,8 @@ void WriteFindingsText(const model::Profile& profile, const std::vector<model::F
     const std::string where = Where(
         profile, f, names, max_name_width == 0 ? name_room : std::min(max_name_width, name_room));
     if (!where.empty()) out << Wrapped(absl::StrCat("where: ", where), width, 5, 7);
+    const std::string line = LineOf(profile, f, sites);
+    if (!line.empty()) out << Wrapped(absl::StrCat("line: ", line), width, 5, 7);
     out << Wrapped(absl::StrCat("fix: ", f.advice), width, 5, 7);
   }
   if (shown < findings.size() && !footer.empty()) out << Wrapped(footer, width, 2, 4);
@@ -89,6 +126,7 @@ void WriteFindingsJson(json::Writer& w, const model::Profile& profile,
   json::Key(w, "findings");
   w.StartArray();
   const size_t shown = Shown(findings.size(), limit);
+  const auto sites = Sites(profile);
   for (size_t i = 0; i < shown; ++i) {
     const model::Finding& f = findings[i];
     w.StartObject();
@@ -114,6 +152,11 @@ void WriteFindingsJson(json::Writer& w, const model::Profile& profile,
     json::Str(w, f.kernel);
     json::Key(w, "region");
     json::Str(w, f.region);
+    // The Python line that launched most of the kernel (cuscope run --pytorch).
+    if (const std::string line = LineOf(profile, f, sites); !line.empty()) {
+      json::Key(w, "python");
+      json::Str(w, line);
+    }
     json::Key(w, "device_id");
     w.Uint(f.device_id);
     json::Key(w, "stream_id");

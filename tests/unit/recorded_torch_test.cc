@@ -5,12 +5,16 @@
 // source, and that backward kernels carry their forward op's line; the shares below are
 // what this profile has (docs/performance.md, "PyTorch attribution").
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "lib/analysis/advise.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/torch_summary.h"
 #include "lib/report/chrome_trace.h"
+#include "lib/report/findings_text.h"
+#include "lib/report/report_data.h"
 #include "lib/store/reader.h"
 
 namespace cuscope::analysis {
@@ -79,6 +83,16 @@ TEST_F(RecordedTorch, TheTraceCarriesOpAndLineOnKernels) {
   EXPECT_NE(json.find(R"("cpu op":"aten::mm")"), std::string::npos);
   EXPECT_NE(json.find(R"("backward":true,"forward op":"aten::)"), std::string::npos);
   EXPECT_NE(json.find(R"(modeling_gpt2.py:697 forward")"), std::string::npos);
+}
+
+// The advisor's "where" names the Python line: GPT-2's misaligned GEMMs are the LM head's
+// matmul (vocabulary 50257), modeling_gpt2.py:697.
+TEST_F(RecordedTorch, FindingsNameTheLineOfTheirKernel) {
+  std::ostringstream text;
+  report::WriteFindingsText(profile_, Advise(profile_, {}), report::KernelNameCut(profile_), 0, 0,
+                            0, "", text);
+  EXPECT_NE(text.str().find("line: modeling_gpt2.py:697 forward (aten::mm)"), std::string::npos)
+      << text.str();
 }
 
 }  // namespace
