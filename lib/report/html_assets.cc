@@ -19,6 +19,7 @@ h2{font-size:17px;border-bottom:1px solid #ccc;padding-bottom:4px}
 table{border-collapse:collapse;font-size:13px}
 th,td{padding:3px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.hot td{background:#fde8e6}table.source code{white-space:pre}
 td.name{font-family:monospace;max-width:60em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 table.kv th{font-weight:600;color:#444;white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none;background:#eef2f6}

@@ -129,6 +129,7 @@ std::string RenderHtmlReport(const ReportData& data) {
                   data.gpu_samples.empty() && data.gpu_sample_notes.empty()
                       ? ""
                       : " <a href=\"#gpu-metrics\">GPU metrics</a>",
+                  data.source.functions.empty() ? "" : " <a href=\"#source\">Source</a>",
                   "</nav></header>\n<main>\n");
   AppendRunHeader(data, out);
   AppendFindings(data, out);
@@ -143,6 +144,7 @@ std::string RenderHtmlReport(const ReportData& data) {
   AppendRegionTree(data, out);
   AppendCounters(data, out);
   AppendGpuSamples(data, out);
+  AppendSourceHotspots(data, out);
   absl::StrAppend(&out, "</main>\n<script type=\"application/json\" id=\"cuscope-data\">",
                   ScriptSafeJson(HtmlReportJson(data)), "</script>\n<script>", HtmlScript(),
                   "</script>\n</body></html>\n");

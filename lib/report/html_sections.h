@@ -22,6 +22,9 @@ void AppendCounters(const ReportData& data, std::string& out);
 // GPU metrics sampled at an interval (html_gpu_samples.cc): nothing without samples.
 void AppendGpuSamples(const ReportData& data, std::string& out);
 
+// Source hotspots from PC samples (html_source.cc): nothing without samples.
+void AppendSourceHotspots(const ReportData& data, std::string& out);
+
 // The page's style sheet and script (html_assets.cc).
 const char* HtmlStyle();
 const char* HtmlScript();

@@ -19,6 +19,7 @@ ReportData BuildReport(const model::Profile& profile, const model::AdviseThresho
   data.counter_outcome = analysis::OutcomeOf(profile, data.counters, data.coverage);
   data.counter_notes = analysis::CounterNotes(profile, data.ceilings);
   data.gpu_samples = analysis::AnalyzeGpuSamples(profile);
+  if (analysis::HasPcSamples(profile)) data.source = analysis::FindSourceHotspots(profile, {});
   data.gpu_sample_notes = analysis::GpuSampleNotes(profile);
   data.findings = analysis::FindingsOf(profile, thresholds);
   data.kernel_names = KernelNameCut(profile);

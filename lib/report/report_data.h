@@ -10,6 +10,7 @@
 #include "lib/analysis/gpu_samples.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/regions.h"
+#include "lib/analysis/source_hotspots.h"
 #include "lib/analysis/summary.h"
 #include "lib/analysis/verdict_coverage.h"
 #include "lib/model/advise_thresholds.h"
@@ -35,6 +36,8 @@ struct ReportData {
   // GPU metrics sampled at an interval (empty when the profile has no samples).
   analysis::GpuSampleAnalysis gpu_samples;
   std::vector<std::string> gpu_sample_notes;  // the run's gpu_metrics.* notes
+  // Source hotspots (PC samples), the top functions and lines; empty without samples.
+  analysis::SourceHotspots source;
   // The advisor's findings, ranked: those stored in the profile, else computed.
   std::vector<model::Finding> findings;
   // Every kernel name of the profile (KernelNameCut): the text cuts names by it.

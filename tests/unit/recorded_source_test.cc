@@ -8,6 +8,8 @@
 #include "gtest/gtest.h"
 #include "lib/analysis/source_hotspots.h"
 #include "lib/model/pc_samples.h"
+#include "lib/report/html_report.h"
+#include "lib/report/report_data.h"
 #include "lib/store/reader.h"
 
 namespace cuscope::analysis {
@@ -70,6 +72,20 @@ TEST_F(RecordedSource, CublasByFunctionGraphAndStreamKernelsByLine) {
     EXPECT_GT(f->samples, 0u) << name;
   }
   EXPECT_EQ(hot_.function_count, 5u);
+}
+
+// The HTML report has a source section with the hot lines marked, their text and stalls.
+TEST_F(RecordedSource, TheHtmlReportShowsTheHotLines) {
+  const std::string html = report::RenderHtmlReport(report::BuildReport(profile_));
+  const size_t section = html.find("<section id=\"source\">");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#source\">Source</a>"), std::string::npos);
+  const size_t hot = html.find("<tr class=\"hot\">", section);
+  ASSERT_NE(hot, std::string::npos);
+  const std::string row = html.substr(hot, html.find("</tr>", hot) - hot);
+  EXPECT_NE(row.find("HOT_MEMORY"), std::string::npos) << row;
+  EXPECT_NE(row.find("waiting on global/local memory"), std::string::npos) << row;
+  EXPECT_NE(html.find("no line info (build with -lineinfo)", section), std::string::npos);
 }
 
 }  // namespace
