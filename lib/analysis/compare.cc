@@ -142,6 +142,9 @@ Comparison Compare(const model::Profile& base, const model::Profile& next,
   c.findings = CompareFindings(FindingsOf(base, thresholds), FindingsOf(next, thresholds));
   ConfirmFindingChanges(base, c.base_profiler, next, c.next_profiler, thresholds, c.findings);
   c.sampled = CompareSampled(AnalyzeGpuSamples(base), AnalyzeGpuSamples(next));
+  if (HasPcSamples(base) && HasPcSamples(next)) {
+    c.source = CompareSource(FindSourceHotspots(base, {}), FindSourceHotspots(next, {}));
+  }
   return c;
 }
 

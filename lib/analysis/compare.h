@@ -10,6 +10,7 @@
 #include "lib/analysis/compare_basis.h"
 #include "lib/analysis/compare_findings.h"
 #include "lib/analysis/compare_samples.h"
+#include "lib/analysis/compare_source.h"
 #include "lib/analysis/compare_totals.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/advise_thresholds.h"
@@ -72,17 +73,18 @@ struct Comparison {
   bool kernel_count_compared = true;
   // Kernel time over the launches both profiles timed alike: what changed.
   KernelTimeComparison kernel_time;
-  std::vector<Delta> kernels;           // comparable launches, by |change|, largest first
-  std::vector<Delta> regions;           // by |change of total time|, largest first
-  std::vector<BusyDelta> busy;          // by device id
-  std::vector<TotalsDelta> memory;      // copies by direction and host memory, memsets
-  TotalsDelta copies;                   // all copies together ("all copies")
-  std::vector<TotalsDelta> api;         // CUDA API calls by name
-  TotalsDelta sync_calls;               // the synchronizing API calls together
-  MetricsDifference metrics;            // counter metrics measured on one side only
-  std::vector<VerdictChange> verdicts;  // measured in both, verdict changed
-  std::vector<FindingChange> findings;  // stored findings, or computed with `thresholds`
-  std::vector<SampledChange> sampled;   // GPU metrics of kernels sampled in both
+  std::vector<Delta> kernels;            // comparable launches, by |change|, largest first
+  std::vector<Delta> regions;            // by |change of total time|, largest first
+  std::vector<BusyDelta> busy;           // by device id
+  std::vector<TotalsDelta> memory;       // copies by direction and host memory, memsets
+  TotalsDelta copies;                    // all copies together ("all copies")
+  std::vector<TotalsDelta> api;          // CUDA API calls by name
+  TotalsDelta sync_calls;                // the synchronizing API calls together
+  MetricsDifference metrics;             // counter metrics measured on one side only
+  std::vector<VerdictChange> verdicts;   // measured in both, verdict changed
+  std::vector<FindingChange> findings;   // stored findings, or computed with `thresholds`
+  std::vector<SampledChange> sampled;    // GPU metrics of kernels sampled in both
+  std::vector<SourceLineChange> source;  // hot lines of kernel functions PC-sampled in both
 };
 
 // `thresholds` compute the findings of a profile that stores none; a finding that

@@ -12,6 +12,7 @@
 #include "lib/model/demangle.h"
 #include "lib/report/diff_basis.h"
 #include "lib/report/diff_samples.h"
+#include "lib/report/diff_source.h"
 #include "lib/report/diff_totals.h"
 #include "lib/report/format.h"
 #include "lib/report/json_writer.h"
@@ -293,6 +294,7 @@ void WriteComparisonText(const analysis::Comparison& c, const std::string& base_
   WriteApiText(c, options, out);
   VerdictTable(c.verdicts, names, options, out);
   WriteSampledChangesText(c.sampled, names, options, out);
+  WriteSourceChangesText(c.source, options, out);
   FindingLines(c.findings, options, out);
 }
 
@@ -320,6 +322,7 @@ void WriteComparisonJson(const analysis::Comparison& c, const std::string& base_
   WriteTotalsJson(w, c, options.top);
   JsonChanges(w, c);
   WriteSampledChangesJson(w, c.sampled, options.top);
+  WriteSourceChangesJson(w, c.source, options.top);
   w.EndObject();
   doc.WriteTo(out);
 }

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "lib/analysis/compare.h"
+#include "lib/analysis/compare_source.h"
 #include "lib/analysis/source_hotspots.h"
 #include "lib/model/pc_samples.h"
 #include "lib/report/html_report.h"
@@ -86,6 +88,24 @@ TEST_F(RecordedSource, TheHtmlReportShowsTheHotLines) {
   EXPECT_NE(row.find("HOT_MEMORY"), std::string::npos) << row;
   EXPECT_NE(row.find("waiting on global/local memory"), std::string::npos) << row;
   EXPECT_NE(html.find("no line info (build with -lineinfo)", section), std::string::npos);
+}
+
+// diff compares the hot lines of functions sampled in both: against itself, every line
+// keeps its share; a line that moved is ranked first.
+TEST_F(RecordedSource, DiffComparesLines) {
+  const Comparison same = Compare(profile_, profile_);
+  ASSERT_FALSE(same.source.empty());
+  for (const SourceLineChange& c : same.source) {
+    EXPECT_DOUBLE_EQ(c.base_pct, c.next_pct) << c.file << ":" << c.line;
+  }
+  SourceHotspots moved = hot_;
+  FunctionHotspots& f = moved.functions[0];
+  ASSERT_GE(f.lines.size(), 2u);
+  std::swap(f.lines[0].pct, f.lines[1].pct);
+  const std::vector<SourceLineChange> changes = CompareSource(hot_, moved);
+  ASSERT_GE(changes.size(), 2u);
+  EXPECT_NE(changes[0].base_pct, changes[0].next_pct);
+  EXPECT_EQ(changes[0].function, f.name);
 }
 
 }  // namespace
