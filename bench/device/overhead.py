@@ -87,6 +87,15 @@ def table(name, cmd, tag, modes):
         print(f"| {m} | {med[m]:.3f} | {med[m] - plain:+.3f} | "
               f"{', '.join(f'{x:.2f}' for x in samples[m])} |")
     added = {m: med[m] - plain for m in modes}
+    if "torch.profiler" in modes and "cuscope" in modes:
+        # Issue #33: each round against its own unprofiled loop, cuscope beside
+        # torch.profiler (CUDA activities).
+        paired = [(c - p, t - p) for p, c, t in zip(samples["plain"], samples["cuscope"],
+                                                     samples["torch.profiler"])]
+        at_or_below = sum(c <= t for c, t in paired)
+        print(f"\nPaired rounds, added us/op (cuscope, torch.profiler): "
+              f"{', '.join(f'({c:+.2f}, {t:+.2f})' for c, t in paired)}; cuscope at or below "
+              f"torch.profiler in {at_or_below} of {len(paired)} rounds")
     return added
 
 
