@@ -10,9 +10,7 @@ namespace {
 
 using LineKey = std::tuple<std::string, uint32_t, uint64_t>;  // file, line, PC (no lines)
 
-LineKey KeyOf(const HotLine& l) {
-  return {l.file, l.line, l.file.empty() ? l.pc_offset : 0};
-}
+LineKey KeyOf(const HotLine& l) { return {l.file, l.line, l.file.empty() ? l.pc_offset : 0}; }
 
 }  // namespace
 
@@ -44,10 +42,11 @@ std::vector<SourceLineChange> CompareSource(const SourceHotspots& base,
   auto change = [](const SourceLineChange& c) {
     return std::round(10 * std::fabs(c.next_pct - c.base_pct));
   };
-  std::stable_sort(out.begin(), out.end(), [&](const SourceLineChange& a, const SourceLineChange& b) {
-    if (change(a) != change(b)) return change(a) > change(b);
-    return std::max(a.base_pct, a.next_pct) > std::max(b.base_pct, b.next_pct);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const SourceLineChange& a, const SourceLineChange& b) {
+                     if (change(a) != change(b)) return change(a) > change(b);
+                     return std::max(a.base_pct, a.next_pct) > std::max(b.base_pct, b.next_pct);
+                   });
   return out;
 }
 

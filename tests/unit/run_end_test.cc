@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "lib/config/from_env.h"
@@ -29,6 +30,12 @@ namespace cuscope::inject {
 namespace {
 
 const std::string kCommand = std::string(CUSCOPE_BINARY_DIR) + "/bin/cuscope";
+
+// A temporary file of this process: ctest runs this binary's tests as processes side by
+// side, which must not share a file.
+std::string Temp(const std::string& name) {
+  return testing_util::TempPath(absl::StrCat("run_end_", getpid(), "_", name));
+}
 
 std::string Copy(const std::string& name, const std::string& to) {
   const std::string from = std::string(CUSCOPE_TEST_DATA_DIR) + "/" + name;
@@ -53,7 +60,7 @@ std::string Script(const std::string& path, const std::string& body) {
 // What `run` writes on stderr, with `path` as PATH.
 template <typename Run>
 std::string Captured(const std::string& path, const Run& run) {
-  const std::string file = testing_util::TempPath("run_end_stderr.txt");
+  const std::string file = Temp("run_end_stderr.txt");
   std::fflush(stderr);
   const int saved = dup(STDERR_FILENO);
   const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -100,8 +107,8 @@ TEST(RunEnd, InItsOwnProcessAsInThisOne) {
        {"h200-timeline-demo.sqlite", "h200-counters-demo.sqlite", "real/h100-gpt2-trace.sqlite",
         "real/h200-gpt2-rotate-roofline.sqlite"}) {
     for (const config::Config& config : {config::Config(), changed, no_advice}) {
-      const std::string there = Copy(name, testing_util::TempPath("run_end_there.sqlite"));
-      const std::string here = Copy(name, testing_util::TempPath("run_end_here.sqlite"));
+      const std::string there = Copy(name, Temp("run_end_there.sqlite"));
+      const std::string here = Copy(name, Temp("run_end_here.sqlite"));
       EndOutcome outcome = EndOutcome::kNotRun;
       const std::string text = Captured(
           there, [&] { outcome = RunEndProcess(kCommand, there, config, /*print_report=*/true); });
@@ -112,7 +119,7 @@ TEST(RunEnd, InItsOwnProcessAsInThisOne) {
       if (config.advise) {
         EXPECT_EQ(Stored(there), Stored(here)) << name;
       }
-      const std::string again = Copy(name, testing_util::TempPath("run_end_again.sqlite"));
+      const std::string again = Copy(name, Temp("run_end_again.sqlite"));
       EXPECT_EQ(EndOf(EndAt(again, config, kCommand)), EndOf(EndAt(here, config, ""))) << name;
     }
   }
@@ -124,7 +131,7 @@ TEST(RunEnd, InItsOwnProcessAsInThisOne) {
 TEST(RunEnd, FindingsWithoutTheReport) {
   config::Config quiet;
   quiet.report = config::ReportMode::kNone;
-  const std::string path = Copy("h200-timeline-demo.sqlite", testing_util::TempPath("q.sqlite"));
+  const std::string path = Copy("h200-timeline-demo.sqlite", Temp("q.sqlite"));
   EXPECT_EQ(EndOf(EndAt(path, quiet, kCommand)), "cuscope: profile written to PATH\n");
   EXPECT_FALSE(Stored(path).empty());
   config::Config other_rank;
@@ -135,13 +142,13 @@ TEST(RunEnd, FindingsWithoutTheReport) {
   // A command that would fail says nothing: with neither findings nor report it is
   // not run.
   end.config.advise = false;
-  end.end_command = Script(testing_util::TempPath("loud.sh"), "echo ran >&2; exit 1");
+  end.end_command = Script(Temp("loud.sh"), "echo ran >&2; exit 1");
   EXPECT_EQ(EndOf(end), "cuscope: profile written to PATH\n");
 }
 
 // On a signal the user wants the program gone: no end, the line naming the profile.
 TEST(RunEnd, NoEndOnASignal) {
-  const std::string path = Copy("h200-timeline-demo.sqlite", testing_util::TempPath("s.sqlite"));
+  const std::string path = Copy("h200-timeline-demo.sqlite", Temp("s.sqlite"));
   RunEnd end = EndAt(path, config::Config(), kCommand);
   end.on_signal = true;
   EXPECT_EQ(EndOf(end), "cuscope: profile written to PATH\n");
@@ -150,14 +157,13 @@ TEST(RunEnd, NoEndOnASignal) {
 // A `cuscope` of another version (exit 3), one without _end-run (a usage error, 2)
 // or one that cannot run: this process ends the run itself.
 TEST(RunEnd, AnotherCommandLeavesTheEndHere) {
-  const std::string path = Copy("h200-timeline-demo.sqlite", testing_util::TempPath("v.sqlite"));
+  const std::string path = Copy("h200-timeline-demo.sqlite", Temp("v.sqlite"));
   const std::string expected = EndOf(EndAt(path, config::Config(), ""));
   for (const char* body : {"exit 3", "exit 2"}) {
-    const std::string script = Script(testing_util::TempPath("other.sh"), body);
+    const std::string script = Script(Temp("other.sh"), body);
     EXPECT_EQ(EndOf(EndAt(path, config::Config(), script)), expected) << body;
   }
-  EXPECT_EQ(EndOf(EndAt(path, config::Config(), testing_util::TempPath("no-such-command"))),
-            expected);
+  EXPECT_EQ(EndOf(EndAt(path, config::Config(), Temp("no-such-command"))), expected);
   // The real command refuses another library version, doing nothing.
   testing_util::ProgramResult r =
       testing_util::RunProgram({kCommand, "_end-run", path, "--library-version=0.0.0-other"});
@@ -167,8 +173,8 @@ TEST(RunEnd, AnotherCommandLeavesTheEndHere) {
 
 // A command that crashes: one line, and no second end in this process.
 TEST(RunEnd, ACrashedCommandIsSaid) {
-  const std::string path = Copy("h200-timeline-demo.sqlite", testing_util::TempPath("c.sqlite"));
-  const std::string script = Script(testing_util::TempPath("crash.sh"), "kill -KILL $$");
+  const std::string path = Copy("h200-timeline-demo.sqlite", Temp("c.sqlite"));
+  const std::string script = Script(Temp("crash.sh"), "kill -KILL $$");
   const std::string text = EndOf(EndAt(path, config::Config(), script));
   EXPECT_NE(text.find("ended by signal 9"), std::string::npos) << text;
   EXPECT_NE(text.find("`cuscope report PATH` prints it"), std::string::npos) << text;
@@ -180,7 +186,7 @@ TEST(RunEnd, ACrashedCommandIsSaid) {
 // same program injected by hand (no command named, none beside this test's code) ends
 // its run itself, with the same report.
 TEST(RunEnd, UnderCuscopeRunAndWithout) {
-  const std::string path = testing_util::TempPath("run_end_run.sqlite");
+  const std::string path = Temp("run_end_run.sqlite");
   testing_util::ProgramResult r =
       testing_util::RunProgram({kCommand, "run", "--metrics=none", "--verbose", "-o", path, "--",
                                 CUSCOPE_TRACED_PROGRAM, "3000", "7"});
