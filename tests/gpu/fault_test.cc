@@ -144,15 +144,20 @@ std::optional<model::Profile> ExpectFlushedKept(const Result& r, int signal,
 // flush after each replay (GpuKindControl::FlushAfterReplay) a kill kept nothing after
 // the first measured launch.
 TEST_F(FaultTest, SigkillLeavesAReadableProfileUpToTheLastFlush) {
-  for (const std::string metrics : {"", "roofline"}) {
-    SCOPED_TRACE(metrics);
-    std::string path = TempPath("fault_sigkill" + metrics + ".sqlite");
+  // The trace alone, kernel replay (roofline, 1 per signature), PC sampling (source).
+  for (const std::string mode : {"", "roofline", "source"}) {
+    SCOPED_TRACE(mode);
+    std::string path = TempPath("fault_sigkill" + mode + ".sqlite");
     std::map<std::string, std::string> env = InjectEnv(path);
-    if (!metrics.empty()) env["CUSCOPE_METRICS"] = metrics;  // kernel replay, 1 per signature
+    if (mode == "roofline") env["CUSCOPE_METRICS"] = mode;
+    if (mode == "source") env["CUSCOPE_SOURCE"] = "1";
     Result r = RunFor({Demo(), "loop", "1500", "kill"}, env);
-    const auto profile = ExpectFlushedKept(r, SIGKILL, path,
-                                           metrics.empty() ? "SIGKILL" : "SIGKILL (kernel replay)");
-    if (profile.has_value()) EXPECT_EQ(profile->run.exit_reason, "");  // nothing ran at the end
+    const auto profile =
+        ExpectFlushedKept(r, SIGKILL, path, mode.empty() ? "SIGKILL" : "SIGKILL (" + mode + ")");
+    if (!profile.has_value()) continue;
+    EXPECT_EQ(profile->run.exit_reason, "");  // nothing ran at the end
+    // PC samples drained before the kill's last flush are kept.
+    if (mode == "source") EXPECT_FALSE(profile->pc_samples.empty());
   }
 }
 
