@@ -34,6 +34,17 @@ import threading
 
 STEP_NAME = "ProfilerStep#{}"
 
+# Torch functions that never launch a kernel (tensor metadata, properties' getters, views
+# that share storage): the line mode lets them through without a range. reshape,
+# contiguous and __getitem__ may copy, so they are not here.
+NO_KERNEL = frozenset((
+    "__get__", "size", "dim", "stride", "numel", "nelement", "element_size", "data_ptr",
+    "storage_offset", "is_contiguous", "is_floating_point", "is_complex", "get_device",
+    "view", "view_as", "permute", "transpose", "t", "unsqueeze", "squeeze", "expand",
+    "expand_as", "unflatten", "split", "chunk", "narrow", "unbind", "as_strided",
+    "detach", "requires_grad_", "__len__", "__hash__", "__bool__",
+))
+
 
 class _Site(ctypes.Structure):
     _fields_ = [
@@ -202,7 +213,8 @@ def make_line_mode(torch, lib, frames, sites, steps):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             if kwargs is None:
                 kwargs = {}
-            if compiling():  # traced by torch.compile: no frames, no C calls
+            # Metadata and views launch no kernel: no frame walk, no range.
+            if compiling() or getattr(func, "__name__", None) in NO_KERNEL:
                 return func(*args, **kwargs)
             if steps.pending:
                 steps.on_torch_call()

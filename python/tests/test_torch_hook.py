@@ -190,6 +190,28 @@ def test_line_mode_pushes_the_callers_line(tmp_path):
     assert lib.log == [("push", __file__, line), ("pop",)]
 
 
+def test_line_mode_lets_metadata_and_views_through(tmp_path):
+    torch = fake_torch(tmp_path)
+    lib = FakeLib()
+    frames = torch_hook.FrameFilter(os.path.dirname(torch.__file__))
+    mode = torch_hook.make_line_mode(torch, lib, frames, torch_hook.SiteCache(),
+                                     Steps().tracker)
+
+    def size():
+        return (8, 512)
+
+    def view(shape):
+        return shape
+
+    mode.__enter__()
+    try:
+        assert torch.call(size) == (8, 512)
+        assert torch.call(view, 3) == 3
+    finally:
+        mode.__exit__(None, None, None)
+    assert lib.log == []
+
+
 def test_line_mode_pops_when_the_op_raises(tmp_path):
     torch = fake_torch(tmp_path)
     lib = FakeLib()
