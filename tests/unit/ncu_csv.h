@@ -4,24 +4,13 @@
 #ifndef CUSCOPE_TESTS_UNIT_NCU_CSV_H_
 #define CUSCOPE_TESTS_UNIT_NCU_CSV_H_
 
-#include <zlib.h>
-
 #include <map>
 #include <string>
 #include <vector>
 
-namespace cuscope::testing {
+#include "tests/unit/gunzip.h"
 
-inline std::string Gunzip(const std::string& path) {
-  std::string out;
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return out;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, n);
-  gzclose(f);
-  return out;
-}
+namespace cuscope::testing {
 
 inline std::vector<std::string> CsvFields(const std::string& line) {
   std::vector<std::string> fields(1);
