@@ -13,12 +13,15 @@ uint64_t ThreadKey(uint32_t process_id, uint32_t thread_id) {
 
 void RangeNesting::Add(uint32_t i) {
   const model::RangeRecord& r = ranges_[i];
-  threads_[ThreadKey(r.process_id, r.thread_id)].ranges.push_back(i);
+  auto [it, inserted] = thread_index_.try_emplace(ThreadKey(r.process_id, r.thread_id),
+                                                  static_cast<uint32_t>(threads_.size()));
+  if (inserted) threads_.emplace_back();
+  threads_[it->second].ranges.push_back(i);
 }
 
 void RangeNesting::Nest() {
   std::vector<uint32_t> stack;
-  for (auto& [key, t] : threads_) {
+  for (Thread& t : threads_) {
     std::sort(t.ranges.begin(), t.ranges.end(), [&](uint32_t a, uint32_t b) {
       const model::RangeRecord& ra = ranges_[a];
       const model::RangeRecord& rb = ranges_[b];
@@ -31,18 +34,20 @@ void RangeNesting::Nest() {
     t.starts.reserve(t.ranges.size());
     for (uint32_t i : t.ranges) {
       const model::RangeRecord& r = ranges_[i];
+      // Sorted by start, so the top encloses r exactly when it ends no earlier.
       while (!stack.empty() && ranges_[stack.back()].end_ns < r.end_ns) stack.pop_back();
       parent_[i] = stack.empty() ? kNone : stack.back();
       stack.push_back(i);
       t.starts.push_back(r.start_ns);
+      order_.push_back(i);
     }
   }
 }
 
 uint32_t RangeNesting::Innermost(uint32_t process_id, uint32_t thread_id, uint64_t t) const {
-  auto it = threads_.find(ThreadKey(process_id, thread_id));
-  if (it == threads_.end()) return kNone;
-  const Thread& thread = it->second;
+  auto it = thread_index_.find(ThreadKey(process_id, thread_id));
+  if (it == thread_index_.end()) return kNone;
+  const Thread& thread = threads_[it->second];
   // The last range starting at or before t; it or one enclosing it holds t, if any does.
   auto pos = std::upper_bound(thread.starts.begin(), thread.starts.end(), t);
   if (pos == thread.starts.begin()) return kNone;

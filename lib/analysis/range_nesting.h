@@ -30,6 +30,9 @@ class RangeNesting {
   uint32_t Innermost(uint32_t process_id, uint32_t thread_id, uint64_t t) const;
   // The innermost member range enclosing member range `i`, or kNone.
   uint32_t Parent(uint32_t i) const { return i < parent_.size() ? parent_[i] : kNone; }
+  // Every member range, thread by thread (in order of each thread's first member
+  // range), each thread's by (start asc, end desc): a range after those enclosing it.
+  const std::vector<uint32_t>& order() const { return order_; }
 
  private:
   struct Thread {
@@ -41,7 +44,9 @@ class RangeNesting {
 
   const std::vector<model::RangeRecord>& ranges_;
   std::vector<uint32_t> parent_;
-  absl::flat_hash_map<uint64_t, Thread> threads_;
+  std::vector<uint32_t> order_;
+  absl::flat_hash_map<uint64_t, uint32_t> thread_index_;  // (process, thread) -> threads_
+  std::vector<Thread> threads_;
 };
 
 }  // namespace cuscope::analysis

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "lib/analysis/own_time.h"
+#include "lib/analysis/range_nesting.h"
 #include "lib/model/checked.h"
 
 namespace cuscope::analysis {
@@ -13,19 +14,9 @@ namespace {
 
 constexpr uint32_t kNone = KernelRangeAttribution::kNone;
 
-uint64_t ThreadKey(uint32_t process_id, uint32_t thread_id) {
-  return (uint64_t{process_id} << 32) | thread_id;
-}
-
 bool IsRegion(const model::RangeRecord& r) {
   return r.source != model::RangeSource::kNvtxMark && r.start_ns != 0 && r.end_ns > r.start_ns;
 }
-
-// One thread's regions in (start asc, end desc) order, with their starts for lookup.
-struct ThreadRegions {
-  std::vector<uint32_t> ranges;
-  std::vector<uint64_t> starts;
-};
 
 }  // namespace
 
@@ -45,69 +36,28 @@ KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
   out.kernel_range.assign(profile.kernels.size(), kNone);
 
   out.torch = AttributeTorch(profile, apis);
-  // Regions per thread.
-  absl::flat_hash_map<uint64_t, uint32_t> thread_index;
-  std::vector<ThreadRegions> threads;
-  for (uint32_t i = 0; i < ranges.size(); ++i) {
-    const model::RangeRecord& r = ranges[i];
-    if (!IsRegion(r) || out.torch.roles[i] != RangeRole::kOther) continue;
+  // Regions per thread, nested by containment (op and Python line ranges are not regions).
+  const RangeNesting regions(ranges, [&](uint32_t i) {
+    return IsRegion(ranges[i]) && out.torch.roles[i] == RangeRole::kOther;
+  });
+  out.order = regions.order();
+  for (uint32_t i : out.order) {
     out.range_is_region[i] = 1;
-    auto [it, inserted] = thread_index.try_emplace(ThreadKey(r.process_id, r.thread_id),
-                                                   static_cast<uint32_t>(threads.size()));
-    if (inserted) threads.emplace_back();
-    threads[it->second].ranges.push_back(i);
+    out.range_parent[i] = regions.Parent(i);
   }
+  if (out.order.empty() || profile.kernels.empty()) return out;
 
-  // Nesting by containment: sort, then a stack of the open enclosing regions.
-  out.order.reserve(ranges.size());
-  std::vector<uint32_t> stack;
-  for (ThreadRegions& t : threads) {
-    std::sort(t.ranges.begin(), t.ranges.end(), [&](uint32_t a, uint32_t b) {
-      const model::RangeRecord& ra = ranges[a];
-      const model::RangeRecord& rb = ranges[b];
-      if (ra.start_ns != rb.start_ns) return ra.start_ns < rb.start_ns;
-      if (ra.end_ns != rb.end_ns) return ra.end_ns > rb.end_ns;
-      if (ra.depth != rb.depth) return ra.depth < rb.depth;
-      return a < b;
-    });
-    stack.clear();
-    t.starts.reserve(t.ranges.size());
-    for (uint32_t i : t.ranges) {
-      const model::RangeRecord& r = ranges[i];
-      // Sorted by start, so the top encloses r exactly when it ends no earlier.
-      while (!stack.empty() && ranges[stack.back()].end_ns < r.end_ns) stack.pop_back();
-      out.range_parent[i] = stack.empty() ? kNone : stack.back();
-      stack.push_back(i);
-      t.starts.push_back(r.start_ns);
-      out.order.push_back(i);
-    }
-  }
-  if (threads.empty() || profile.kernels.empty()) return out;
-
-  // The innermost region on a thread holding time `at`, or kNone.
-  auto innermost = [&](uint64_t key, uint64_t at) -> uint32_t {
-    auto thread_it = thread_index.find(key);
-    if (thread_it == thread_index.end()) return kNone;
-    const ThreadRegions& t = threads[thread_it->second];
-    // The last region starting at or before the call; it or one of its
-    // enclosing regions is the innermost one containing the call, if any does.
-    auto pos = std::upper_bound(t.starts.begin(), t.starts.end(), at);
-    if (pos == t.starts.begin()) return kNone;
-    uint32_t r = t.ranges[static_cast<size_t>(pos - t.starts.begin()) - 1];
-    while (r != kNone && ranges[r].end_ns < at) r = out.range_parent[r];
-    return r;
-  };
   for (size_t k = 0; k < profile.kernels.size(); ++k) {
     const model::KernelRecord& kernel = profile.kernels[k];
     if (!HasValidTimes(kernel) || kernel.correlation_id == 0) continue;
     const uint32_t api_index = apis.Find(kernel.correlation_id);
     if (api_index == ApiByCorrelation::kNone) continue;
     const model::ApiRecord& api = profile.api_calls[api_index];
-    uint32_t r = innermost(ThreadKey(api.process_id, api.thread_id), api.start_ns);
+    uint32_t r = regions.Innermost(api.process_id, api.thread_id, api.start_ns);
     const uint32_t forward = out.torch.kernels[k].forward;
     if (r == kNone && forward != TorchKernel::kNone) {
       const model::RangeRecord& f = ranges[forward];
-      r = innermost(ThreadKey(f.process_id, f.thread_id), api.start_ns);
+      r = regions.Innermost(f.process_id, f.thread_id, api.start_ns);
     }
     out.kernel_range[k] = r;
   }
