@@ -54,7 +54,8 @@ KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
     if (api_index == ApiByCorrelation::kNone) continue;
     const model::ApiRecord& api = profile.api_calls[api_index];
     uint32_t r = regions.Innermost(api.process_id, api.thread_id, api.start_ns);
-    const uint32_t forward = out.torch.kernels[k].forward;
+    const uint32_t forward =
+        k < out.torch.kernels.size() ? out.torch.kernels[k].forward : TorchKernel::kNone;
     if (r == kNone && forward != TorchKernel::kNone) {
       const model::RangeRecord& f = ranges[forward];
       r = regions.Innermost(f.process_id, f.thread_id, api.start_ns);

@@ -65,12 +65,12 @@ TorchAttribution AttributeTorch(const model::Profile& p) {
 TorchAttribution AttributeTorch(const model::Profile& p, const ApiByCorrelation& apis) {
   TorchAttribution out;
   out.roles = ClassifyRanges(p);
-  out.kernels.assign(p.kernels.size(), TorchKernel{});
   for (RangeRole role : out.roles) {
     out.any_op |= role == RangeRole::kOp;
     out.any_line |= role == RangeRole::kPython;
   }
-  if (!out.any()) return out;
+  if (!out.any()) return out;  // no kernel entries: a profile without PyTorch ranges
+  out.kernels.assign(p.kernels.size(), TorchKernel{});
   const auto& roles = out.roles;
   RangeNesting ops(p.ranges, [&](uint32_t i) { return roles[i] == RangeRole::kOp; });
   RangeNesting lines(p.ranges, [&](uint32_t i) { return roles[i] == RangeRole::kPython; });

@@ -41,8 +41,9 @@ struct TorchKernel {
 };
 
 struct TorchAttribution {
-  std::vector<RangeRole> roles;      // per profile.ranges index
-  std::vector<TorchKernel> kernels;  // per profile.kernels index
+  std::vector<RangeRole> roles;  // per profile.ranges index
+  // Per profile.kernels index; empty when the profile has neither op nor line ranges.
+  std::vector<TorchKernel> kernels;
   bool any() const { return any_op || any_line; }
   bool any_op = false;    // the profile has op ranges
   bool any_line = false;  // the profile has Python line ranges
