@@ -13,6 +13,10 @@ activities), for the training-step benchmark (bench/device/train_step.py); with
 GPT2_TORCH_PROFILER_STACK=1 also with_stack=True (bench/device/torch_attribution.py).
 GPT2_COMPILE=MODE compiles the model with torch.compile(mode=MODE) (reduce-overhead:
 Inductor's Triton kernels replayed from CUDA graphs; the optimizer stays eager).
+GPT2_HOOK_PART=nvtx|mode|walk, without cuscope, for the parts of `--pytorch`'s cost
+(bench/device/torch_attribution.py): torch's NVTX op ranges (emit_nvtx) alone; an empty
+TorchFunctionMode; cuscope's line mode (its frame walk and site cache) with no-op
+library calls.
 """
 import contextlib
 import os
@@ -32,6 +36,36 @@ def forward(model, ids):
     return model(input_ids=ids, labels=ids).loss
 
 
+def hook_part(part):
+    """One part of cuscope's PyTorch hook, with no library (GPT2_HOOK_PART)."""
+    if part == "nvtx":
+        return torch.autograd.profiler.emit_nvtx()
+    if part == "mode":
+        class Empty(torch.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+        return Empty()
+    if part == "walk":
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, os.path.join(here, "..", "..", "python"))
+        from cuscope import torch_hook
+
+        class NoLibrary:
+            @staticmethod
+            def cuscope_range_push_python(site):
+                return 0
+
+            @staticmethod
+            def cuscope_range_pop_python():
+                return 0
+
+        frames = torch_hook.FrameFilter(os.path.dirname(torch.__file__))
+        steps = torch_hook.StepTracker(lambda name: None, lambda handle: None)
+        return torch_hook.make_line_mode(torch, NoLibrary(), frames, torch_hook.SiteCache(),
+                                         steps)
+    raise SystemExit(f"GPT2_HOOK_PART={part}: expected nvtx, mode or walk")
+
+
 def main():
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     layers = int(sys.argv[2]) if len(sys.argv) > 2 else 6
@@ -48,6 +82,9 @@ def main():
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         stack = os.environ.get("GPT2_TORCH_PROFILER_STACK") == "1"
         profiler = torch.profiler.profile(activities=acts, with_stack=stack)
+    part = os.environ.get("GPT2_HOOK_PART")
+    if part:
+        profiler = hook_part(part)
     with profiler:
         run_steps(lambda: forward(model, ids), opt, steps)
     return 0

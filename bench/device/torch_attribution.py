@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch attribution on a GPT-2 training step (issue 35), on the GPU machine:
 
-    python3 bench/device/torch_attribution.py BUILD_DIR OUT_DIR [rounds=3] [steps=24]
+    python3 bench/device/torch_attribution.py BUILD_DIR OUT_DIR [rounds=3] [steps=24] [parts]
 
 bench/device/gpt2_step.py (transformers GPT-2, 6 layers, 8 x 512, bf16) in interleaved
 rounds (the order turns each round) under four modes: unprofiled; torch.profiler (CPU and
@@ -11,6 +11,10 @@ and later; its added cost is that over the unprofiled step of the same round. Fr
 last round's --pytorch profile (cuscope report --by=op|line --format=json): the shares of
 kernels and GPU time with an op, with a Python line, with a line in the model's own source
 (transformers' modeling files), and of backward kernels with a line. Prints markdown.
+With a fifth argument `parts`, also the parts of --pytorch's cost: --pytorch with ops
+only and with lines only (CUSCOPE_PYTORCH_LINES=0, CUSCOPE_PYTORCH_OPS=0), and without
+cuscope torch's NVTX op ranges alone, an empty TorchFunctionMode, and the line mode's
+Python side with no-op library calls (gpt2_step.py GPT2_HOOK_PART).
 """
 import json
 import os
@@ -23,6 +27,7 @@ build = os.path.abspath(sys.argv[1])
 out = os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 steps = int(sys.argv[4]) if len(sys.argv) > 4 else 24
+parts = len(sys.argv) > 5 and sys.argv[5] == "parts"
 here = os.path.dirname(os.path.abspath(__file__))
 cuscope = os.path.join(build, "bin", "cuscope")
 step_cmd = ["python3", os.path.join(here, "gpt2_step.py"), str(steps)]
@@ -35,13 +40,24 @@ def modes(r):
     profile = os.path.join(out, f"pytorch-{r}.sqlite")
     trace = os.path.join(out, f"trace-{r}.sqlite")
     run = [cuscope, "run", "--metrics=none", "--report=none"]
-    return {
+    table = {
         "unprofiled": (step_cmd, {}),
         "torch.profiler with_stack": (step_cmd, {"GPT2_TORCH_PROFILER": "1",
                                                  "GPT2_TORCH_PROFILER_STACK": "1"}),
         "cuscope trace": (run + ["-o", trace, "--"] + step_cmd, {}),
         "cuscope --pytorch": (run + ["--pytorch", "-o", profile, "--"] + step_cmd, {}),
-    }, profile
+    }
+    if parts:
+        other = os.path.join(out, f"part-{r}.sqlite")
+        pytorch = run + ["--pytorch", "-o", other, "--"] + step_cmd
+        table.update({
+            "--pytorch, ops only": (pytorch, {"CUSCOPE_PYTORCH_LINES": "0"}),
+            "--pytorch, lines only": (pytorch, {"CUSCOPE_PYTORCH_OPS": "0"}),
+            "no cuscope: emit_nvtx": (step_cmd, {"GPT2_HOOK_PART": "nvtx"}),
+            "no cuscope: empty TorchFunctionMode": (step_cmd, {"GPT2_HOOK_PART": "mode"}),
+            "no cuscope: line mode, no-op calls": (step_cmd, {"GPT2_HOOK_PART": "walk"}),
+        })
+    return table, profile
 
 
 def step_ms(text):

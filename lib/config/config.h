@@ -85,10 +85,12 @@ struct Config {
   int source_period = 16;
   // PyTorch attribution (`cuscope run --pytorch`): the command puts its Python hook on
   // PYTHONPATH, which turns on torch's operator ranges (with input shapes when
-  // `pytorch_shapes`), Python line ranges and ProfilerStep#N steps. The library itself
-  // reads neither.
+  // `pytorch_shapes`; off with `pytorch_ops`), Python line ranges (off with
+  // `pytorch_lines`) and ProfilerStep#N steps. The library itself reads none of them.
   bool pytorch = false;
   bool pytorch_shapes = false;
+  bool pytorch_ops = true;
+  bool pytorch_lines = true;
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.

@@ -174,6 +174,14 @@ const std::vector<Setting>& Settings() {
        "With CUSCOPE_PYTORCH: each op's range carries its inputs' shapes (torch's "
        "record_shapes; costs more per op).",
        Bool(&Config::pytorch_shapes)},
+      {"CUSCOPE_PYTORCH_OPS", "pytorch_ops",
+       "With CUSCOPE_PYTORCH: torch's NVTX range around each aten op, which ties kernels, "
+       "backward ones included, to their op (off: Python lines and steps only).",
+       Bool(&Config::pytorch_ops)},
+      {"CUSCOPE_PYTORCH_LINES", "pytorch_lines",
+       "With CUSCOPE_PYTORCH: a range at each Python line that calls torch, which ties "
+       "kernels to the line of the program that launched them (off: ops and steps only).",
+       Bool(&Config::pytorch_lines)},
       {"CUSCOPE_ADVISE", "advise",
        "Compute the findings (docs/advisor.md) at the end of the run, store them in the "
        "profile and print the top five after the report.",

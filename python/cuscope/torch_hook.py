@@ -25,6 +25,7 @@ The module imports only the standard library at import time; torch is imported b
 the caller. `sitecustomize.py` (next to this file under share/cuscope/python) loads it.
 """
 
+import atexit
 import ctypes
 import importlib
 import os
@@ -33,6 +34,16 @@ import sysconfig
 import threading
 
 STEP_NAME = "ProfilerStep#{}"
+
+
+def _setting(name, default):
+    """A boolean CUSCOPE_ setting as the library parses it (lib/config/values.cc)."""
+    text = os.environ.get(name, "").strip().lower()
+    if text in ("1", "true", "yes", "on", "t", "y"):
+        return True
+    if text in ("0", "false", "no", "off", "f", "n"):
+        return False
+    return default
 
 # Torch functions that never launch a kernel (tensor metadata, properties' getters, views
 # that share storage): the line mode lets them through without a range. reshape,
@@ -159,6 +170,9 @@ class StepTracker:
         self._open = None
         self._in_optimizer = 0
         self.pending = False
+        # Without the line mode no torch call reaches on_torch_call: the boundary is
+        # then taken at the optimizer step's end (one a step per optimizer).
+        self.deferred = True
 
     def pre_step(self):
         self._in_optimizer += 1
@@ -171,6 +185,8 @@ class StepTracker:
             self._owner = self._thread_id()
         if self._owner == self._thread_id():
             self.pending = True
+            if not self.deferred and not self._in_optimizer:
+                self.boundary()
 
     def on_torch_call(self):
         if self.pending and not self._in_optimizer and self._owner == self._thread_id():
@@ -237,6 +253,7 @@ class _NvtxRanges:
     def __init__(self, torch, shapes):
         self._torch, self._shapes = torch, shapes
         self._ctx = None
+        self.enabled = True
 
     def _quiet(self, method):
         cuda = self._torch.cuda
@@ -248,7 +265,7 @@ class _NvtxRanges:
             cuda.synchronize = sync
 
     def on(self):
-        if self._ctx is None:
+        if self.enabled and self._ctx is None:
             ctx = self._torch.autograd.profiler.emit_nvtx(record_shapes=self._shapes)
             self._quiet(ctx.__enter__)
             self._ctx = ctx
@@ -272,11 +289,16 @@ class Hook:
         self.mode = None
         self.thread = threading.get_ident()
 
-    def start(self):
+    def start(self, ops=True, lines=True):
+        self.nvtx.enabled = ops
         self.nvtx.on()
-        if self.lib is not None:
+        if self.lib is not None and lines:
             self.mode = make_line_mode(self.torch, self.lib, self.frames, self.sites, self.steps)
             self.mode.__enter__()
+        else:
+            self.steps.deferred = False
+        # The step open at exit ends there (torch.profiler ends its last one at stop).
+        atexit.register(self.steps.close)
         self._step_hooks()
         self._watch_torch_profiler()
 
@@ -328,9 +350,10 @@ def install(torch=None, shapes=None):
     if torch is None:
         import torch  # noqa: F401  (the caller imported it already)
     if shapes is None:
-        shapes = os.environ.get("CUSCOPE_PYTORCH_SHAPES", "0").lower() in ("1", "true", "yes", "on")
+        shapes = _setting("CUSCOPE_PYTORCH_SHAPES", False)
     hook = Hook(torch, _load_library(), shapes)
-    hook.start()
+    hook.start(ops=_setting("CUSCOPE_PYTORCH_OPS", True),
+               lines=_setting("CUSCOPE_PYTORCH_LINES", True))
     return hook
 
 

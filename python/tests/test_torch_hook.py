@@ -98,6 +98,18 @@ def test_gradient_accumulation_is_one_step_per_optimizer_step():
                                                      ("start", "ProfilerStep#2")]
 
 
+def test_without_the_line_mode_the_step_ends_at_the_optimizer_step():
+    s = Steps()
+    t = s.tracker
+    t.deferred = False
+    for _ in range(2):
+        t.pre_step()
+        t.post_step()
+    t.close()
+    assert s.log == [("start", "ProfilerStep#1"), ("end", "ProfilerStep#1"),
+                     ("start", "ProfilerStep#2"), ("end", "ProfilerStep#2")]
+
+
 def test_other_threads_take_no_boundary():
     thread = [1]
     s = Steps(lambda: thread[0])
