@@ -47,7 +47,25 @@ void RangeNesting::Nest() {
 uint32_t RangeNesting::Innermost(uint32_t process_id, uint32_t thread_id, uint64_t t) const {
   auto it = thread_index_.find(ThreadKey(process_id, thread_id));
   if (it == thread_index_.end()) return kNone;
-  const Thread& thread = threads_[it->second];
+  return InnermostIn(threads_[it->second], t);
+}
+
+uint32_t RangeNesting::EarliestElsewhere(uint32_t process_id, uint32_t thread_id,
+                                         uint64_t t) const {
+  uint32_t best = kNone;
+  for (const auto& [key, index] : thread_index_) {
+    if (key >> 32 != process_id || key == ThreadKey(process_id, thread_id)) continue;
+    const uint32_t r = InnermostIn(threads_[index], t);
+    if (r == kNone) continue;
+    if (best == kNone || ranges_[r].start_ns < ranges_[best].start_ns ||
+        (ranges_[r].start_ns == ranges_[best].start_ns && r < best)) {
+      best = r;
+    }
+  }
+  return best;
+}
+
+uint32_t RangeNesting::InnermostIn(const Thread& thread, uint64_t t) const {
   // The last range starting at or before t; it or one enclosing it holds t, if any does.
   auto pos = std::upper_bound(thread.starts.begin(), thread.starts.end(), t);
   if (pos == thread.starts.begin()) return kNone;

@@ -28,6 +28,9 @@ class RangeNesting {
   }
   // The innermost member range on (process, thread) with start <= t <= end, or kNone.
   uint32_t Innermost(uint32_t process_id, uint32_t thread_id, uint64_t t) const;
+  // Of the innermost member ranges enclosing t on the other threads of `process_id`
+  // (all but `thread_id`), the one that started first, or kNone.
+  uint32_t EarliestElsewhere(uint32_t process_id, uint32_t thread_id, uint64_t t) const;
   // The innermost member range enclosing member range `i`, or kNone.
   uint32_t Parent(uint32_t i) const { return i < parent_.size() ? parent_[i] : kNone; }
   // Every member range, thread by thread (in order of each thread's first member
@@ -41,6 +44,7 @@ class RangeNesting {
   };
   void Add(uint32_t i);
   void Nest();
+  uint32_t InnermostIn(const Thread& thread, uint64_t t) const;
 
   const std::vector<model::RangeRecord>& ranges_;
   std::vector<uint32_t> parent_;

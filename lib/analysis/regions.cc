@@ -54,11 +54,18 @@ KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
     if (api_index == ApiByCorrelation::kNone) continue;
     const model::ApiRecord& api = profile.api_calls[api_index];
     uint32_t r = regions.Innermost(api.process_id, api.thread_id, api.start_ns);
-    const uint32_t forward =
-        k < out.torch.kernels.size() ? out.torch.kernels[k].forward : TorchKernel::kNone;
-    if (r == kNone && forward != TorchKernel::kNone) {
-      const model::RangeRecord& f = ranges[forward];
-      r = regions.Innermost(f.process_id, f.thread_id, api.start_ns);
+    // A backward kernel: the region on the thread of its forward op, or of the
+    // backward() call whose line it carries.
+    uint32_t caller = TorchKernel::kNone;
+    if (k < out.torch.kernels.size()) {
+      const TorchKernel& t = out.torch.kernels[k];
+      caller = t.forward != TorchKernel::kNone ? t.forward
+               : t.backward_call                ? t.line
+                                                : TorchKernel::kNone;
+    }
+    if (r == kNone && caller != TorchKernel::kNone) {
+      const model::RangeRecord& c = ranges[caller];
+      r = regions.Innermost(c.process_id, c.thread_id, api.start_ns);
     }
     out.kernel_range[k] = r;
   }

@@ -76,10 +76,20 @@ TorchAttribution AttributeTorch(const model::Profile& p, const ApiByCorrelation&
   RangeNesting lines(p.ranges, [&](uint32_t i) { return roles[i] == RangeRole::kPython; });
   OpNames names(p);
   ForwardOps forward;
+  // The node each evaluate_function range ran: kernels of the engine's own work
+  // around the node (casting or accumulating its gradients) belong to it too.
+  absl::flat_hash_map<uint32_t, uint32_t> node_of_evaluate;
   for (uint32_t i = 0; i < p.ranges.size(); ++i) {
     if (roles[i] != RangeRole::kOp || !HasValidTimes(p.ranges[i])) continue;
     const int64_t seq = names.Of(i).seq;
-    if (seq >= 0 && !IsNode(names, i, ops.Parent(i))) forward.Add(seq, p.ranges[i].start_ns, i);
+    const uint32_t parent = ops.Parent(i);
+    if (IsNode(names, i, parent)) {
+      if (parent != kNone && IsEvaluateFunctionName(names.Of(parent).name)) {
+        node_of_evaluate.try_emplace(parent, i);
+      }
+    } else if (seq >= 0) {
+      forward.Add(seq, p.ranges[i].start_ns, i);
+    }
   }
   forward.Sort();
 
@@ -91,17 +101,27 @@ TorchAttribution AttributeTorch(const model::Profile& p, const ApiByCorrelation&
     const model::ApiRecord& api = p.api_calls[api_index];
     TorchKernel& t = out.kernels[k];
     t.op = ops.Innermost(api.process_id, api.thread_id, api.start_ns);
+    uint32_t evaluate = kNone;
     for (uint32_t r = t.op; r != kNone; r = ops.Parent(r)) {
-      t.engine |= IsEvaluateFunctionName(names.Of(r).name);
+      if (evaluate == kNone && IsEvaluateFunctionName(names.Of(r).name)) evaluate = r;
       if (t.node != kNone || !IsNode(names, r, ops.Parent(r))) continue;
       t.node = r;
-      t.forward = forward.Before(names.Of(r).seq, p.ranges[r].start_ns);
     }
+    t.engine = evaluate != kNone;
+    if (t.node == kNone && evaluate != kNone) {
+      auto it = node_of_evaluate.find(evaluate);
+      if (it != node_of_evaluate.end()) t.node = it->second;
+    }
+    if (t.node != kNone) t.forward = forward.Before(names.Of(t.node).seq, p.ranges[t.node].start_ns);
     if (t.forward != kNone) {
       const model::RangeRecord& f = p.ranges[t.forward];
       t.line = lines.Innermost(f.process_id, f.thread_id, f.start_ns);
     }
     if (t.line == kNone) t.line = lines.Innermost(api.process_id, api.thread_id, api.start_ns);
+    if (t.line == kNone && t.backward()) {
+      t.line = lines.EarliestElsewhere(api.process_id, api.thread_id, api.start_ns);
+      t.backward_call = t.line != kNone;
+    }
   }
   return out;
 }

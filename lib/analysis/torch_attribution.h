@@ -9,10 +9,15 @@
 //    evaluate_function range) with a sequence number N, the kernel is a backward
 //    kernel. Its forward op is the last op range with seq N, not a node, that started
 //    before the node on any thread: the op whose call made the node (autograd numbers
-//    nodes per forward thread; ops after the one that made node N carry N + 1).
+//    nodes per forward thread; ops after the one that made node N carry N + 1). A
+//    kernel of the engine's own work in an evaluate_function range but outside its
+//    node's range (casting or accumulating the node's gradients) belongs to that node.
 //  - Its Python line: the innermost Python line range enclosing the launch on the
 //    launching thread; for a backward kernel, the one enclosing its forward op (else,
-//    as for others, the one around its launch).
+//    as for others, the one around its launch); for a backward kernel with neither
+//    (gradient accumulation, nodes made by no recorded forward op), the line of the
+//    backward() call: the line range open on another thread of the process when it
+//    was launched (the earliest-started one, when several threads have one open).
 // Graph replays: the profile does not link a graph's kernels to the launches made
 // while the graph was captured, so a replayed kernel carries no op or line.
 #ifndef CUSCOPE_LIB_ANALYSIS_TORCH_ATTRIBUTION_H_
@@ -32,10 +37,11 @@ namespace cuscope::analysis {
 struct TorchKernel {
   static constexpr uint32_t kNone = 0xffffffffu;
   uint32_t op = kNone;       // the innermost op range around its launch
-  uint32_t node = kNone;     // the backward node around its launch (backward kernels)
+  uint32_t node = kNone;     // the backward node it belongs to (backward kernels)
   uint32_t forward = kNone;  // the forward op that made that node
   uint32_t line = kNone;     // the Python line range that gives its line
   bool engine = false;       // launched inside the engine's evaluate_function range
+  bool backward_call = false;  // `line` is the backward() call's, on another thread
   // Launched by autograd's backward: in a node, or in the engine's work around one.
   bool backward() const { return node != kNone || engine; }
 };

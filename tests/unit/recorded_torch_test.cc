@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "lib/analysis/advise.h"
 #include "lib/analysis/regions.h"
+#include "lib/analysis/torch_attribution.h"
 #include "lib/analysis/torch_summary.h"
 #include "lib/report/chrome_trace.h"
 #include "lib/report/findings_text.h"
@@ -57,15 +58,32 @@ TEST_F(RecordedTorch, EveryKernelCarriesAnOp) {
 }
 
 TEST_F(RecordedTorch, KernelsCarryAPythonLineBackwardOnesTheirForwardLine) {
-  // Measured: 87.7% of the kernels, 94.3% of the GPU time; backward 79.1% and 90.0%.
-  EXPECT_GE(Share(summary_.with_line, summary_.all, false), 85.0);
-  EXPECT_GE(Share(summary_.with_line, summary_.all, true), 90.0);
+  // Every kernel has a line: backward ones their forward op's, the engine's casts and
+  // accumulations in a node's evaluate_function included (888 kernels, 12.3%, had none
+  // before they were tied to their node).
+  EXPECT_GE(Share(summary_.with_line, summary_.all, false), 99.0);
+  EXPECT_GE(Share(summary_.with_line, summary_.all, true), 99.0);
   EXPECT_GT(summary_.backward.kernels, summary_.all.kernels / 3);
-  EXPECT_GE(Share(summary_.backward_with_line, summary_.backward, true), 85.0);
-  // The lines are the model's and the script's, not torch's.
+  EXPECT_GE(Share(summary_.backward_with_line, summary_.backward, false), 99.0);
+  const TorchAttribution a = AttributeTorch(profile_);
+  size_t backward = 0, with_forward = 0;
+  for (const TorchKernel& k : a.kernels) {
+    backward += k.backward();
+    with_forward += k.backward() && k.forward != TorchKernel::kNone;
+  }
+  EXPECT_EQ(with_forward, backward);
+  // The lines are the model's (transformers' files: 95.7% of the kernels, 96.0% of the
+  // GPU time) and the script's (the optimizer step, the backward() call), not torch's.
+  TorchTotals model;
   for (const TorchLineRow& row : summary_.by_line) {
     EXPECT_EQ(row.file.find("site-packages/torch/"), std::string::npos) << row.file;
+    if (row.file.find("/transformers/") != std::string::npos) {
+      model.kernels += row.totals.kernels;
+      model.gpu_ns += row.totals.gpu_ns;
+    }
   }
+  EXPECT_GE(Share(model, summary_.all, false), 90.0);
+  EXPECT_GE(Share(model, summary_.all, true), 90.0);
 }
 
 TEST_F(RecordedTorch, BackwardKernelsCountInTheStepThatCalledBackward) {

@@ -127,10 +127,35 @@ TEST(TorchAttributionTest, BackwardKernelsCarryTheirForwardOpsLine) {
   EXPECT_EQ(TorchOpOf(p, mm.node), "AddmmBackward0");
   EXPECT_EQ(TorchOpOf(p, mm.forward), "aten::addmm");  // seq 6, not linear's 5
   EXPECT_EQ(TorchLineOf(p, mm.line), 1u);
-  const TorchKernel& acc = a.kernels[5];  // AccumulateGrad has no sequence number
+  EXPECT_FALSE(mm.backward_call);
+  // AccumulateGrad has no sequence number: the line of the backward() call.
+  const TorchKernel& acc = a.kernels[5];
   EXPECT_TRUE(acc.backward());
   EXPECT_EQ(acc.forward, TorchKernel::kNone);
-  EXPECT_EQ(acc.line, TorchKernel::kNone);
+  EXPECT_TRUE(acc.backward_call);
+  EXPECT_EQ(TorchLineOf(p, acc.line), 3u);
+}
+
+// With another Python thread's line open at the same time, the backward() call's
+// line is the one that began first (it encloses the whole backward).
+TEST(TorchAttributionTest, BackwardCallLineIsTheEarliestOpenElsewhere) {
+  ProfileBuilder b;
+  Location(b, 3, "/src/train.py", 30, "main");
+  Location(b, 4, "/src/loader.py", 7, "worker");
+  Line(b, 3, 5000, 7900);  // loss.backward() on the user's thread
+  model::RangeRecord& other = b.Range("py", 6000, 6300, 0, 300, "cuscope");
+  other.source = model::RangeSource::kScope;
+  other.location = 4;
+  b.Range("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad, op_id = 40", 6100,
+          6200, 0, kAutograd);
+  Launch(b, "add", 6150, kAutograd);
+  b.Range("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad, op_id = 42", 7940,
+          7990, 0, kAutograd);
+  Launch(b, "fill", 7950, kAutograd);  // after backward() returned: no line
+  const model::Profile p = b.Take();
+  const TorchAttribution a = AttributeTorch(p);
+  EXPECT_EQ(TorchLineOf(p, a.kernels[0].line), 3u);
+  EXPECT_EQ(a.kernels[1].line, TorchKernel::kNone);
 }
 
 TEST(TorchAttributionTest, OpAndLineRangesAreNotRegions) {
@@ -143,12 +168,11 @@ TEST(TorchAttributionTest, OpAndLineRangesAreNotRegions) {
 TEST(TorchAttributionTest, BackwardKernelsFallInTheCallersRegion) {
   const model::Profile p = Step();
   const KernelRangeAttribution k = AttributeKernelsToRanges(p);
-  for (size_t i : {3, 4}) {
+  // AccumulateGrad's kernel (5) has no forward op: the backward() call's thread.
+  for (size_t i : {3, 4, 5}) {
     ASSERT_NE(k.kernel_range[i], KernelRangeAttribution::kNone) << i;
     EXPECT_EQ(p.str(p.ranges[k.kernel_range[i]].name), "backward") << i;
   }
-  // AccumulateGrad's kernel has no forward op: no thread to take a region from.
-  EXPECT_EQ(k.kernel_range[5], KernelRangeAttribution::kNone);
 }
 
 TEST(TorchSummaryTest, SharesAndRows) {
@@ -156,10 +180,10 @@ TEST(TorchSummaryTest, SharesAndRows) {
   const TorchSummary s = SummarizeTorch(p);
   EXPECT_EQ(s.all.kernels, 6u);
   EXPECT_EQ(s.with_op.kernels, 5u);
-  EXPECT_EQ(s.with_line.kernels, 4u);
+  EXPECT_EQ(s.with_line.kernels, 5u);
   EXPECT_EQ(s.backward.kernels, 3u);
-  EXPECT_EQ(s.backward_with_line.kernels, 2u);
-  ASSERT_EQ(s.by_line.size(), 3u);  // model.py:10, :11, and no line
+  EXPECT_EQ(s.backward_with_line.kernels, 3u);
+  ASSERT_EQ(s.by_line.size(), 4u);  // model.py:10, :11, train.py:30, and no line
   for (const TorchLineRow& row : s.by_line) {
     if (row.line == 10) {
       EXPECT_EQ(row.totals.kernels, 2u);
