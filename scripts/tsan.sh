@@ -6,7 +6,8 @@
 # fake CUPTI (tests/fake_cupti); session_threads_test the whole session with its
 # background thread, the profile writer and capture windows against the same fake;
 # gpu_sampler_test the GPU sampler's thread against the fake PM sampling; scopes_test
-# runs scopes from many threads; flush_thread_test the background thread and its nudge.
+# runs scopes from many threads; flush_thread_test the background thread and its nudge;
+# pc_sampler_threads_test the PC sampler's callbacks, drains and takes at once.
 # Suppressions (third-party code only, each explained): tests/sanitizers/tsan.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,8 @@ source scripts/deps.sh
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-tests=(collector_threads_test session_threads_test gpu_sampler_test scopes_test flush_thread_test)
+tests=(collector_threads_test session_threads_test gpu_sampler_test scopes_test flush_thread_test
+  pc_sampler_threads_test)
 flags="-fsanitize=thread -fno-omit-frame-pointer -g"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
