@@ -154,5 +154,46 @@ TEST_F(SourceTest, ReportSourceTextJsonAndAdvice) {
   std::cerr << text.out;
 }
 
+// A module unloaded mid-run: examples/module_unload loads its own cubin (with line info)
+// three times, launches busy_kernel 20 times each, and unloads it each time, so samples
+// of each module are drained after it is gone. Every launch is kept, the program runs
+// to its end, and the samples keep their lines.
+TEST(SourceUnloadTest, ModuleUnloadedMidRunKeepsItsSamplesAndLines) {
+  if (!Exists("/dev/nvidia0") && !Exists("/dev/nvidiactl")) {
+    GTEST_SKIP() << "no NVIDIA GPU on this machine (/dev/nvidia0 missing)";
+  }
+  const std::string program = BuildDir() + "/examples/module_unload";
+  const std::string cubin = BuildDir() + "/examples/module_unload_kernel.cubin";
+  if (!Exists(program) || !Exists(cubin)) GTEST_SKIP() << "examples not built (no nvcc)";
+  const std::string path = TempPath("module_unload.sqlite");
+  Result r = RunProgram(
+      {Cuscope(), "run", "--source", "--output=" + path, "--", program, cubin, "3", "20"}, {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("LAUNCHES 60"), std::string::npos) << r.out;
+  absl::StatusOr<model::Profile> p = store::LoadProfile(path);
+  ASSERT_TRUE(p.ok()) << p.status() << "\n" << r.err;
+  size_t busy = 0;
+  for (const model::KernelRecord& k : p->kernels) {
+    busy += p->str(k.name).find("busy_kernel") != std::string::npos;
+  }
+  EXPECT_EQ(busy, 60u);
+  if (p->pc_samples.empty()) GTEST_SKIP() << "no PC samples: " << p->run.notes.source_status;
+  analysis::HotspotOptions all;
+  all.top_functions = 0;
+  all.top_lines = 0;
+  const analysis::SourceHotspots h = analysis::FindSourceHotspots(*p, all);
+  const analysis::FunctionHotspots* f = Function(h, "busy_kernel");
+  ASSERT_NE(f, nullptr) << "busy_kernel was not sampled";
+  EXPECT_TRUE(f->has_lines);
+  ASSERT_FALSE(f->lines.empty());
+  EXPECT_NE(f->lines[0].file.find("module_unload_kernel.cu"), std::string::npos)
+      << f->lines[0].file;
+  EXPECT_NE(f->lines[0].text.find("HOT_LOOP"), std::string::npos) << f->lines[0].text;
+  EXPECT_EQ(p->run.notes.source_no_cubin.value_or(0), 0) << "samples of an unloaded module lost";
+  std::cerr << "busy_kernel: " << f->samples << " samples, top line " << f->lines[0].line << " "
+            << f->lines[0].pct << "%\n";
+  unlink(path.c_str());
+}
+
 }  // namespace
 }  // namespace cuscope
