@@ -112,7 +112,8 @@ TorchAttribution AttributeTorch(const model::Profile& p, const ApiByCorrelation&
       auto it = node_of_evaluate.find(evaluate);
       if (it != node_of_evaluate.end()) t.node = it->second;
     }
-    if (t.node != kNone) t.forward = forward.Before(names.Of(t.node).seq, p.ranges[t.node].start_ns);
+    if (t.node != kNone)
+      t.forward = forward.Before(names.Of(t.node).seq, p.ranges[t.node].start_ns);
     if (t.forward != kNone) {
       const model::RangeRecord& f = p.ranges[t.forward];
       t.line = lines.Innermost(f.process_id, f.thread_id, f.start_ns);

@@ -36,11 +36,11 @@ namespace cuscope::analysis {
 // One kernel's attribution; fields are indices into profile.ranges.
 struct TorchKernel {
   static constexpr uint32_t kNone = 0xffffffffu;
-  uint32_t op = kNone;       // the innermost op range around its launch
-  uint32_t node = kNone;     // the backward node it belongs to (backward kernels)
-  uint32_t forward = kNone;  // the forward op that made that node
-  uint32_t line = kNone;     // the Python line range that gives its line
-  bool engine = false;       // launched inside the engine's evaluate_function range
+  uint32_t op = kNone;         // the innermost op range around its launch
+  uint32_t node = kNone;       // the backward node it belongs to (backward kernels)
+  uint32_t forward = kNone;    // the forward op that made that node
+  uint32_t line = kNone;       // the Python line range that gives its line
+  bool engine = false;         // launched inside the engine's evaluate_function range
   bool backward_call = false;  // `line` is the backward() call's, on another thread
   // Launched by autograd's backward: in a node, or in the engine's work around one.
   bool backward() const { return node != kNone || engine; }

@@ -98,8 +98,8 @@ TEST(PcSamplerThreads, CallbacksPollAndDrainAtOnceLoseNoSample) {
         sampler.OnCallback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED, &loaded);
         CUpti_ResourceData ctx = Resource(Ctx(100 + t * kRounds + i));
         sampler.OnCallback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &ctx);
-        sampler.OnCallback(CUPTI_CB_DOMAIN_RESOURCE,
-                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &ctx);
+        sampler.OnCallback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+                           &ctx);
         sampler.OnCallback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
                            &loaded);
       }
