@@ -32,6 +32,7 @@ struct EnteredLaunch {
   const LaunchShape& shape;
   const Signature& sig;
   bool want = false;     // Planner::WantSample (never for an NCCL kernel)
+  bool extra = false;    // not wanted, a further sample if measured (Planner::ExtraSample)
   bool settled = false;  // Planner::Settled, for the idle switch
   bool nccl = false;     // an NCCL kernel (IsNcclKernel): never measured
 };

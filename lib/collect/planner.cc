@@ -186,6 +186,15 @@ bool Planner::WantSample(const Signature& sig, bool matches, const RegionStack& 
   return matching_seen_ > options_.launch_skip;
 }
 
+bool Planner::ExtraSample(const Signature& sig, bool matches, const RegionStack& regions) {
+  if (!matches || mode_ != LaunchMode::kSweep) return false;
+  if (options_.launch_count > 0 && stats_.launches_measured >= options_.launch_count) {
+    return false;
+  }
+  // Spent only after launch_skip matching launches went by (WantSample).
+  return BudgetSpent(sig) && InMatchingRegion(regions);
+}
+
 uint32_t Planner::Intern(const Signature& sig) {
   auto it = ids_.find(sig);
   if (it != ids_.end()) return it->second;
@@ -241,6 +250,7 @@ std::vector<RangeMatch> Planner::Match(const std::vector<std::vector<Launch>>& w
         break;
       }
       m.wanted = m.wanted && pass[i].wanted;
+      m.extra = m.extra && (pass[i].wanted || pass[i].extra);
       if (pass[i].correlation_id != 0) m.correlation_ids.push_back(pass[i].correlation_id);
     }
     if (m.complete && rotate_ && windows.size() < passes_) m.complete = false;
@@ -282,6 +292,9 @@ std::string Planner::Describe() const {
                     s.dropped_by[r]);
   }
   if (!why.empty()) absl::StrAppend(&out, " (", why, ")");
+  if (s.extra_kept > 0) {
+    absl::StrAppend(&out, ", ", s.extra_kept, " further samples of launches measured anyway");
+  }
   if (rotate_ && !region_mode_ && s.not_kept > 0) {
     absl::StrAppend(&out, ", ", s.not_kept, " ranges not kept (filters or budget)");
   }

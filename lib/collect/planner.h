@@ -95,6 +95,11 @@ struct Launch {
   Signature sig;
   uint32_t correlation_id = 0;  // 0 for a region instance
   bool wanted = true;           // rotate: its range's sample is kept (filters, budget)
+  // The sweep: a launch that passed the filters but not the budget; measured when it
+  // falls in an open window anyway, its range is kept as a further sample of its
+  // signature (a persistent kernel launches one grid for every size of its problem,
+  // so one signature may hold launches of several sizes).
+  bool extra = false;
 };
 
 // Why a range measured in a set gave no sample.
@@ -119,6 +124,7 @@ struct CounterStats {
   uint64_t dropped_by[static_cast<int>(DropReason::kCount)] = {};
   uint64_t not_kept = 0;              // rotate, sweep: complete ranges of launches the filters or
                                       // budget exclude
+  uint64_t extra_kept = 0;            // sweep: further samples kept (Launch::extra)
   uint64_t sets_started = 0;          // rotate: sets (P passes each) begun
   uint64_t sets_held_off = 0;         // rotate: times a set waited for a longer run of its period
   uint64_t sets_deferred = 0;         // rotate, per signature: times a set waited for its run to
@@ -214,6 +220,7 @@ struct ContextPlan {
 struct RangeMatch {
   bool complete = false;  // every pass saw the same signature (and, rotate, all passes ran)
   bool wanted = true;     // every pass's launch was wanted (rotate: else not kept)
+  bool extra = true;      // every pass's launch was wanted or extra (Launch::extra)
   Signature sig;
   std::vector<uint32_t> correlation_ids;  // non-zero ones, pass order
 };
@@ -250,6 +257,10 @@ class Planner {
   // matching launches (for launch_skip); `regions` is asked only when counters are
   // limited to regions.
   bool WantSample(const Signature& sig, bool matches, const RegionStack& regions);
+  // The sweep, for a launch WantSample did not want: whether it is a further sample
+  // (Launch::extra): it matches the filters and regions, launch_count is not reached,
+  // and only its signature's budget is spent.
+  bool ExtraSample(const Signature& sig, bool matches, const RegionStack& regions);
   // A launch went into the current window (rotate) or was replayed (kernel replay).
   void CountMeasured() { ++stats_.launches_measured; }
 

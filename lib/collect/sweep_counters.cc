@@ -10,7 +10,8 @@ void SweepCounters::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   ContextPlan& plan = contexts_[c.ctx];
   // Asked only of a launch that would open a window or fall in one.
   const bool excluded = entered.nccl || ((entered.want || plan.window_open) && Captured(entered));
-  const Launch launch{entered.sig, entered.cb->correlationId, entered.want && !excluded};
+  const Launch launch{entered.sig, entered.cb->correlationId, entered.want && !excluded,
+                      entered.extra && !excluded};
   ProfilerCalls calls(run_, sets_, c, plan, model::OwnKind::kSweepWindow);
   SweepDriver(run_.planner(), calls).Enter(plan, launch, excluded);
   switch_.CountIdle(entered.sig, entered.settled, plan.window_open);

@@ -104,15 +104,22 @@ bool SweepDriver::Keep(ContextPlan& c, size_t ranges) {
   for (size_t i = 0; i < matches.size(); ++i) {
     RangeMatch& m = matches[i];
     if (!m.complete) continue;  // (one pass: every decoded range is)
-    if (!m.wanted || planner_.BudgetSpent(m.sig)) {
+    // A sample within the budget, or a further one of a launch measured anyway.
+    const bool sample = m.wanted && !planner_.BudgetSpent(m.sig);
+    if (!sample && !m.extra) {
       ++planner_.stats().not_kept;
       continue;
     }
-    if (calls_.Keep(i, m)) {
+    if (!calls_.Keep(i, m)) {
+      if (sample)
+        planner_.SetDropped(DropReason::kEvaluate);
+      else
+        ++planner_.stats().not_kept;
+    } else if (sample) {
       planner_.SetComplete(m.sig);
       kept = true;
     } else {
-      planner_.SetDropped(DropReason::kEvaluate);
+      ++planner_.stats().extra_kept;
     }
   }
   return kept;

@@ -12,7 +12,10 @@
 //   Opening inside API_ENTER misses only instrumented (SASS) counters, which the sweep
 //   never measures (NeedsInstrumentedCounters).
 // - Every later launch on the context while the window is open is a range: the wanted
-//   ones are kept, the others measured but not kept (CounterStats::not_kept).
+//   ones are kept, and the extra ones (Launch::extra: they passed the filters, only
+//   their signature's budget was spent) as further samples that count toward no
+//   budget and keep no window open (CounterStats::extra_kept); the others are measured
+//   but not kept (CounterStats::not_kept).
 // - The window closes at a launch's API_EXIT once it holds WindowCap() launches, or
 //   once kSweepIdleClose launches in a row added no sample (not wanted, or of a signature
 //   whose budget the samples and the window's wanted launches already fill). It closes
@@ -76,7 +79,7 @@ class SweepDriver {
   // samples and the window's wanted launches of it are below the budget.
   bool AddsSample(const ContextPlan& c, const Signature& sig, uint32_t id) const;
   void Close(ContextPlan& c);
-  // The decoded window's wanted ranges kept; whether any was.
+  // The decoded window's wanted and extra ranges kept; whether a wanted one was.
   bool Keep(ContextPlan& c, size_t ranges);
   void DropWanted(const ContextPlan& c);
   void Backoff(ContextPlan& c, bool productive);

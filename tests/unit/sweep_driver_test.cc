@@ -56,7 +56,9 @@ struct SweepSim {
   void Run(const Signature& sig, bool matches = true, bool excluded = false) {
     ++planner.stats().launches_seen;
     const bool want = planner.WantSample(sig, matches, stack);
-    SweepDriver(planner, calls).Enter(c, Launch{sig, next_id++, want && !excluded}, excluded);
+    const bool extra = !want && planner.ExtraSample(sig, matches, stack);
+    SweepDriver(planner, calls)
+        .Enter(c, Launch{sig, next_id++, want && !excluded, extra && !excluded}, excluded);
     EXPECT_EQ(calls.in_pass(), c.window_open);
     EXPECT_EQ(calls.held, c.window_open);
     SweepDriver(planner, calls).Exit(c);
@@ -112,8 +114,9 @@ TEST(SweepDriver, TheWindowLimitBoundsAWindow) {
 }
 
 // A loop of 5 signatures with one sample each: the window opens at the first launch,
-// keeps the first of each, and closes after kSweepIdleClose launches that add nothing;
-// no window opens again (every signature holds its sample).
+// keeps the first of each, and closes after kSweepIdleClose launches that add nothing
+// to the budget (kept as further samples: they were measured anyway); no window opens
+// again (every signature holds its sample).
 TEST(SweepDriver, AWindowClosesAfterLaunchesThatAddNothing) {
   SweepSim sim(SweepOptions(/*per_signature=*/1));
   const std::vector<std::string> step = {"A", "B", "C", "D", "E"};
@@ -122,12 +125,46 @@ TEST(SweepDriver, AWindowClosesAfterLaunchesThatAddNothing) {
   }
   EXPECT_FALSE(sim.c.window_open);
   EXPECT_EQ(sim.stats().windows_opened, 1u);
-  EXPECT_EQ(sim.kept.size(), 5u);
+  EXPECT_EQ(sim.kept.size(), 5 + SweepDriver::kSweepIdleClose);
   for (const std::string& k : step) EXPECT_EQ(sim.planner.Samples(Sig(k)), 1u);
-  // The 5 of the first step, then 24 that added nothing.
+  // The 5 of the first step, then 24 that added nothing to the budget.
   EXPECT_EQ(sim.stats().launches_measured, 5 + SweepDriver::kSweepIdleClose);
-  EXPECT_EQ(sim.stats().not_kept, SweepDriver::kSweepIdleClose);
+  EXPECT_EQ(sim.stats().sets_complete, 5u);
+  EXPECT_EQ(sim.stats().extra_kept, SweepDriver::kSweepIdleClose);
+  EXPECT_EQ(sim.stats().not_kept, 0u);
   EXPECT_EQ(sim.stats().windows_unproductive, 0u);
+}
+
+// Further samples: a window's launches of a signature whose budget is spent (before
+// the window, or by an earlier launch in it) are kept but count toward no budget and
+// keep no window open; a window of only those is unproductive. Launches the filters
+// exclude are never kept.
+TEST(SweepDriver, FurtherSamplesAreKeptButOpenAndExtendNothing) {
+  CounterOptions o = SweepOptions(/*per_signature=*/1);
+  o.kernels = "^[AG]$";
+  SweepSim sim(o);
+  sim.Run(Sig("G"));  // a persistent GEMM's first size: the sample
+  for (int i = 0; i < 3; ++i) {
+    sim.Run(Sig("G"));  // other sizes, same signature: further samples
+    sim.Run(Sig("B"), /*matches=*/false);
+  }
+  sim.Run(Sig("A"));
+  EXPECT_TRUE(sim.c.window_open);
+  sim.Cut();
+  EXPECT_EQ(sim.planner.Samples(Sig("G")), 1u);
+  EXPECT_EQ(sim.planner.Samples(Sig("A")), 1u);
+  EXPECT_EQ(sim.stats().sets_complete, 2u);
+  EXPECT_EQ(sim.stats().extra_kept, 3u);
+  EXPECT_EQ(sim.stats().not_kept, 3u);  // the B launches
+  ASSERT_EQ(sim.kept.size(), 5u);
+  for (const RangeMatch& m : sim.kept) EXPECT_NE(m.sig, Sig("B"));
+  // Only further samples launched now: no window opens for them.
+  for (int i = 0; i < 50; ++i) sim.Run(Sig("G"));
+  EXPECT_FALSE(sim.c.window_open);
+  EXPECT_EQ(sim.stats().windows_opened, 1u);
+  EXPECT_EQ(sim.kept.size(), 5u);
+  EXPECT_NE(sim.planner.Describe().find("3 further samples"), std::string::npos)
+      << sim.planner.Describe();
 }
 
 TEST(SweepDriver, ALaterSignatureOpensAnotherWindow) {
@@ -140,7 +177,9 @@ TEST(SweepDriver, ALaterSignatureOpensAnotherWindow) {
   for (int i = 0; i < 30; ++i) sim.Run(Sig("A"));
   EXPECT_FALSE(sim.c.window_open);
   EXPECT_EQ(sim.planner.Samples(Sig("C")), 1u);
-  EXPECT_EQ(sim.kept.size(), 3u);
+  EXPECT_EQ(sim.stats().sets_complete, 3u);
+  // With each window's 24 launches that added nothing to the budget.
+  EXPECT_EQ(sim.kept.size(), 3 + 2 * SweepDriver::kSweepIdleClose);
 }
 
 TEST(SweepDriver, LaunchesTheFiltersExcludeAreMeasuredNotKept) {
