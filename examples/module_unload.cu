@@ -10,15 +10,15 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK_DRV(x)                                          \
-  do {                                                        \
-    CUresult r = (x);                                         \
-    if (r != CUDA_SUCCESS) {                                  \
-      const char* s = nullptr;                                \
-      cuGetErrorString(r, &s);                                \
-      std::fprintf(stderr, "%s: %s\n", #x, s ? s : "?");      \
-      std::exit(1);                                           \
-    }                                                         \
+#define CHECK_DRV(x)                                     \
+  do {                                                   \
+    CUresult r = (x);                                    \
+    if (r != CUDA_SUCCESS) {                             \
+      const char* s = nullptr;                           \
+      cuGetErrorString(r, &s);                           \
+      std::fprintf(stderr, "%s: %s\n", #x, s ? s : "?"); \
+      std::exit(1);                                      \
+    }                                                    \
   } while (0)
 
 int main(int argc, char** argv) {

@@ -1,5 +1,7 @@
 // AnalyzeCounters (lib/analysis/kernel_counters.h): counter sets grouped by kernel
-// signature, averaged, joined with the kernel records and derived (counter_derive.h).
+// signature, averaged, joined with the kernel records and derived (counter_derive.h);
+// a signature whose measured launches span several sizes also gets a verdict per size
+// (counter_sizes.h).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -12,10 +14,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "lib/analysis/counter_derive.h"
+#include "lib/analysis/counter_sizes.h"
 #include "lib/analysis/kernel_counters.h"
 #include "lib/analysis/kernel_groups.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/checked.h"
+#include "lib/model/metrics.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -64,10 +68,9 @@ SetKey MakeKey(uint32_t device, const std::string& name, const model::Dim3& g,
   return {device, name, g.x, g.y, g.z, b.x, b.y, b.z};
 }
 
-// The sets of one signature and the sum and count of each metric over them.
+// The sets of one signature.
 struct SetGroup {
   KernelCounters k;
-  std::map<std::string, std::pair<double, uint64_t>> sums;
 };
 using SetGroups = std::map<SetKey, SetGroup>;
 
@@ -78,7 +81,7 @@ bool Better(const SetProgress& a, const SetProgress& b) {
          std::make_tuple(b.complete(), b.passes_run, b.metrics_measured);
 }
 
-// Groups the sets by signature, summing each finite metric.
+// Groups the sets by signature.
 SetGroups GroupSets(const model::Profile& p) {
   SetGroups groups;
   for (uint32_t set_index = 0; set_index < p.counters.size(); ++set_index) {
@@ -101,12 +104,6 @@ SetGroups GroupSets(const model::Profile& p) {
     k.max_passes = std::max(k.max_passes, s.passes);
     if (std::find(k.strategies.begin(), k.strategies.end(), s.strategy) == k.strategies.end()) {
       k.strategies.push_back(s.strategy);
-    }
-    for (const auto& [id, v] : s.values) {
-      if (!std::isfinite(v)) continue;
-      auto& [sum, n] = a.sums[p.str(id)];
-      sum += v;
-      ++n;
     }
   }
   return groups;
@@ -136,6 +133,85 @@ uint64_t AddKernelRecords(const model::Profile& p, SetGroups& groups) {
   return all_kernel_ns;
 }
 
+// Each finite metric averaged over the sets `set_indices`, by name.
+std::vector<std::pair<std::string, double>> Averages(const model::Profile& p,
+                                                     const std::vector<uint32_t>& set_indices) {
+  std::map<std::string, std::pair<double, uint64_t>> sums;
+  for (uint32_t i : set_indices) {
+    for (const auto& [id, v] : p.counters[i].values) {
+      if (!std::isfinite(v)) continue;
+      auto& [sum, n] = sums[p.str(id)];
+      sum += v;
+      ++n;
+    }
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [name, sum_n] : sums) out.emplace_back(name, sum_n.first / double(sum_n.second));
+  return out;
+}
+
+// A verdict per launch size for the signatures whose measured launches span several
+// (counter_sizes.h): each size's sets averaged and derived alone.
+void SplitSizes(const model::Profile& p, const Ceilings& ceilings, KernelCounters& k) {
+  if (k.region || k.set_indices.size() < 2) return;
+  std::vector<double> durations;
+  for (uint32_t i : k.set_indices) {
+    durations.push_back(p.counters[i].value(p.strings, ::cuscope::metrics::kDuration, 0));
+  }
+  auto derive = [&](LaunchSize& size) {
+    KernelCounters alone = k;
+    alone.sizes.clear();
+    alone.values = Averages(p, size.set_indices);
+    DeriveCounters(alone, ceilings, p.FindDevice(k.device_id));
+    size.verdict = std::move(alone.verdict);
+  };
+  std::vector<LaunchSize> sizes = SplitBySize(k.set_indices, durations);
+  for (LaunchSize& size : sizes) derive(size);
+  // Neighbours that say the same are one size, its verdict from all their sets.
+  k.sizes.clear();
+  for (LaunchSize& size : sizes) {
+    if (!k.sizes.empty() && SameVerdict(k.sizes.back().verdict, size.verdict)) {
+      LaunchSize& last = k.sizes.back();
+      last.max_ns = size.max_ns;
+      last.set_indices.insert(last.set_indices.end(), size.set_indices.begin(),
+                              size.set_indices.end());
+      derive(last);
+    } else {
+      k.sizes.push_back(std::move(size));
+    }
+  }
+  if (k.sizes.size() < 2) k.sizes.clear();
+}
+
+// The signature's kernel records by size: each timed launch to the size of nearest
+// duration.
+void AddSizeTimes(const model::Profile& p, std::vector<KernelCounters>& out) {
+  std::map<SetKey, KernelCounters*> split;
+  for (KernelCounters& k : out) {
+    if (!k.sizes.empty()) split[MakeKey(k.device_id, k.name, k.grid, k.block)] = &k;
+  }
+  if (split.empty()) return;
+  const std::vector<uint8_t> timed = KernelTimeMask(p);
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const model::KernelRecord& r = p.kernels[i];
+    auto it = split.find(MakeKey(r.device_id, p.str(r.name), r.grid, r.block));
+    if (it == split.end() && r.mangled_name != model::kEmptyString) {
+      it = split.find(MakeKey(r.device_id, p.str(r.mangled_name), r.grid, r.block));
+    }
+    if (it == split.end()) continue;
+    KernelCounters& k = *it->second;
+    LaunchSize& size = k.sizes[NearestSize(k.sizes, double(r.duration_ns()))];
+    ++size.launches;
+    if (timed[i]) model::AddTo(size.time_ns, r.duration_ns());
+  }
+  for (auto& [key, k] : split) {
+    for (LaunchSize& size : k->sizes) {
+      size.time_percent =
+          k->total_time_ns > 0 ? 100.0 * double(size.time_ns) / double(k->total_time_ns) : 0;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p) {
@@ -154,10 +230,9 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p,
   for (const Ceilings& c : all_ceilings) ceilings[c.device_id] = c;
   for (auto& [key, a] : groups) {
     KernelCounters& k = a.k;
-    for (const auto& [name, sum_n] : a.sums) {
-      k.values.emplace_back(name, sum_n.first / double(sum_n.second));
-    }
+    k.values = Averages(p, k.set_indices);
     DeriveCounters(k, ceilings[k.device_id], p.FindDevice(k.device_id));
+    SplitSizes(p, ceilings[k.device_id], k);
     if (k.launches == 0) {
       k.total_time_ns = model::SaturatingFromDouble(k.duration_ns * double(k.sets));
       k.time_estimated = true;
@@ -165,6 +240,7 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p,
     out.push_back(std::move(k));
   }
   AddRegionKernelTime(p, ceilings, region_rows, &out);
+  AddSizeTimes(p, out);
   // A share of kernel time, as the kernels table's Time %; only a profile without kernel
   // time (no kernel record) shares out its estimates among themselves.
   uint64_t denominator = all_kernel_ns;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lib/analysis/ceilings.h"
+#include "lib/analysis/counter_sizes.h"
 #include "lib/analysis/occupancy.h"
 #include "lib/analysis/regions.h"
 #include "lib/analysis/verdict.h"
@@ -171,6 +172,10 @@ struct KernelCounters {
   // --- Verdict, and for regions their kernels' time (absent when no instance has
   // kernel records).
   Verdict verdict;
+  // A verdict per launch size when the measured launches span several sizes
+  // (counter_sizes.h), in ascending duration; empty otherwise. `verdict` stays that of
+  // all the sets averaged.
+  std::vector<LaunchSize> sizes;
   std::optional<RegionKernels> region_kernels;
 
   // --- Optional sections, present when their metrics were measured.

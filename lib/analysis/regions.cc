@@ -60,8 +60,8 @@ KernelRangeAttribution AttributeKernelsToRanges(const model::Profile& profile,
     if (k < out.torch.kernels.size()) {
       const TorchKernel& t = out.torch.kernels[k];
       caller = t.forward != TorchKernel::kNone ? t.forward
-               : t.backward_call                ? t.line
-                                                : TorchKernel::kNone;
+               : t.backward_call               ? t.line
+                                               : TorchKernel::kNone;
     }
     if (r == kNone && caller != TorchKernel::kNone) {
       const model::RangeRecord& c = ranges[caller];

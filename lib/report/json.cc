@@ -315,6 +315,21 @@ void WriteCounterRoofline(Writer& w, const analysis::KernelCounters& k) {
   Key(w, "small_grid"), w.Bool(k.verdict.small_grid);
   Key(w, "wave_blocks"), w.Uint64(k.wave_blocks);
   Key(w, "reason"), Str(w, CountersReason(k));
+  // A verdict per launch size (analysis::LaunchSize), when the signature has sizes.
+  Key(w, "sizes");
+  w.StartArray();
+  for (const analysis::LaunchSize& s : k.sizes) {
+    w.StartObject();
+    Key(w, "min_duration_ns"), Num(w, s.min_ns);
+    Key(w, "max_duration_ns"), Num(w, s.max_ns);
+    Key(w, "sets"), w.Uint64(s.set_indices.size());
+    Key(w, "launches"), w.Uint64(s.launches);
+    Key(w, "time_ns"), w.Uint64(s.time_ns);
+    Key(w, "verdict"), Str(w, analysis::VerdictName(s.verdict.bound));
+    Key(w, "sol_class"), Str(w, analysis::SolClassName(s.verdict.sol_class));
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 void WriteOccupancy(Writer& w, const analysis::KernelCounters& k) {

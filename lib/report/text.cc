@@ -18,6 +18,7 @@
 #include "lib/report/format.h"
 #include "lib/report/gpu_samples_text.h"
 #include "lib/report/number_format.h"
+#include "lib/report/sizes_text.h"
 #include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
@@ -437,6 +438,7 @@ void WriteCounterTable(const std::vector<analysis::KernelCounters>& counters, co
     table.AddRow(CounterCells(k));
     table.AddDetail(absl::StrCat("verdict: ", CountersReason(k)));
     table.AddDetail(StrategyLine(k));
+    if (!k.sizes.empty()) table.AddDetail(SizesLine(k));
     for (std::string& line : CounterDetails(k)) table.AddDetail(std::move(line));
   }
   table.Write(out);

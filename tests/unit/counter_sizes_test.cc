@@ -1,0 +1,154 @@
+// Verdicts per launch size (lib/analysis/counter_sizes.h): a signature's measured
+// launches split where their durations jump; and on ncu's whole-step references of a
+// real ViT-B/16 step (tests/data/real, bench/device/sol_breakdown.py), with every
+// launch measured as the sweep's further samples keep them, a verdict per size agrees
+// with ncu where one verdict per signature cannot: cuBLAS's persistent nvjet GEMMs
+// launch one grid for every size.
+#include "lib/analysis/counter_sizes.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lib/analysis/kernel_counters.h"
+#include "lib/model/metrics.h"
+#include "tests/unit/builders.h"
+#include "tests/unit/ncu_csv.h"
+
+namespace cuscope::analysis {
+namespace {
+
+TEST(CounterSizes, SplitWhereDurationsJump) {
+  // Sets 10..15: 10, 10.2, 40, 41 us, one without a duration, 200 us.
+  const std::vector<LaunchSize> s =
+      SplitBySize({10, 11, 12, 13, 14, 15}, {10e3, 10.2e3, 40e3, 41e3, 0, 200e3});
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].set_indices, (std::vector<uint32_t>{10, 11}));
+  EXPECT_EQ(s[1].set_indices, (std::vector<uint32_t>{12, 13}));
+  EXPECT_EQ(s[2].set_indices, (std::vector<uint32_t>{15}));
+  EXPECT_EQ(s[1].min_ns, 40e3);
+  EXPECT_EQ(s[1].max_ns, 41e3);
+  EXPECT_EQ(NearestSize(s, 9e3), 0u);
+  EXPECT_EQ(NearestSize(s, 25e3), 1u);  // nearer 40 us than 10.2 us on a log scale
+  EXPECT_EQ(NearestSize(s, 40.5e3), 1u);
+  EXPECT_EQ(NearestSize(s, 1e6), 2u);
+  // Within kSizeGap of each other, step by step: one size, so none.
+  EXPECT_TRUE(SplitBySize({1, 2, 3, 4}, {10e3, 10.4e3, 10.8e3, 11.2e3}).empty());
+  EXPECT_TRUE(SplitBySize({1}, {10e3}).empty());
+}
+
+model::Dim3 Dim(const std::string& text) {  // "(132, 1, 1)"
+  model::Dim3 d{1, 1, 1};
+  std::sscanf(text.c_str(), " (%u, %u, %u)", &d.x, &d.y, &d.z);
+  return d;
+}
+
+// A profile of one step as the sweep keeps it when every launch falls in a window:
+// each ncu launch a kernel record and a counter set of the `verdict` set's metrics.
+model::Profile MeasuredStep(const std::vector<std::map<std::string, std::string>>& rows) {
+  testing::ProfileBuilder b;
+  uint64_t t = 1000;
+  const std::vector<std::string> set = metrics::SetMetrics("verdict");
+  for (const auto& row : rows) {
+    const double ns = testing::CsvNumber(row.at(metrics::kDuration));
+    const std::string& name = row.at("Kernel Name");
+    model::KernelRecord& k = b.Kernel(name, t, t + static_cast<uint64_t>(ns));
+    k.grid = Dim(row.at("Grid Size"));
+    k.block = Dim(row.at("Block Size"));
+    t += static_cast<uint64_t>(ns) + 1000;
+    model::Profile& p = b.profile();
+    model::CounterSet& s = p.counters.emplace_back();
+    s.name = k.name;
+    s.grid = k.grid;
+    s.block = k.block;
+    s.strategy = model::CounterStrategy::kSweep;
+    s.correlation_ids = {k.correlation_id};
+    for (const std::string& metric : set) {
+      auto it = row.find(metric);
+      if (it == row.end() || it->second.empty()) continue;
+      s.values.emplace_back(p.strings.Intern(metric), testing::CsvNumber(it->second));
+    }
+  }
+  return b.Take();
+}
+
+struct Agreement {
+  double per_signature = 0, per_size = 0;  // % of the step's GPU time
+  size_t split = 0;                        // signatures with sizes
+};
+
+Agreement Compare(const std::string& file) {
+  const auto rows = testing::LoadNcuCsv(std::string(CUSCOPE_TEST_DATA_DIR) + "/real/" + file);
+  const model::Profile p = MeasuredStep(rows);
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, const KernelCounters*> by_sig;
+  const std::vector<KernelCounters> counters = AnalyzeCounters(p);
+  Agreement a;
+  for (const KernelCounters& k : counters) {
+    by_sig[{k.name, k.grid.x, k.block.x}] = &k;
+    a.split += k.sizes.empty() ? 0 : 1;
+  }
+  double total = 0, signature = 0, size = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const model::KernelRecord& r = p.kernels[i];
+    const double ns = double(r.duration_ns());
+    bool high = false;
+    const SolClass ncu =
+        ClassifySol(testing::CsvNumber(rows[i].at(metrics::kSmThroughputPct)),
+                    testing::CsvNumber(rows[i].at(metrics::kMemThroughputPct)), &high);
+    const KernelCounters* k = by_sig.at({p.str(r.name), r.grid.x, r.block.x});
+    const SolClass mine = k->sizes.empty() ? k->verdict.sol_class
+                                           : k->sizes[NearestSize(k->sizes, ns)].verdict.sol_class;
+    total += ns;
+    signature += k->verdict.sol_class == ncu ? ns : 0;
+    size += mine == ncu ? ns : 0;
+  }
+  a.per_signature = 100 * signature / total;
+  a.per_size = 100 * size / total;
+  return a;
+}
+
+TEST(CounterSizes, VitPersistentGemmsGetAVerdictPerSize) {
+  const Agreement a = Compare("h100-vit-ncu-breakdown.csv.gz");
+  std::fprintf(stderr,
+               "ViT: one verdict a signature %.1f%%, a verdict per size %.1f%% (%zu split)\n",
+               a.per_signature, a.per_size, a.split);
+  EXPECT_GT(a.split, 0u);
+  EXPECT_GE(a.per_size, a.per_signature + 5);
+  EXPECT_GE(a.per_size, 98.0);
+}
+
+TEST(CounterSizes, Gpt2KeepsItsAgreement) {
+  const Agreement a = Compare("h100-gpt2-ncu-breakdown.csv.gz");
+  std::fprintf(stderr,
+               "GPT-2: one verdict a signature %.1f%%, a verdict per size %.1f%% (%zu split)\n",
+               a.per_signature, a.per_size, a.split);
+  EXPECT_GE(a.per_size, a.per_signature);
+  EXPECT_GE(a.per_size, 98.0);
+}
+
+TEST(CounterSizes, AKernelCountersRowKeepsItsSizesTimes) {
+  const model::Profile p = MeasuredStep(testing::LoadNcuCsv(std::string(CUSCOPE_TEST_DATA_DIR) +
+                                                            "/real/h100-vit-ncu-breakdown.csv.gz"));
+  for (const KernelCounters& k : AnalyzeCounters(p)) {
+    if (k.sizes.empty()) continue;
+    uint64_t launches = 0, ns = 0;
+    double pct = 0;
+    for (size_t i = 0; i < k.sizes.size(); ++i) {
+      if (i > 0) EXPECT_GT(k.sizes[i].min_ns, k.sizes[i - 1].max_ns * kSizeGap) << k.name;
+      launches += k.sizes[i].launches;
+      ns += k.sizes[i].time_ns;
+      pct += k.sizes[i].time_percent;
+    }
+    EXPECT_EQ(launches, k.launches) << k.name;
+    EXPECT_EQ(ns, k.total_time_ns) << k.name;
+    EXPECT_NEAR(pct, 100.0, 1e-6) << k.name;
+  }
+}
+
+}  // namespace
+}  // namespace cuscope::analysis
