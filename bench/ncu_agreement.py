@@ -7,13 +7,17 @@ speed-of-light class on the same workload's launches, weighted by ncu's GPU time
 NCU_CSV: ncu's raw page of one warm step (bench/device/sol_breakdown.py); PROFILE: a
 cuscope profile of the same script on the same GPU model. Each ncu launch is matched to
 cuscope's signature (kernel name without namespaces, casts and literal suffixes, grid,
-block): cuscope gives one verdict per signature, ncu one class per launch. Prints the
-agreement, the best one class per signature could reach, and the largest misses.
+block): cuscope gives one verdict per signature, or one per launch size where the
+signature has sizes (docs/counters.md, "Launch sizes"): then the size whose durations
+hold or are nearest ncu's duration of the launch (log scale). ncu gives one class per
+launch. Prints the agreement, the best one class per signature could reach, and the
+largest misses.
 """
 import collections
 import csv
 import gzip
 import json
+import math
 import re
 import subprocess
 import sys
@@ -43,6 +47,19 @@ def ncu_class(sm, mem):  # lib/analysis/verdict.cc, ClassifySol
     return "balanced"
 
 
+def class_of(row, ns):
+    """cuscope's class for a launch of `ns` of the signature `row` (a JSON counters row)."""
+    sizes = row.get("sizes") or []
+    if not sizes:
+        return row.get("sol_class", "not measured")
+    x = math.log(max(ns, 1.0))
+
+    def distance(s):
+        lo, hi = math.log(s["min_duration_ns"]), math.log(s["max_duration_ns"])
+        return lo - x if x < lo else x - hi if x > hi else 0.0
+    return min(sizes, key=distance)["sol_class"]
+
+
 def main():
     rows = list(csv.DictReader(gzip.open(sys.argv[1], "rt")))[1:]  # row 2: units
     cuscope = sys.argv[3] if len(sys.argv) > 3 else "build/bin/cuscope"
@@ -65,7 +82,7 @@ def main():
         key = (norm(r["Kernel Name"]), r["Grid Size"], r["Block Size"])
         theirs = ncu_class(sm, mem)
         per_sig[key][theirs] += ns
-        mine = verdicts.get(key, {}).get("sol_class", "not measured")
+        mine = class_of(verdicts[key], ns) if key in verdicts else "not measured"
         total += ns
         if mine == theirs:
             agree += ns
