@@ -13,6 +13,7 @@
 #include "lib/report/html_escape.h"
 #include "lib/report/number_format.h"
 #include "lib/report/roofline_svg.h"
+#include "lib/report/sizes_text.h"
 #include "lib/report/text.h"
 #include "lib/report/verdict_text.h"
 
@@ -211,6 +212,7 @@ void AppendPanel(const analysis::KernelCounters& k, std::string& out) {
       absl::StrCat(k.launches, " (", k.measured_launches, " measured, ", k.StrategyNames(), ")"),
       out);
   AppendRow("measured", MeasurementText(k), out);
+  if (!k.sizes.empty()) AppendRow("sizes", SizesLine(k).substr(sizeof("sizes: ") - 1), out);
   AppendRow("duration", FormatDuration(k.duration_ns), out);
   AppendRow("FLOP/s", FormatRate(k.total_flops_per_s, "FLOP/s"), out);
   AppendRow("DRAM", FormatRate(k.dram_bytes_per_s, "B/s"), out);
