@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/analysis/range_nesting.h"
 #include "lib/analysis/summary.h"
+#include "lib/analysis/torch_inherit.h"
 
 namespace cuscope::analysis {
 namespace {
@@ -124,6 +125,7 @@ TorchAttribution AttributeTorch(const model::Profile& p, const ApiByCorrelation&
       t.backward_call = t.line != kNone;
     }
   }
+  InheritFromSteps(p, apis, &out.kernels);
   return out;
 }
 

@@ -20,6 +20,8 @@
 //    was launched (the earliest-started one, when several threads have one open).
 // Graph replays: the profile does not link a graph's kernels to the launches made
 // while the graph was captured, so a replayed kernel carries no op or line.
+// Steps run without op and line ranges take them from an earlier step's same launches
+// (torch_inherit.h).
 #ifndef CUSCOPE_LIB_ANALYSIS_TORCH_ATTRIBUTION_H_
 #define CUSCOPE_LIB_ANALYSIS_TORCH_ATTRIBUTION_H_
 
@@ -28,23 +30,11 @@
 #include <vector>
 
 #include "lib/analysis/api_index.h"
+#include "lib/analysis/torch_kernel.h"
 #include "lib/analysis/torch_ranges.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::analysis {
-
-// One kernel's attribution; fields are indices into profile.ranges.
-struct TorchKernel {
-  static constexpr uint32_t kNone = 0xffffffffu;
-  uint32_t op = kNone;         // the innermost op range around its launch
-  uint32_t node = kNone;       // the backward node it belongs to (backward kernels)
-  uint32_t forward = kNone;    // the forward op that made that node
-  uint32_t line = kNone;       // the Python line range that gives its line
-  bool engine = false;         // launched inside the engine's evaluate_function range
-  bool backward_call = false;  // `line` is the backward() call's, on another thread
-  // Launched by autograd's backward: in a node, or in the engine's work around one.
-  bool backward() const { return node != kNone || engine; }
-};
 
 struct TorchAttribution {
   std::vector<RangeRole> roles;  // per profile.ranges index

@@ -84,6 +84,7 @@ TorchSummary SummarizeTorch(const model::Profile& p, const TorchAttribution& a) 
     if (line != model::kNoLocation) Add(out.with_line, ns);
     if (t.backward()) Add(out.backward, ns);
     if (t.backward() && line != model::kNoLocation) Add(out.backward_with_line, ns);
+    if (t.inherited) Add(out.inherited, ns);
     OpData& o = ops[{op, t.backward()}];
     Add(o.totals, ns);
     model::AddTo(o.kernels[kernel_names.Id(kernel)], ns);

@@ -42,7 +42,8 @@ struct TorchSummary {
   TorchTotals with_line;  // carrying a Python line
   TorchTotals backward;   // launched inside an autograd node
   TorchTotals backward_with_line;
-  std::vector<TorchOpRow> by_op;      // by GPU time, descending
+  TorchTotals inherited;          // attributed from an earlier step's launches (torch_inherit.h)
+  std::vector<TorchOpRow> by_op;  // by GPU time, descending
   std::vector<TorchLineRow> by_line;  // by GPU time, descending
   bool empty() const { return by_op.empty() && by_line.empty(); }
 };

@@ -91,6 +91,9 @@ struct Config {
   bool pytorch_shapes = false;
   bool pytorch_ops = true;
   bool pytorch_lines = true;
+  // The ProfilerStep#N steps that get op and line ranges (0: every one); later steps run
+  // without them and take the attribution of the last attributed step's launches.
+  int pytorch_steps = 3;
 
   // What to record: everything, between cudaProfilerStart/Stop, or inside the first
   // `capture_count` instances (0 = all) of regions matching `capture_range`.

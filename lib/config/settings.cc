@@ -182,6 +182,12 @@ const std::vector<Setting>& Settings() {
        "With CUSCOPE_PYTORCH: a range at each Python line that calls torch, which ties "
        "kernels to the line of the program that launched them (off: ops and steps only).",
        Bool(&Config::pytorch_lines)},
+      {"CUSCOPE_PYTORCH_STEPS", "pytorch_steps",
+       "With CUSCOPE_PYTORCH: the training steps (ProfilerStep#N, from the optimizer's "
+       "steps) that run with op and line ranges; later steps run without them, at the "
+       "trace's cost, and each of their kernels takes the op and line of the same launch "
+       "(the same kernel's same occurrence) in the last attributed step. 0: every step.",
+       Int(&Config::pytorch_steps, 0, 1000000000)},
       {"CUSCOPE_ADVISE", "advise",
        "Compute the findings (docs/advisor.md) at the end of the run, store them in the "
        "profile and print the top five after the report.",

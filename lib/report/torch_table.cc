@@ -47,6 +47,7 @@ void Shares(const TorchSummary& s, std::ostream& out) {
   line("with a Python line:", s.with_line);
   line("backward:", s.backward);
   line("backward with a line:", s.backward_with_line);
+  if (s.inherited.kernels > 0) line("from an earlier step:", s.inherited);
 }
 
 void Text(const TorchSummary& s, TorchBy by, int top, std::ostream& out) {
@@ -119,6 +120,7 @@ void Json(const TorchSummary& s, TorchBy by, int top, std::ostream& out) {
   Totals(w, "with_line", s.with_line);
   Totals(w, "backward", s.backward);
   Totals(w, "backward_with_line", s.backward_with_line);
+  Totals(w, "inherited", s.inherited);
   json::Key(w, by == TorchBy::kOp ? "by_op" : "by_line");
   w.StartArray();
   if (by == TorchBy::kOp) {

@@ -14,6 +14,11 @@ Once torch is imported, `install()` turns on, on the importing thread:
   optimizer step, so that several optimizers or gradient accumulation make one step.
   A program that marks steps itself (torch.profiler, cuscope's profile.step())
   keeps its own: the hook stops marking.
+- The op and line ranges in the first CUSCOPE_PYTORCH_STEPS steps only (3 by default;
+  0: every step): at the next step they end (the line mode leaves at the next optimizer
+  step, passing calls through until then) and the steps run at the trace's cost; the
+  analysis gives their kernels the op and line of the same launches in the last
+  attributed step (lib/analysis/torch_attribution.h).
 
 A torch.profiler session in the program turns the NVTX ranges off while it runs (torch
 allows one profiler state per thread) and on again after it.
@@ -44,6 +49,15 @@ def _setting(name, default):
     if text in ("0", "false", "no", "off", "f", "n"):
         return False
     return default
+
+
+def _int_setting(name, default):
+    """A non-negative integer CUSCOPE_ setting (the library rejects a bad one at start)."""
+    try:
+        value = int(os.environ.get(name, "").strip())
+    except ValueError:
+        return default
+    return value if value >= 0 else default
 
 # Torch functions that never launch a kernel (tensor metadata, properties' getters, views
 # that share storage): the line mode lets them through without a range. reshape,
@@ -162,8 +176,9 @@ class StepTracker:
     hooks call pre_step/post_step; every torch call on the owning thread calls
     on_torch_call, which takes a pending boundary outside any optimizer step."""
 
-    def __init__(self, start, end, thread_id=threading.get_ident):
+    def __init__(self, start, end, thread_id=threading.get_ident, on_boundary=None):
         self._start, self._end, self._thread_id = start, end, thread_id
+        self.on_boundary = on_boundary  # called with the new step's number
         self.step = 0
         self.external = False
         self._owner = None
@@ -196,6 +211,8 @@ class StepTracker:
         self.pending = False
         self.close()
         self.step += 1
+        if self.on_boundary is not None:
+            self.on_boundary(self.step)
         self._open = self._start(STEP_NAME.format(self.step))
 
     def close(self):
@@ -219,8 +236,9 @@ def _dynamo_compiling(torch):
     return lambda: False
 
 
-def make_line_mode(torch, lib, frames, sites, steps):
-    """A TorchFunctionMode that opens a Python line range around each torch call."""
+def make_line_mode(torch, lib, frames, sites, steps, state=None):
+    """A TorchFunctionMode that opens a Python line range around each torch call, while
+    `state.attributing` (an object with that attribute; always when None)."""
     push, pop = lib.cuscope_range_push_python, lib.cuscope_range_pop_python
     get_frame = sys._getframe
     compiling = _dynamo_compiling(torch)
@@ -229,11 +247,17 @@ def make_line_mode(torch, lib, frames, sites, steps):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             if kwargs is None:
                 kwargs = {}
+            if state is not None and not state.attributing:
+                if steps.pending:
+                    steps.on_torch_call()
+                return func(*args, **kwargs)
             # Metadata and views launch no kernel: no frame walk, no range.
             if compiling() or getattr(func, "__name__", None) in NO_KERNEL:
                 return func(*args, **kwargs)
             if steps.pending:
-                steps.on_torch_call()
+                steps.on_torch_call()  # may end the attributed steps
+                if state is not None and not state.attributing:
+                    return func(*args, **kwargs)
             frame = frames.user_frame(get_frame(1))
             if frame is None:
                 return func(*args, **kwargs)
@@ -279,21 +303,27 @@ class _NvtxRanges:
 class Hook:
     """What install() turned on; `hook` in this module once installed."""
 
-    def __init__(self, torch, lib, shapes):
+    def __init__(self, torch, lib, shapes, attributed_steps=0):
         self.torch, self.lib = torch, lib
         self.frames = FrameFilter(os.path.dirname(torch.__file__))
         self.sites = SiteCache()
         nvtx = importlib.import_module(torch.__name__ + ".cuda.nvtx")
-        self.steps = StepTracker(nvtx.range_start, nvtx.range_end)
+        self.steps = StepTracker(nvtx.range_start, nvtx.range_end, on_boundary=self._on_step)
         self.nvtx = _NvtxRanges(torch, shapes)
         self.mode = None
         self.thread = threading.get_ident()
+        # Op and line ranges in the first `attributed_steps` steps only (0: every step):
+        # later steps' kernels take them from the last attributed step (the analysis).
+        self.attributed_steps = attributed_steps
+        self.attributing = True
+        self._mode_to_exit = False
 
     def start(self, ops=True, lines=True):
         self.nvtx.enabled = ops
         self.nvtx.on()
         if self.lib is not None and lines:
-            self.mode = make_line_mode(self.torch, self.lib, self.frames, self.sites, self.steps)
+            self.mode = make_line_mode(self.torch, self.lib, self.frames, self.sites, self.steps,
+                                       state=self)
             self.mode.__enter__()
         else:
             self.steps.deferred = False
@@ -313,7 +343,38 @@ class Hook:
         if not hasattr(optimizer, "register_optimizer_step_post_hook"):
             return
         optimizer.register_optimizer_step_pre_hook(lambda *a: self.steps.pre_step())
-        optimizer.register_optimizer_step_post_hook(lambda *a: self.steps.post_step())
+        optimizer.register_optimizer_step_post_hook(lambda *a: self._post_step())
+
+    def _on_step(self, step):
+        """A step begins: past the attributed ones, the op and line ranges end."""
+        if not self.attributing or self.attributed_steps <= 0 or step <= self.attributed_steps:
+            return
+        self.attributing = False
+        self.nvtx.off()
+        self.nvtx.enabled = False  # a torch.profiler session's end leaves them off
+        # Inside the mode's own call it is not on the mode stack: it leaves at the next
+        # optimizer step, and passes calls through until then.
+        self._mode_to_exit = self.mode is not None
+
+    def _post_step(self):
+        self._exit_mode()
+        self.steps.post_step()
+
+    def _exit_mode(self):
+        """Leaves the line mode if it is still to leave and on top of the mode stack
+        (a mode the program pushed after it stays, and ours under it passes through)."""
+        if not self._mode_to_exit:
+            return
+        try:
+            stack = self.torch.overrides._get_current_function_mode_stack()
+        except Exception:  # an older torch: the mode stays, passing calls through
+            self._mode_to_exit = False
+            return
+        if stack and stack[-1] is self.mode:
+            self.mode.__exit__(None, None, None)
+            self.mode = None
+            self.steps.deferred = False
+            self._mode_to_exit = False
 
     def _watch_torch_profiler(self):
         """torch.profiler in the program: its steps, and our NVTX ranges off meanwhile."""
@@ -351,7 +412,8 @@ def install(torch=None, shapes=None):
         import torch  # noqa: F401  (the caller imported it already)
     if shapes is None:
         shapes = _setting("CUSCOPE_PYTORCH_SHAPES", False)
-    hook = Hook(torch, _load_library(), shapes)
+    hook = Hook(torch, _load_library(), shapes,
+                attributed_steps=_int_setting("CUSCOPE_PYTORCH_STEPS", 3))
     hook.start(ops=_setting("CUSCOPE_PYTORCH_OPS", True),
                lines=_setting("CUSCOPE_PYTORCH_LINES", True))
     return hook

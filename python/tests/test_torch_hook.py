@@ -278,3 +278,104 @@ def test_sitecustomize_chains_to_the_next_one(tmp_path, monkeypatch):
     names = finders.split(",")
     assert "_AfterTorch" in names
     assert names.index("_AfterTorch") < names.index("PathFinder")
+
+
+def hookable_torch(tmp_path):
+    """fake_torch with what Hook.start uses: cuda.nvtx (start/end ranges), emit_nvtx,
+    cuda.synchronize, optim.optimizer's global step hooks, autograd.profiler.profile,
+    and the function mode stack."""
+    torch = fake_torch(tmp_path)
+    log = []
+    nvtx = types.ModuleType("faketorch.cuda.nvtx")
+    nvtx.range_start = lambda name: log.append(("step", name)) or name
+    nvtx.range_end = lambda handle: log.append(("end", handle))
+    cuda = types.ModuleType("faketorch.cuda")
+    cuda.nvtx = nvtx
+    cuda.synchronize = lambda *a, **k: None
+    torch.cuda = cuda
+    sys.modules["faketorch"] = torch
+    sys.modules["faketorch.cuda"] = cuda
+    sys.modules["faketorch.cuda.nvtx"] = nvtx
+
+    class EmitNvtx:
+        def __init__(self, record_shapes=False):
+            pass
+
+        def __enter__(self):
+            log.append("ops on")
+
+        def __exit__(self, *exc):
+            log.append("ops off")
+
+    class Profile:
+        def _prepare_trace(self):
+            pass
+
+        def __exit__(self, *exc):
+            pass
+
+    torch.autograd = types.SimpleNamespace(
+        profiler=types.SimpleNamespace(emit_nvtx=EmitNvtx, profile=Profile))
+    hooks = {"pre": [], "post": []}
+    optimizer = types.SimpleNamespace(
+        register_optimizer_step_pre_hook=hooks["pre"].append,
+        register_optimizer_step_post_hook=hooks["post"].append)
+    torch.optim = types.SimpleNamespace(optimizer=optimizer)
+    mode_stack = torch.call.__globals__["stack"]
+    torch.overrides._get_current_function_mode_stack = lambda: list(mode_stack)
+    return torch, log, hooks, mode_stack
+
+
+def test_ranges_end_after_the_attributed_steps(tmp_path):
+    torch, log, hooks, mode_stack = hookable_torch(tmp_path)
+    lib = FakeLib()
+    hook = torch_hook.Hook(torch, lib, shapes=False, attributed_steps=2)
+    try:
+        hook.start()
+        assert log == ["ops on"] and mode_stack == [hook.mode]
+
+        def iteration():
+            torch.call(lambda: None)  # the forward's first torch call
+            for pre in hooks["pre"]:
+                pre(None, (), {})
+            for post in hooks["post"]:
+                post(None, (), {})
+
+        for _ in range(3):  # iteration 0, then ProfilerStep#1 and #2: attributed
+            iteration()
+        assert hook.attributing and "ops off" not in log
+        pushes = len(lib.log)
+        iteration()  # ProfilerStep#3 begins: the ranges end
+        assert not hook.attributing
+        assert log.count("ops off") == 1
+        assert mode_stack == []  # the mode left at that iteration's optimizer step
+        assert hook.steps.deferred is False
+        iteration()
+        iteration()
+        # No line range after the switch; steps go on, now at each optimizer step.
+        assert [e for e in lib.log[pushes:] if e[0] == "push"] == []
+        steps = [e[1] for e in log if isinstance(e, tuple) and e[0] == "step"]
+        assert steps[:3] == ["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"]
+        assert len(steps) >= 5
+    finally:
+        for m in list(mode_stack):
+            m.__exit__(None, None, None)
+        for name in ("faketorch", "faketorch.cuda", "faketorch.cuda.nvtx"):
+            sys.modules.pop(name, None)
+
+
+def test_every_step_attributed_with_zero(tmp_path):
+    torch, log, hooks, mode_stack = hookable_torch(tmp_path)
+    hook = torch_hook.Hook(torch, FakeLib(), shapes=False, attributed_steps=0)
+    try:
+        hook.start()
+        for _ in range(6):
+            torch.call(lambda: None)
+            for post in hooks["post"]:
+                post(None, (), {})
+        assert hook.attributing and mode_stack == [hook.mode] and "ops off" not in log
+    finally:
+        for m in list(mode_stack):
+            m.__exit__(None, None, None)
+        for name in ("faketorch", "faketorch.cuda", "faketorch.cuda.nvtx"):
+            sys.modules.pop(name, None)

@@ -425,8 +425,9 @@ TEST(Config, StatedRangesAreTheCheckedOnes) {
   }
   // top, report width, report rank, buffer size, max buffers, flush, skip, count, per signature,
   // window, idle launches, rotate budget, the GPU metrics' interval, sample cap and burst, the
-  // PC sampling period, the advisor's 3 integer and 17 number thresholds.
-  EXPECT_EQ(checked, 36);
+  // PC sampling period, the PyTorch hook's attributed steps, the advisor's 3 integer and 17
+  // number thresholds.
+  EXPECT_EQ(checked, 37);
 }
 
 TEST(Config, FormatBytes) {

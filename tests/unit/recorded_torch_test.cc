@@ -13,7 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/analysis/advise.h"
+#include "lib/analysis/api_index.h"
 #include "lib/analysis/regions.h"
+#include "lib/analysis/steps.h"
 #include "lib/analysis/torch_attribution.h"
 #include "lib/analysis/torch_summary.h"
 #include "lib/report/chrome_trace.h"
@@ -84,6 +86,42 @@ TEST_F(RecordedTorch, KernelsCarryAPythonLineBackwardOnesTheirForwardLine) {
   }
   EXPECT_GE(Share(model, summary_.all, false), 90.0);
   EXPECT_GE(Share(model, summary_.all, true), 90.0);
+}
+
+// The steps after the attributed ones, as CUSCOPE_PYTORCH_STEPS leaves them: this
+// profile with every op and line range of steps 5-12 removed. Their kernels take the
+// op and line of the same launches of step 4 and get the attribution that the ranges
+// gave them: the same op and line on every kernel (a training step launches the same
+// kernels in the same order).
+TEST_F(RecordedTorch, LaterStepsWithoutRangesGetTheirOwnAttributionBack) {
+  const TorchAttribution full = AttributeTorch(profile_);
+  const Steps steps = StepsOf(profile_);
+  ASSERT_EQ(steps.count(), 12u);
+  const uint64_t cut = steps.spans[4].first;
+  model::Profile cut_profile = profile_;
+  std::vector<model::RangeRecord> kept;
+  for (size_t i = 0; i < profile_.ranges.size(); ++i) {
+    const bool torch = full.roles[i] == RangeRole::kOp || full.roles[i] == RangeRole::kPython;
+    if (!torch || profile_.ranges[i].start_ns < cut) kept.push_back(profile_.ranges[i]);
+  }
+  cut_profile.ranges = std::move(kept);
+  const TorchAttribution inherited = AttributeTorch(cut_profile);
+  const ApiByCorrelation apis(profile_);
+  size_t later = 0, same = 0, from_step = 0;
+  for (size_t k = 0; k < profile_.kernels.size(); ++k) {
+    const uint32_t api = apis.Find(profile_.kernels[k].correlation_id);
+    if (api == ApiByCorrelation::kNone || profile_.api_calls[api].start_ns < cut) continue;
+    ++later;
+    const TorchKernel& a = full.kernels[k];
+    const TorchKernel& b = inherited.kernels[k];
+    from_step += b.inherited ? 1 : 0;
+    same += TorchOpOf(profile_, a.op) == TorchOpOf(cut_profile, b.op) &&
+            TorchLineOf(profile_, a.line) == TorchLineOf(cut_profile, b.line) &&
+            a.backward() == b.backward();
+  }
+  EXPECT_GT(later, 4000u);
+  EXPECT_EQ(from_step, later);
+  EXPECT_EQ(same, later);
 }
 
 TEST_F(RecordedTorch, BackwardKernelsCountInTheStepThatCalledBackward) {

@@ -175,6 +175,49 @@ TEST(TorchAttributionTest, BackwardKernelsFallInTheCallersRegion) {
   }
 }
 
+// Steps after the attributed ones (the hook ends its ranges after CUSCOPE_PYTORCH_STEPS)
+// take the op and line of the same launch in the last attributed step: the same kernel
+// with the same occurrence in its step, in launch order, on any thread.
+TEST(TorchAttributionTest, LaterStepsInheritTheSameLaunchesAttribution) {
+  ProfileBuilder b;
+  Location(b, 1, "/src/model.py", 10, "forward");
+  for (int step = 0; step < 3; ++step) {
+    const uint64_t t0 = 10000 * (step + 1);
+    b.Range("step", t0, t0 + 9000, 0, kUser);
+    if (step == 0) {
+      Line(b, 1, t0 + 100, t0 + 800);
+      b.Range("aten::addmm, seq = 6, op_id = 13", t0 + 110, t0 + 790, 2, kUser);
+      b.Range("autograd::engine::evaluate_function: AddmmBackward0, op_id = 30", t0 + 2000,
+              t0 + 2900, 0, kAutograd);
+      b.Range("AddmmBackward0, seq = 6, op_id = 31", t0 + 2010, t0 + 2890, 1, kAutograd);
+    }
+    Launch(b, "gemm", t0 + 200, kUser);  // the forward's two GEMMs
+    Launch(b, "gemm", t0 + 300, kUser);
+    Launch(b, "gemm_bwd", t0 + 2100, kAutograd);
+    if (step == 2) Launch(b, "gemm", t0 + 400, kUser);  // a third: no counterpart
+  }
+  const model::Profile p = b.Take();
+  const TorchAttribution a = AttributeTorch(p);
+  ASSERT_EQ(a.kernels.size(), 10u);
+  for (size_t k : {0, 1, 2}) EXPECT_FALSE(a.kernels[k].inherited) << k;
+  for (size_t k : {3, 4, 6, 7}) {
+    EXPECT_TRUE(a.kernels[k].inherited) << k;
+    EXPECT_EQ(TorchOpOf(p, a.kernels[k].op), "aten::addmm") << k;
+    EXPECT_EQ(TorchLineOf(p, a.kernels[k].line), 1u) << k;
+  }
+  for (size_t k : {5, 8}) {  // the backward GEMM: its forward op and line
+    EXPECT_TRUE(a.kernels[k].inherited) << k;
+    EXPECT_TRUE(a.kernels[k].backward()) << k;
+    EXPECT_EQ(TorchOpOf(p, a.kernels[k].forward), "aten::addmm") << k;
+    EXPECT_EQ(TorchLineOf(p, a.kernels[k].line), 1u) << k;
+  }
+  EXPECT_FALSE(a.kernels[9].inherited);  // step 3's third GEMM
+  EXPECT_EQ(a.kernels[9].op, TorchKernel::kNone);
+  const TorchSummary s = SummarizeTorch(p, a);
+  EXPECT_EQ(s.inherited.kernels, 6u);
+  EXPECT_EQ(s.with_op.kernels, 9u);
+}
+
 TEST(TorchSummaryTest, SharesAndRows) {
   const model::Profile p = Step();
   const TorchSummary s = SummarizeTorch(p);
