@@ -4,10 +4,12 @@
     python3 bench/device/torch_attribution.py BUILD_DIR OUT_DIR [rounds=3] [steps=24] [parts]
 
 bench/device/gpt2_step.py (transformers GPT-2, 6 layers, 8 x 512, bf16) in interleaved
-rounds (the order turns each round) under four modes: unprofiled; torch.profiler (CPU and
+rounds (the order turns each round) under five modes: unprofiled; torch.profiler (CPU and
 CUDA, with_stack=True); cuscope's trace alone (--metrics=none); cuscope with --pytorch
-(--metrics=none). A mode's step time is the median over rounds of the median of steps 4
-and later; its added cost is that over the unprofiled step of the same round. From the
+(--metrics=none: op and line ranges in the first 3 steps, CUSCOPE_PYTORCH_STEPS); and
+--pytorch with ranges in every step (CUSCOPE_PYTORCH_STEPS=0). A mode's step time is the
+median over rounds of the median of steps 4 and later; its added cost is that over the
+unprofiled step of the same round; the mean of every step but the first is beside it. From the
 last round's --pytorch profile (cuscope report --by=op|line --format=json): the shares of
 kernels and GPU time with an op, with a Python line, with a line in the model's own source
 (transformers' modeling files), and of backward kernels with a line. Prints markdown.
@@ -46,6 +48,9 @@ def modes(r):
                                                  "GPT2_TORCH_PROFILER_STACK": "1"}),
         "cuscope trace": (run + ["-o", trace, "--"] + step_cmd, {}),
         "cuscope --pytorch": (run + ["--pytorch", "-o", profile, "--"] + step_cmd, {}),
+        "cuscope --pytorch, ranges every step": (
+            run + ["--pytorch", "-o", os.path.join(out, f"every-{r}.sqlite"), "--"] + step_cmd,
+            {"CUSCOPE_PYTORCH_STEPS": "0"}),
     }
     if parts:
         other = os.path.join(out, f"part-{r}.sqlite")
@@ -60,10 +65,16 @@ def modes(r):
     return table, profile
 
 
+def step_times(text, first):
+    return [float(m.group(2)) for m in re.finditer(r"^step (\d+) ([0-9.]+)$", text, re.M)
+            if int(m.group(1)) >= first]
+
+
 def step_ms(text):
-    times = [float(m.group(2)) for m in re.finditer(r"^step (\d+) ([0-9.]+)$", text, re.M)
-             if int(m.group(1)) >= 4]
-    return statistics.median(times) if times else float("nan")
+    """(median of steps 4+, mean of steps 1+) in ms."""
+    steady, all_but_first = step_times(text, 4), step_times(text, 1)
+    return (statistics.median(steady) if steady else float("nan"),
+            statistics.mean(all_but_first) if all_but_first else float("nan"))
 
 
 def run_round(r):
@@ -128,12 +139,14 @@ def main():
         result, profile = run_round(r)
         rounds_ms.append(result)
     print(f"GPT-2 step ({steps} steps, median of steps 4+), {rounds} interleaved rounds\n")
-    print("| mode | step ms (median of rounds) | added cost per step (median of rounds) |")
-    print("|---|---|---|")
+    print("| mode | step ms (median of rounds) | added cost per step (median of rounds) "
+          "| mean of steps 1+: added |")
+    print("|---|---|---|---|")
     for name in rounds_ms[0]:
-        ms = statistics.median(r[name] for r in rounds_ms)
-        added = statistics.median(100.0 * (r[name] / r["unprofiled"] - 1) for r in rounds_ms)
-        print(f"| {name} | {ms:.2f} | {added:+.1f}% |")
+        ms = statistics.median(r[name][0] for r in rounds_ms)
+        added = statistics.median(100.0 * (r[name][0] / r["unprofiled"][0] - 1) for r in rounds_ms)
+        mean = statistics.median(100.0 * (r[name][1] / r["unprofiled"][1] - 1) for r in rounds_ms)
+        print(f"| {name} | {ms:.2f} | {added:+.1f}% | {mean:+.1f}% |")
     print()
     shares(profile)
     return 0
