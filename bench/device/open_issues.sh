@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU evidence the open issues still need, in two calls of at most 10 minutes each
+# (the device tool's limit), on a build made here and carried (shared/device/README.md):
+#
+#   bench/device/open_issues.sh BUILD OUT part1   # ~7 min
+#   bench/device/open_issues.sh BUILD OUT part2   # ~8 min
+#
+# part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
+#   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
+#   tests with the SIGKILL under --source (#36), the add_ loop against torch.profiler in
+#   5 paired rounds (#33).
+# part2: the PyTorch attribution's cost and shares on GPT-2 in 3 rounds with its parts
+#   (#35), HTA's steps on the --pytorch trace (HTA's source carried as BUILD/hta), and the
+#   no-flag GPT-2 and ViT runs recorded for the verdicts against ncu per launch size
+#   (#32: bench/ncu_agreement.py here afterwards).
+# Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt).
+# HTA here: mkdir -p build/hta && git --git-dir=<fetch of facebookresearch/HolisticTraceAnalysis>
+#   archive HEAD hta | tar x -C build/hta, and carry build/hta.
+set -u
+build=$(cd "${1:?BUILD}" && pwd)
+out=${2:?OUT}
+part=${3:?part1 or part2}
+mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+export LD_LIBRARY_PATH=$build/device-libs:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1
+summary=$out/summary-$part.txt
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+echo "$(date -u +%Y-%m-%dT%H:%MZ) gpu: ${gpu:-none} commit: $(cat "$build/COMMIT" 2>/dev/null)" |
+  tee "$summary"
+step() {  # NAME LIMIT_S COMMAND...: runs it, logs to OUT/NAME.log, notes rc and seconds
+  local name=$1 limit=$2 t0=$SECONDS
+  shift 2
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  echo "$name: rc=$? $((SECONDS - t0)) s" | tee -a "$summary"
+}
+case "$part" in
+  part1)
+    step torch_hook 240 bash "$repo/tests/gpu/torch_hook.sh" "$build"
+    tail -8 "$out/torch_hook.log" >>"$summary"
+    step source_test 180 "$build/tests/gpu/source_test"
+    grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|busy_kernel|mixed_kernel' "$out/source_test.log" >>"$summary"
+    step fault_test 180 "$build/tests/gpu/fault_test" --gtest_filter='*Sigkill*:*Segfault*'
+    grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$out/fault_test.log" >>"$summary"
+    OVERHEAD_TORCH_ONLY=1 step add_loop 240 python3 "$here/overhead.py" "$build" 5
+    tail -15 "$out/add_loop.log" >>"$summary"
+    ;;
+  part2)
+    step torch_attribution 420 python3 "$here/torch_attribution.py" "$build" "$out/attr" 3 12
+    grep -v '^<!--' "$out/torch_attribution.log" | head -30 >>"$summary"
+    profile=$(ls "$out"/attr/pytorch-*.sqlite 2>/dev/null | tail -1)
+    if [ -n "$profile" ] && [ -d "$build/hta" ]; then
+      mkdir -p "$out/hta"
+      "$build/bin/cuscope" export "$profile" --chrome -o "$out/hta/rank0.json" >/dev/null 2>&1
+      step hta 120 python3 "$repo/bench/hta_steps.py" "$build/hta" "$out/hta"
+      grep -E 'rank|ProfilerStep#[0-9]+:|HTA found|FAIL' "$out/hta.log" | head -8 >>"$summary"
+      rm -f "$out/hta/rank0.json"
+    fi
+    step gpt2_default 150 python3 "$here/default_cost.py" "$build" "$out/gpt2" gpt2 12 u,t,d
+    step vit_default 150 python3 "$here/default_cost.py" "$build" "$out/vit" vit:32:6 4 u,t,d
+    tail -6 "$out/gpt2_default.log" "$out/vit_default.log" >>"$summary"
+    ;;
+  *) echo "open_issues.sh: part1 or part2, not '$part'" >&2; exit 2 ;;
+esac
+cat "$summary"
