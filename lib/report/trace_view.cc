@@ -197,7 +197,8 @@ int64_t TraceView::EstimatedOccupancy(const model::KernelRecord& k) const {
 
 // The counters of the set that measured the launch, and its signature's verdict.
 // PyTorch attribution, as Perfetto and HTA show a kernel's arguments: its op (and input
-// shapes), the forward op of a backward kernel, and the Python line ("file:line function").
+// shapes), the forward op of a backward kernel, the Python line ("file:line function"),
+// and whether these came from an earlier step's same launch.
 void TraceView::KernelTorchArgs(size_t i, TraceEvent& e) const {
   const analysis::TorchAttribution& t = index_.torch();
   if (!t.any() || i >= t.kernels.size()) return;
@@ -215,6 +216,9 @@ void TraceView::KernelTorchArgs(size_t i, TraceEvent& e) const {
   }
   const std::string_view line = index_.PythonLabel(analysis::TorchLineOf(p_, k.line));
   if (!line.empty()) Str(e, "python", line);
+  // Its step ran without op and line ranges (CUSCOPE_PYTORCH_STEPS): taken from the
+  // same launch of the last attributed step.
+  if (k.inherited) Bool(e, "attribution from an earlier step", true);
 }
 
 void TraceView::KernelCounterArgs(const model::KernelRecord& k, TraceEvent& e) const {
