@@ -122,6 +122,16 @@ TEST_F(RecordedTorch, LaterStepsWithoutRangesGetTheirOwnAttributionBack) {
   EXPECT_GT(later, 4000u);
   EXPECT_EQ(from_step, later);
   EXPECT_EQ(same, later);
+  // The trace says where those came from.
+  char* buffer = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  ASSERT_NE(out, nullptr);
+  ASSERT_TRUE(report::WriteChromeTrace(cut_profile, out).ok());
+  std::fclose(out);
+  const std::string json(buffer, size);
+  std::free(buffer);
+  EXPECT_NE(json.find(R"("attribution from an earlier step":true)"), std::string::npos);
 }
 
 TEST_F(RecordedTorch, BackwardKernelsCountInTheStepThatCalledBackward) {
