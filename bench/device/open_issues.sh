@@ -8,7 +8,9 @@
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
 #   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
 #   tests with the SIGKILL under --source (#36), the add_ loop against torch.profiler in
-#   5 paired rounds (#33).
+#   5 paired rounds (#33), and ncu's SpeedOfLight on the GEMM script (the reference the
+#   H100 recording of gemm-tensor-metrics needs before it replaces the H200 one, whose
+#   measured launches lost their times: #33).
 # part2: the PyTorch attribution's cost and shares on GPT-2 in 3 rounds with its parts
 #   (#35), HTA's steps on the --pytorch trace (HTA's source carried as BUILD/hta), and the
 #   no-flag GPT-2 and ViT runs recorded for the verdicts against ncu per launch size
@@ -45,6 +47,10 @@ case "$part" in
     grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$out/fault_test.log" >>"$summary"
     OVERHEAD_TORCH_ONLY=1 step add_loop 240 python3 "$here/overhead.py" "$build" 5
     tail -15 "$out/add_loop.log" >>"$summary"
+    step gemm_ncu 200 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight --nvtx \
+      --print-units base --csv --page raw -k 'regex:gemm|xmma|nvjet|cutlass|sm90|Kernel' \
+      python3 "$here/gemm_precisions.py" 4096,8192 1
+    grep -c '^"' "$out/gemm_ncu.log" >>"$summary"
     ;;
   part2)
     step torch_attribution 420 python3 "$here/torch_attribution.py" "$build" "$out/attr" 3 12
