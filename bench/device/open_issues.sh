@@ -47,10 +47,14 @@ case "$part" in
     grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$out/fault_test.log" >>"$summary"
     OVERHEAD_TORCH_ONLY=1 step add_loop 240 python3 "$here/overhead.py" "$build" 5
     tail -15 "$out/add_loop.log" >>"$summary"
-    step gemm_ncu 200 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight --nvtx \
+    # ncu's CSV on stdout, its own lines on stderr (as bench/device/record_real.sh).
+    t0=$SECONDS
+    timeout 200 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight --nvtx \
       --print-units base --csv --page raw -k 'regex:gemm|xmma|nvjet|cutlass|sm90|Kernel' \
-      python3 "$here/gemm_precisions.py" 4096,8192 1
-    grep -c '^"' "$out/gemm_ncu.log" >>"$summary"
+      python3 "$here/gemm_precisions.py" 4096,8192 1 >"$out/h100-gemm-ncu-sol.csv" \
+      2>"$out/gemm_ncu.err"
+    echo "gemm_ncu: rc=$? $((SECONDS - t0)) s, $(grep -c '^"' "$out/h100-gemm-ncu-sol.csv") csv rows" |
+      tee -a "$summary"
     ;;
   part2)
     step torch_attribution 420 python3 "$here/torch_attribution.py" "$build" "$out/attr" 3 12
