@@ -15,7 +15,8 @@
 #   (#35), HTA's steps on the --pytorch trace (HTA's source carried as BUILD/hta), and the
 #   no-flag GPT-2 and ViT runs recorded for the verdicts against ncu per launch size
 #   (#32: bench/ncu_agreement.py here afterwards).
-# Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt).
+# Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt);
+# the device tool brings back at most 8 files: tar OUT into one in the same command.
 # HTA here: mkdir -p build/hta && git --git-dir=<fetch of facebookresearch/HolisticTraceAnalysis>
 #   archive HEAD hta | tar x -C build/hta, and carry build/hta.
 set -u
