@@ -111,7 +111,8 @@ def shares(profile):
             for k in model:
                 model[k] += row["totals"][k]
     rows = [("an op", lines["with_op"]), ("a Python line", lines["with_line"]),
-            ("a line in the model's source", model)]
+            ("a line in the model's source", model),
+            ("op and line from an earlier step's same launch", lines["inherited"])]
     print("| kernels carrying | kernels | GPU time |\n|---|---|---|")
     for what, t in rows:
         print(f"| {what} | {pct(t['kernels'], total['kernels']):.1f}% "
