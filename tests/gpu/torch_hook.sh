@@ -13,9 +13,10 @@ python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 failed=0
-check() {  # CASE EXPECTED_EXIT
+check() {  # CASE EXPECTED_EXIT [cuscope run flags]
   local case=$1 want=$2 rc
-  timeout 300 "$cuscope" run --pytorch --metrics=none --report=none -o "$out/$case.sqlite" \
+  shift 2
+  timeout 300 "$cuscope" run --pytorch --metrics=none --report=none "$@" -o "$out/$case.sqlite" \
     -- python3 "$here/torch/cases.py" "$case" >"$out/$case.log" 2>&1
   rc=$?
   if [[ $rc -ne $want ]]; then
@@ -34,6 +35,7 @@ check threads 0
 check compile 0
 check exit_forward 3
 check exit_backward 5
+check long 0 --pytorch-steps=2
 # The plain case: most kernels carry an op, and the up projection's line has kernels.
 json=$("$cuscope" report "$out/plain.sqlite" --by=line --format=json --top=0)
 python3 - "$json" <<'PY' || failed=1
@@ -51,4 +53,18 @@ sys.exit(0 if ok else 1)
 PY
 "$cuscope" report "$out/plain.sqlite" | grep -q "ProfilerStep#" || {
   echo "FAIL plain: no ProfilerStep#N region"; failed=1; }
+# The long case: op and line ranges in its first 2 steps only; the later steps' kernels
+# take them from step 2's same launches, and the steps go on being marked.
+json=$("$cuscope" report "$out/long.sqlite" --by=line --format=json --top=0)
+python3 - "$json" <<'PY' || failed=1
+import json, sys
+d = json.loads(sys.argv[1])
+k, line, inh = d["all"]["kernels"], d["with_line"]["kernels"], d["inherited"]["kernels"]
+print(f"long: {k} kernels, {line} with a line, {inh} from an earlier step")
+ok = k > 0 and line >= 0.8 * k and inh >= 0.4 * k
+print("ok   long: later steps attributed from step 2" if ok else "FAIL long attribution")
+sys.exit(0 if ok else 1)
+PY
+steps=$("$cuscope" report "$out/long.sqlite" | grep -c "ProfilerStep#")
+[ "$steps" -ge 5 ] || { echo "FAIL long: $steps ProfilerStep#N rows, expected 9"; failed=1; }
 exit $failed

@@ -3,7 +3,8 @@
 threads: torch work on the main thread and on 4 threads of its own; compile: a
 torch.compile'd MLP trained for 4 steps; exit_forward / exit_backward: the process exits
 mid-step (os._exit(3) inside the forward, sys.exit(5) inside the backward); plain: 4
-eager training steps of an MLP (the attribution is checked on its profile).
+eager training steps of an MLP (the attribution is checked on its profile); long: 10
+of them (run with CUSCOPE_PYTORCH_STEPS=2: later steps without op and line ranges).
 """
 import os
 import sys
@@ -50,6 +51,8 @@ def main(case):
     model = Mlp().cuda()
     if case == "plain":
         train(model, 4)
+    elif case == "long":
+        train(model, 10)
     elif case == "threads":
         def work():
             a = torch.randn(512, 512, device="cuda")
