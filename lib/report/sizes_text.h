@@ -9,8 +9,8 @@
 
 namespace cuscope::report {
 
-// "sizes: 14.9-15.1 us latency-bound (28% of its time), 32.6-41.5 us compute-bound
-// (52%), 45.1 us balanced (20%)"; "" when the signature has no sizes.
+// "sizes: 14.900-15.100 us latency-bound (28% of its time), 32.600-41.500 us
+// compute-bound (52%), 45.100 us balanced (20%)"; "" when the signature has no sizes.
 std::string SizesLine(const analysis::KernelCounters& k);
 
 }  // namespace cuscope::report
