@@ -8,7 +8,8 @@
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
 #   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
 #   tests with the SIGKILL under --source (#36), the add_ loop against torch.profiler in
-#   5 paired rounds (#33), and ncu's SpeedOfLight on the GEMM script (the reference the
+#   5 paired rounds (#33), 2M launches traced: peak, profile and .pftrace sizes (#33),
+#   and ncu's SpeedOfLight on the GEMM script (the reference the
 #   H100 recording of gemm-tensor-metrics needs before it replaces the H200 one, whose
 #   measured launches lost their times: #33).
 # part2: the PyTorch attribution's cost and shares on GPT-2 in 3 rounds with its parts
@@ -48,6 +49,8 @@ case "$part" in
     grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$out/fault_test.log" >>"$summary"
     OVERHEAD_TORCH_ONLY=1 step add_loop 240 python3 "$here/overhead.py" "$build" 5
     tail -15 "$out/add_loop.log" >>"$summary"
+    step rss_2m 240 bash "$here/rss_2m.sh" "$build"
+    cat "$out/rss_2m.log" >>"$summary"
     # ncu's CSV on stdout, its own lines on stderr (as bench/device/record_real.sh).
     t0=$SECONDS
     timeout 200 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight --nvtx \
