@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# The GPU evidence the open issues still need, in two calls of at most 10 minutes each
+# The GPU evidence the open issues still need, in three calls of at most 10 minutes each
 # (the device tool's limit), on a build made here and carried (shared/device/README.md):
 #
 #   bench/device/open_issues.sh BUILD OUT part1   # ~7 min
 #   bench/device/open_issues.sh BUILD OUT part2   # ~8 min
+#   bench/device/open_issues.sh BUILD OUT part3   # ~3 min
 #
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
 #   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
 #   tests with the SIGKILL under --source (#36), the add_ loop against torch.profiler in
-#   5 paired rounds (#33), 2M launches traced: peak, profile and .pftrace sizes (#33),
-#   and ncu's SpeedOfLight on the GEMM script (the reference the
-#   H100 recording of gemm-tensor-metrics needs before it replaces the H200 one, whose
-#   measured launches lost their times: #33).
+#   5 paired rounds (#33).
 # part2: the PyTorch attribution's cost and shares on GPT-2 in 3 rounds with its parts
 #   (#35), HTA's steps on the --pytorch trace (HTA's source carried as BUILD/hta), and the
 #   no-flag GPT-2 and ViT runs recorded for the verdicts against ncu per launch size
 #   (#32: bench/ncu_agreement.py here afterwards).
+# part3: 2M launches traced: the program's peak, the profile's and the .pftrace's sizes
+#   (#33); ncu's SpeedOfLight on the GEMM script (the reference the H100 recording of
+#   gemm-tensor-metrics needs before it replaces the H200 one, whose measured launches
+#   lost their times: #33).
 # Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt);
 # the device tool brings back at most 8 files: tar OUT into one in the same command.
 # HTA here: mkdir -p build/hta && git --git-dir=<fetch of facebookresearch/HolisticTraceAnalysis>
@@ -23,7 +25,7 @@
 set -u
 build=$(cd "${1:?BUILD}" && pwd)
 out=${2:?OUT}
-part=${3:?part1 or part2}
+part=${3:?part1, part2 or part3}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -49,16 +51,6 @@ case "$part" in
     grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$out/fault_test.log" >>"$summary"
     OVERHEAD_TORCH_ONLY=1 step add_loop 240 python3 "$here/overhead.py" "$build" 5
     tail -15 "$out/add_loop.log" >>"$summary"
-    step rss_2m 240 bash "$here/rss_2m.sh" "$build"
-    cat "$out/rss_2m.log" >>"$summary"
-    # ncu's CSV on stdout, its own lines on stderr (as bench/device/record_real.sh).
-    t0=$SECONDS
-    timeout 200 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight --nvtx \
-      --print-units base --csv --page raw -k 'regex:gemm|xmma|nvjet|cutlass|sm90|Kernel' \
-      python3 "$here/gemm_precisions.py" 4096,8192 1 >"$out/h100-gemm-ncu-sol.csv" \
-      2>"$out/gemm_ncu.err"
-    echo "gemm_ncu: rc=$? $((SECONDS - t0)) s, $(grep -c '^"' "$out/h100-gemm-ncu-sol.csv") csv rows" |
-      tee -a "$summary"
     ;;
   part2)
     step torch_attribution 420 python3 "$here/torch_attribution.py" "$build" "$out/attr" 3 12
@@ -75,6 +67,18 @@ case "$part" in
     step vit_default 150 python3 "$here/default_cost.py" "$build" "$out/vit" vit:32:6 4 u,t,d
     tail -6 "$out/gpt2_default.log" "$out/vit_default.log" >>"$summary"
     ;;
-  *) echo "open_issues.sh: part1 or part2, not '$part'" >&2; exit 2 ;;
+  part3)
+    step rss_2m 240 bash "$here/rss_2m.sh" "$build"
+    cat "$out/rss_2m.log" >>"$summary"
+    # ncu's CSV on stdout, its own lines on stderr (as bench/device/record_real.sh).
+    t0=$SECONDS
+    timeout 200 /usr/local/cuda/bin/ncu --clock-control none --section SpeedOfLight --nvtx \
+      --print-units base --csv --page raw -k 'regex:gemm|xmma|nvjet|cutlass|sm90|Kernel' \
+      python3 "$here/gemm_precisions.py" 4096,8192 1 >"$out/h100-gemm-ncu-sol.csv" \
+      2>"$out/gemm_ncu.err"
+    echo "gemm_ncu: rc=$? $((SECONDS - t0)) s, $(grep -c '^"' "$out/h100-gemm-ncu-sol.csv") csv rows" |
+      tee -a "$summary"
+    ;;
+  *) echo "open_issues.sh: part1, part2 or part3, not '$part'" >&2; exit 2 ;;
 esac
 cat "$summary"
