@@ -356,6 +356,11 @@ TEST_F(GpuTest, NoFlagsGiveVerdictsByTheSweep) {
   EXPECT_EQ(tiny->verdict.bound, analysis::Bound::kLatency) << report::CountersReason(*tiny);
   EXPECT_EQ(profile->kernels.size(), 1008u);
   EXPECT_NE(r.err.find("verdicts cover 100"), std::string::npos) << r.err;
+  // The window's later launches of a sampled signature are kept as further samples.
+  EXPECT_NE(profile->run.notes.counters_summary.find("further samples"), std::string::npos)
+      << profile->run.notes.counters_summary;
+  EXPECT_GT(saxpy->sets + sgemm->sets + tiny->sets, 3u);
+  std::cerr << "sweep: " << profile->run.notes.counters_summary << "\n";
 }
 
 // Issue 3: every launch with the 6 metrics of measured.md, rotating passes.
