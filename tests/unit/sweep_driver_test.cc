@@ -234,6 +234,24 @@ TEST(SweepDriver, ALaunchThatMustNotBeMeasuredClosesTheWindowBeforeIt) {
   EXPECT_EQ(sim.stats().windows_opened, 2u);
 }
 
+// With a budget spent, NCCL's kernels are still never further samples: they match no
+// filter, so neither a window nor a kept range ever holds one.
+TEST(SweepDriver, NcclKernelsAreNeverFurtherSamples) {
+  SweepSim sim(SweepOptions(/*per_signature=*/1));
+  const Signature nccl = Sig("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  sim.Run(Sig("A"));
+  sim.Run(nccl, /*matches=*/false, /*excluded=*/true);  // closes the window before it
+  sim.Run(Sig("B"));
+  for (int i = 0; i < 5; ++i) {
+    sim.Run(Sig("A"));
+    EXPECT_FALSE(sim.planner.ExtraSample(nccl, /*matches=*/false, sim.stack));
+  }
+  sim.Cut();
+  for (const RangeMatch& m : sim.kept) EXPECT_NE(m.sig, nccl);
+  EXPECT_EQ(sim.stats().sets_complete, 2u);
+  EXPECT_EQ(sim.stats().extra_kept, 5u);  // A's launches in B's window
+}
+
 // Ranges that are not the window's launches (a launch that did not run, a kernel the
 // callbacks did not see): the window's wanted launches are dropped, none is guessed.
 TEST(SweepDriver, AWindowWhoseRangesAreNotItsLaunchesKeepsNothing) {
