@@ -46,9 +46,9 @@ case "$part" in
     step torch_hook 240 bash "$repo/tests/gpu/torch_hook.sh" "$build"
     tail -8 "$out/torch_hook.log" >>"$summary"
     step source_test 180 "$build/tests/gpu/source_test"
-    grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|busy_kernel|mixed_kernel' "$out/source_test.log" >>"$summary"
+    grep -E '^\[ +(OK|FAILED|SKIPPED) +\] .* ms\)|busy_kernel|mixed_kernel' "$out/source_test.log" >>"$summary"
     step fault_test 180 "$build/tests/gpu/fault_test" --gtest_filter='*Sigkill*:*Segfault*'
-    grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$out/fault_test.log" >>"$summary"
+    grep -E '^\[ +(OK|FAILED|SKIPPED) +\] .* ms\)' "$out/fault_test.log" >>"$summary"
     OVERHEAD_TORCH_ONLY=1 step add_loop 240 python3 "$here/overhead.py" "$build" 5
     tail -15 "$out/add_loop.log" >>"$summary"
     ;;
