@@ -15,6 +15,11 @@ the unprofiled run of the same call; and from the profile: signatures with a cou
 set of all of them, the share of kernel time those signatures own, launches measured.
 An unprofiled warm-up run comes first (the first run of a call pays cold file and module
 caches). Prints one markdown table; profiles and logs go to OUT_DIR.
+
+DEFAULT_COST_ROUNDS=R (R > 1) then runs the modes R more times, interleaved (the order
+turns each round), and prints the steady steps paired: each mode's median of steps 3+
+over the unprofiled run's of the same round, per round and the median over rounds (one
+process a mode swings by up to 25% on the GPU machine; paired rounds average that out).
 """
 import os
 import sqlite3
@@ -160,7 +165,31 @@ def main():
         if n == "unprofiled":
             base = r
         print(row(n, r, base), flush=True)
+    paired_rounds(names, int(os.environ.get("DEFAULT_COST_ROUNDS", "1")))
     return 0
+
+
+def steady(r):
+    return statistics.median(r["steps"][2:]) if len(r["steps"]) >= 3 else float("nan")
+
+
+def paired_rounds(names, rounds):
+    """The steady steps of each mode over the unprofiled run of the same round."""
+    if rounds < 2 or "unprofiled" not in names:
+        return
+    ratios = {n: [] for n in names if n != "unprofiled"}
+    for k in range(rounds):
+        order = names[k % len(names):] + names[:k % len(names)]
+        results = {n: run(n) for n in order}
+        base = steady(results["unprofiled"])
+        for n in ratios:
+            ratios[n].append(steady(results[n]) / base)
+    print(f"\nSteady steps (median of steps 3+) over the unprofiled run's, {rounds} paired "
+          "rounds:\n")
+    print("| mode | median of rounds | rounds |\n| --- | --- | --- |")
+    for n, rs in ratios.items():
+        print(f"| {n} | **{statistics.median(rs):.2f}x** | "
+              + ", ".join(f"{r:.2f}" for r in rs) + " |")
 
 
 if __name__ == "__main__":
