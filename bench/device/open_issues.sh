@@ -4,7 +4,7 @@
 #
 #   bench/device/open_issues.sh BUILD OUT part1   # ~7 min
 #   bench/device/open_issues.sh BUILD OUT part2   # ~8 min
-#   bench/device/open_issues.sh BUILD OUT part3   # ~3 min
+#   bench/device/open_issues.sh BUILD OUT part3   # ~7 min
 #
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
 #   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
@@ -17,7 +17,8 @@
 # part3: 2M launches traced: the program's peak, the profile's and the .pftrace's sizes
 #   (#33); ncu's SpeedOfLight on the GEMM script (the reference the H100 recording of
 #   gemm-tensor-metrics needs before it replaces the H200 one, whose measured launches
-#   lost their times: #33).
+#   lost their times: #33); the no-flag GPT-2 run against the trace in 3 paired rounds
+#   (#32's steady steps).
 # Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt);
 # the device tool brings back at most 8 files: tar OUT into one in the same command.
 # HTA here: mkdir -p build/hta && git --git-dir=<fetch of facebookresearch/HolisticTraceAnalysis>
@@ -78,6 +79,9 @@ case "$part" in
       2>"$out/gemm_ncu.err"
     echo "gemm_ncu: rc=$? $((SECONDS - t0)) s, $(grep -c '^"' "$out/h100-gemm-ncu-sol.csv") csv rows" |
       tee -a "$summary"
+    DEFAULT_COST_ROUNDS=3 step gpt2_rounds 300 python3 "$here/default_cost.py" "$build" \
+      "$out/gpt2r" gpt2 12 u,t,d
+    tail -6 "$out/gpt2_rounds.log" >>"$summary"
     ;;
   *) echo "open_issues.sh: part1, part2 or part3, not '$part'" >&2; exit 2 ;;
 esac
