@@ -79,8 +79,6 @@ void LaunchCounters::OnEnter(const CUpti_CallbackData* cb, const LaunchShape& sh
   // the callbacks); a signature still to sample wakes them from its kernel record.
   bool want = !switch_.off() && planner.WantSample(sig, name.second, *regions_);
   const bool settled = switch_.enabled() && !want && planner.Settled(sig, name.second);
-  const bool extra = !want && !switch_.off() && planner.sweep() &&
-                     planner.ExtraSample(sig, name.second, *regions_);
 
   ProfiledContext* c = run_.contexts().Find(cb->context);
   if (c == nullptr || c->failed) {
@@ -92,7 +90,12 @@ void LaunchCounters::OnEnter(const CUpti_CallbackData* cb, const LaunchShape& sh
     if (c == nullptr) return;
   }
   c->context_uid = cb->contextUid;
-  Enter(*c, EnteredLaunch{cb, shape, sig, want, extra, settled, nccl});
+  Enter(*c, EnteredLaunch{cb, shape, sig, want, name.second, settled, nccl});
+}
+
+bool LaunchCounters::ExtraSample(const EnteredLaunch& launch) {
+  return !launch.want && !switch_.off() &&
+         run_.planner().ExtraSample(launch.sig, launch.matches, *regions_);
 }
 
 bool LaunchCounters::Captured(const EnteredLaunch& launch) {

@@ -32,7 +32,7 @@ struct EnteredLaunch {
   const LaunchShape& shape;
   const Signature& sig;
   bool want = false;     // Planner::WantSample (never for an NCCL kernel)
-  bool extra = false;    // not wanted, a further sample if measured (Planner::ExtraSample)
+  bool matches = false;  // the kernel filter matches it (Planner::KernelName)
   bool settled = false;  // Planner::Settled, for the idle switch
   bool nccl = false;     // an NCCL kernel (IsNcclKernel): never measured
 };
@@ -66,6 +66,9 @@ class LaunchCounters : public CounterStrategy, protected LaunchSwitch::Plans {
   // does not execute: nothing may measure it): asked only of a launch that would be
   // measured or would open a window. Counts it (CounterStats::captured_launches).
   bool Captured(const EnteredLaunch& launch);
+  // The sweep: whether a launch it did not want is a further sample if an open window
+  // measures it (Planner::ExtraSample); asked only then.
+  bool ExtraSample(const EnteredLaunch& launch);
   // `to` takes over from `from` (the configuration's passes chose it: AutoCounters) at
   // `launch`, the first wanted one.
   static void HandOver(const LaunchCounters& from, LaunchCounters& to, ProfiledContext& c,

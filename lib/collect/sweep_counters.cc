@@ -10,8 +10,9 @@ void SweepCounters::Enter(ProfiledContext& c, const EnteredLaunch& entered) {
   ContextPlan& plan = contexts_[c.ctx];
   // Asked only of a launch that would open a window or fall in one.
   const bool excluded = entered.nccl || ((entered.want || plan.window_open) && Captured(entered));
-  const Launch launch{entered.sig, entered.cb->correlationId, entered.want && !excluded,
-                      entered.extra && !excluded};
+  // A further sample only in an open window (the only place it is measured).
+  const bool extra = plan.window_open && !excluded && ExtraSample(entered);
+  const Launch launch{entered.sig, entered.cb->correlationId, entered.want && !excluded, extra};
   ProfilerCalls calls(run_, sets_, c, plan, model::OwnKind::kSweepWindow);
   SweepDriver(run_.planner(), calls).Enter(plan, launch, excluded);
   switch_.CountIdle(entered.sig, entered.settled, plan.window_open);

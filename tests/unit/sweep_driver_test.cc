@@ -56,9 +56,10 @@ struct SweepSim {
   void Run(const Signature& sig, bool matches = true, bool excluded = false) {
     ++planner.stats().launches_seen;
     const bool want = planner.WantSample(sig, matches, stack);
-    const bool extra = !want && planner.ExtraSample(sig, matches, stack);
+    const bool extra =
+        c.window_open && !excluded && !want && planner.ExtraSample(sig, matches, stack);
     SweepDriver(planner, calls)
-        .Enter(c, Launch{sig, next_id++, want && !excluded, extra && !excluded}, excluded);
+        .Enter(c, Launch{sig, next_id++, want && !excluded, extra}, excluded);
     EXPECT_EQ(calls.in_pass(), c.window_open);
     EXPECT_EQ(calls.held, c.window_open);
     SweepDriver(planner, calls).Exit(c);
