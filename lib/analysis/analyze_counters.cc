@@ -68,11 +68,8 @@ SetKey MakeKey(uint32_t device, const std::string& name, const model::Dim3& g,
   return {device, name, g.x, g.y, g.z, b.x, b.y, b.z};
 }
 
-// The sets of one signature.
-struct SetGroup {
-  KernelCounters k;
-};
-using SetGroups = std::map<SetKey, SetGroup>;
+// The sets of each signature, gathered into its KernelCounters.
+using SetGroups = std::map<SetKey, KernelCounters>;
 
 // Whether `a` went further than `b`: complete first, then more passes run, then more
 // metrics measured.
@@ -87,8 +84,7 @@ SetGroups GroupSets(const model::Profile& p) {
   for (uint32_t set_index = 0; set_index < p.counters.size(); ++set_index) {
     const model::CounterSet& s = p.counters[set_index];
     const std::string& name = p.str(s.name);
-    SetGroup& a = groups[MakeKey(s.device_id, name, s.grid, s.block)];
-    KernelCounters& k = a.k;
+    KernelCounters& k = groups[MakeKey(s.device_id, name, s.grid, s.block)];
     k.set_indices.push_back(set_index);
     if (k.sets == 0) {
       k.device_id = s.device_id;
@@ -125,7 +121,7 @@ uint64_t AddKernelRecords(const model::Profile& p, SetGroups& groups) {
       if (by_mangled != groups.end()) it = by_mangled;
     }
     if (it == groups.end()) continue;
-    KernelCounters& k = it->second.k;
+    KernelCounters& k = it->second;
     if (!k.launch_config && g.config_known) k.launch_config = LaunchConfig{g.registers, g.shared};
     k.launches += g.launches;
     model::AddTo(k.total_time_ns, g.kernel_ns);
@@ -228,8 +224,7 @@ std::vector<KernelCounters> AnalyzeCounters(const model::Profile& p,
 
   std::map<uint32_t, Ceilings> ceilings;
   for (const Ceilings& c : all_ceilings) ceilings[c.device_id] = c;
-  for (auto& [key, a] : groups) {
-    KernelCounters& k = a.k;
+  for (auto& [key, k] : groups) {
     k.values = Averages(p, k.set_indices);
     DeriveCounters(k, ceilings[k.device_id], p.FindDevice(k.device_id));
     SplitSizes(p, ceilings[k.device_id], k);
