@@ -247,17 +247,14 @@ def make_line_mode(torch, lib, frames, sites, steps, state=None):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             if kwargs is None:
                 kwargs = {}
-            if state is not None and not state.attributing:
-                if steps.pending:
-                    steps.on_torch_call()
-                return func(*args, **kwargs)
             # Metadata and views launch no kernel: no frame walk, no range.
-            if compiling() or getattr(func, "__name__", None) in NO_KERNEL:
+            if (state is None or state.attributing) and (
+                    compiling() or getattr(func, "__name__", None) in NO_KERNEL):
                 return func(*args, **kwargs)
             if steps.pending:
                 steps.on_torch_call()  # may end the attributed steps
-                if state is not None and not state.attributing:
-                    return func(*args, **kwargs)
+            if state is not None and not state.attributing:
+                return func(*args, **kwargs)
             frame = frames.user_frame(get_frame(1))
             if frame is None:
                 return func(*args, **kwargs)
