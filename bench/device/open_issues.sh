@@ -45,17 +45,18 @@ step() {  # NAME LIMIT_S COMMAND...: runs it, logs to OUT/NAME.log, notes rc and
 case "$part" in
   part1)
     step torch_hook 240 bash "$repo/tests/gpu/torch_hook.sh" "$build"
-    tail -8 "$out/torch_hook.log" >>"$summary"
+    tail -n 10 "$out/torch_hook.log" >>"$summary"
     step source_test 180 "$build/tests/gpu/source_test"
     grep -E '^\[ +(OK|FAILED|SKIPPED) +\] .* ms\)|busy_kernel|mixed_kernel' "$out/source_test.log" >>"$summary"
     step fault_test 180 "$build/tests/gpu/fault_test" --gtest_filter='*Sigkill*:*Segfault*'
     grep -E '^\[ +(OK|FAILED|SKIPPED) +\] .* ms\)' "$out/fault_test.log" >>"$summary"
     OVERHEAD_TORCH_ONLY=1 step add_loop 240 python3 "$here/overhead.py" "$build" 5
-    tail -15 "$out/add_loop.log" >>"$summary"
+    tail -n 15 "$out/add_loop.log" >>"$summary"
     ;;
   part2)
     step torch_attribution 420 python3 "$here/torch_attribution.py" "$build" "$out/attr" 3 12
     grep -v '^<!--' "$out/torch_attribution.log" | head -30 >>"$summary"
+    grep "cuscope hook: " "$out/torch_attribution.log" | sort -u >>"$summary"
     profile=$(ls "$out"/attr/pytorch-*.sqlite 2>/dev/null | tail -1)
     if [ -n "$profile" ] && [ -d "$build/hta" ]; then
       mkdir -p "$out/hta"
@@ -66,7 +67,7 @@ case "$part" in
     fi
     step gpt2_default 150 python3 "$here/default_cost.py" "$build" "$out/gpt2" gpt2 12 u,t,d
     step vit_default 150 python3 "$here/default_cost.py" "$build" "$out/vit" vit:32:6 4 u,t,d
-    tail -6 "$out/gpt2_default.log" "$out/vit_default.log" >>"$summary"
+    tail -n 6 "$out/gpt2_default.log" "$out/vit_default.log" >>"$summary"
     ;;
   part3)
     step rss_2m 240 bash "$here/rss_2m.sh" "$build"
@@ -81,7 +82,7 @@ case "$part" in
       tee -a "$summary"
     DEFAULT_COST_ROUNDS=3 step gpt2_rounds 300 python3 "$here/default_cost.py" "$build" \
       "$out/gpt2r" gpt2 12 u,t,d
-    tail -6 "$out/gpt2_rounds.log" >>"$summary"
+    tail -n 6 "$out/gpt2_rounds.log" >>"$summary"
     ;;
   *) echo "open_issues.sh: part1, part2 or part3, not '$part'" >&2; exit 2 ;;
 esac

@@ -10,6 +10,7 @@ off (ncu --profile-from-start off, nsys --capture-range=cudaProfilerApi) sees ex
 the kernels of step k.
 """
 import os
+import sys
 
 import torch
 
@@ -49,3 +50,6 @@ def run_steps(loss_fn, opt, steps):
         if i == profiled:
             torch.cuda.profiler.stop()
         print(f"step {i} {start.elapsed_time(end):.2f}", flush=True)
+    hook = getattr(sys.modules.get("_cuscope_torch_hook"), "hook", None)
+    if hook is not None:  # under cuscope run --pytorch: what its hook left on
+        print("cuscope hook: " + hook.state(), flush=True)

@@ -12,7 +12,8 @@ median over rounds of the median of steps 4 and later; its added cost is that ov
 unprofiled step of the same round; the mean of every step but the first is beside it. From the
 last round's --pytorch profile (cuscope report --by=op|line --format=json): the shares of
 kernels and GPU time with an op, with a Python line, with a line in the model's own source
-(transformers' modeling files), and of backward kernels with a line. Prints markdown.
+(transformers' files, as tests/unit/recorded_torch_test.cc counts them; and its
+modeling_*.py files alone), and of backward kernels with a line. Prints markdown.
 With a fifth argument `parts`, also the parts of --pytorch's cost: --pytorch with ops
 only and with lines only (CUSCOPE_PYTORCH_LINES=0, CUSCOPE_PYTORCH_OPS=0), and without
 cuscope torch's NVTX op ranges alone, an empty TorchFunctionMode, and the line mode's
@@ -35,7 +36,8 @@ cuscope = os.path.join(build, "bin", "cuscope")
 step_cmd = ["python3", os.path.join(here, "gpt2_step.py"), str(steps)]
 os.makedirs(out, exist_ok=True)
 env = dict(os.environ, PYTHONUNBUFFERED="1")
-MODEL_SOURCE = re.compile(r"/transformers/models/[^/]+/modeling_[^/]+\.py$")
+MODEL_SOURCE = re.compile(r"/transformers/")
+MODELING_FILES = re.compile(r"/transformers/models/[^/]+/modeling_[^/]+\.py$")
 
 
 def modes(r):
@@ -89,6 +91,9 @@ def run_round(r):
         if p.returncode != 0:
             print(f"<!-- {name} round {r}: exit {p.returncode}\n{p.stderr[-2000:]} -->")
         result[name] = step_ms(p.stdout)
+        for line in p.stdout.splitlines():
+            if line.startswith("cuscope hook: "):
+                print(f"<!-- {name} round {r}: {line} -->")
     return result, profile
 
 
@@ -106,12 +111,15 @@ def shares(profile):
     lines = report(profile, "line")
     total = lines["all"]
     model = {"kernels": 0, "gpu_time_ns": 0}
+    modeling = dict(model)
     for row in lines["by_line"]:
-        if MODEL_SOURCE.search(row["file"] or ""):
-            for k in model:
-                model[k] += row["totals"][k]
+        for pattern, sums in ((MODEL_SOURCE, model), (MODELING_FILES, modeling)):
+            if pattern.search(row["file"] or ""):
+                for k in sums:
+                    sums[k] += row["totals"][k]
     rows = [("an op", lines["with_op"]), ("a Python line", lines["with_line"]),
-            ("a line in the model's source", model),
+            ("a line in the model's source (transformers' files)", model),
+            ("a line in its modeling_*.py files", modeling),
             ("op and line from an earlier step's same launch", lines["inherited"])]
     print("| kernels carrying | kernels | GPU time |\n|---|---|---|")
     for what, t in rows:

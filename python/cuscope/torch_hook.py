@@ -267,6 +267,24 @@ def make_line_mode(torch, lib, frames, sites, steps, state=None):
     return CuscopeLineMode()
 
 
+def remove_mode(torch, mode):
+    """Takes `mode` off this thread's torch function mode stack, the modes above it put
+    back in their order (as torch's own DeviceContext leaves the stack); False when
+    `mode` is not on it (its handler is running, which takes it off meanwhile)."""
+    overrides = torch.overrides
+    if not any(m is mode for m in overrides._get_current_function_mode_stack()):
+        return False
+    above = []
+    while True:
+        top = overrides._pop_mode()
+        if top is mode:
+            break
+        above.append(top)
+    for m in reversed(above):
+        overrides._push_mode(m)
+    return True
+
+
 class _NvtxRanges:
     """torch's NVTX op ranges on the installing thread, without emit_nvtx's
     torch.cuda.synchronize (which would initialize CUDA at import)."""
@@ -353,22 +371,33 @@ class Hook:
         # optimizer step, and passes calls through until then.
         self._mode_to_exit = self.mode is not None
 
+    def state(self):
+        """One line on what is on now, for tests and benchmarks: after the attributed
+        steps, "attributing=no line_mode=off op_ranges=off modes=0 steps=N"."""
+        try:
+            modes = len(self.torch.overrides._get_current_function_mode_stack())
+        except Exception:
+            modes = "?"
+        return "attributing={} line_mode={} op_ranges={} modes={} steps={}".format(
+            "yes" if self.attributing else "no", "on" if self.mode is not None else "off",
+            "on" if self.nvtx._ctx is not None else "off", modes, self.steps.step)
+
     def _post_step(self):
         self._exit_mode()
         self.steps.post_step()
 
     def _exit_mode(self):
-        """Leaves the line mode if it is still to leave and on top of the mode stack
-        (a mode the program pushed after it stays, and ours under it passes through)."""
+        """Leaves the line mode if it is still to leave: off the mode stack wherever it is
+        (a mode the program pushed after it stays where it was). Not on the stack (a call
+        from inside a torch function's handler): at the next optimizer step."""
         if not self._mode_to_exit:
             return
         try:
-            stack = self.torch.overrides._get_current_function_mode_stack()
+            removed = remove_mode(self.torch, self.mode)
         except Exception:  # an older torch: the mode stays, passing calls through
             self._mode_to_exit = False
             return
-        if stack and stack[-1] is self.mode:
-            self.mode.__exit__(None, None, None)
+        if removed:
             self.mode = None
             self.steps.deferred = False
             self._mode_to_exit = False

@@ -323,6 +323,8 @@ def hookable_torch(tmp_path):
     torch.optim = types.SimpleNamespace(optimizer=optimizer)
     mode_stack = torch.call.__globals__["stack"]
     torch.overrides._get_current_function_mode_stack = lambda: list(mode_stack)
+    torch.overrides._pop_mode = mode_stack.pop
+    torch.overrides._push_mode = mode_stack.append
     return torch, log, hooks, mode_stack
 
 
@@ -362,6 +364,42 @@ def test_ranges_end_after_the_attributed_steps(tmp_path):
             m.__exit__(None, None, None)
         for name in ("faketorch", "faketorch.cuda", "faketorch.cuda.nvtx"):
             sys.modules.pop(name, None)
+
+
+def test_the_line_mode_leaves_from_under_a_mode_the_program_pushed(tmp_path):
+    torch, log, hooks, mode_stack = hookable_torch(tmp_path)
+    hook = torch_hook.Hook(torch, FakeLib(), shapes=False, attributed_steps=1)
+    class Theirs:  # its call goes on to the modes under it, as in torch
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return torch.call(func, *args)
+
+    theirs = Theirs()
+    try:
+        hook.start()
+        ours = hook.mode
+        mode_stack.append(theirs)  # as torch.set_default_device would, after our import
+        for _ in range(3):
+            torch.call(lambda: None)
+            for post in hooks["post"]:
+                post(None, (), {})
+        assert not hook.attributing and hook.mode is None
+        assert mode_stack == [theirs] and ours not in mode_stack
+    finally:
+        mode_stack.clear()
+        for name in ("faketorch", "faketorch.cuda", "faketorch.cuda.nvtx"):
+            sys.modules.pop(name, None)
+
+
+def test_remove_mode_is_false_off_the_stack(tmp_path):
+    torch, _, _, mode_stack = hookable_torch(tmp_path)
+    a, b = object(), object()
+    mode_stack.extend([a, b])
+    assert torch_hook.remove_mode(torch, object()) is False
+    assert mode_stack == [a, b]
+    assert torch_hook.remove_mode(torch, a) is True
+    assert mode_stack == [b]
+    for name in ("faketorch", "faketorch.cuda", "faketorch.cuda.nvtx"):
+        sys.modules.pop(name, None)
 
 
 def test_every_step_attributed_with_zero(tmp_path):

@@ -65,6 +65,12 @@ ok = k > 0 and line >= 0.8 * k and inh >= 0.4 * k
 print("ok   long: later steps attributed from step 2" if ok else "FAIL long attribution")
 sys.exit(0 if ok else 1)
 PY
+# After its attributed steps the hook has nothing left on: no line mode on torch's mode
+# stack (a pass-through mode still costs a Python call per torch call), no op ranges.
+state=$(grep "^cuscope hook: " "$out/long.log")
+echo "long: ${state:-no hook state printed}"
+[[ "$state" == *"attributing=no line_mode=off op_ranges=off modes=0"* ]] || {
+  echo "FAIL long: the hook left something on after its steps"; failed=1; }
 steps=$("$cuscope" report "$out/long.sqlite" | grep -c "ProfilerStep#")
 [ "$steps" -ge 5 ] || { echo "FAIL long: $steps ProfilerStep#N rows, expected 9"; failed=1; }
 exit $failed

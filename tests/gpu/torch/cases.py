@@ -53,6 +53,8 @@ def main(case):
         train(model, 4)
     elif case == "long":
         train(model, 10)
+        hook = getattr(sys.modules.get("_cuscope_torch_hook"), "hook", None)
+        print("cuscope hook: " + (hook.state() if hook is not None else "not installed"))
     elif case == "threads":
         def work():
             a = torch.randn(512, 512, device="cuda")
