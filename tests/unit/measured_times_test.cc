@@ -1,7 +1,8 @@
 // Kernels measured by kernel replay get their times back (lib/store/measured_times.h):
 // a GEMM run recorded on the H200 by an earlier version, where CUPTI wrote 0 as the
 // start and end of the 20 measured launches. The reader places them in memory (the
-// file stays as it is); the writer places them in the file when a profile is closed.
+// file stays as it is); the writer places them in the file when a profile is closed,
+// as it did in the H100 recording of the same GEMMs.
 #include <sqlite3.h>
 
 #include <map>
@@ -77,14 +78,42 @@ TEST(MeasuredTimes, TheReaderPlacesThemInMemoryAndLeavesTheFile) {
   EXPECT_EQ(UntimedRows(kRecorded), 20);  // read-only
 }
 
-// A file whose sets have no gpu__time_duration.sum (an earlier version's custom list):
-// the launch call holds every replayed pass, so the reader leaves those kernels
-// untimed rather than count the whole call as GPU time (6.25 s against 67 ms).
-TEST(MeasuredTimes, TheReaderPlacesNoneWithoutAMeasuredDuration) {
-  const std::string path =
-      std::string(CUSCOPE_TEST_DATA_DIR) + "/real/h200-gemm-tensor-metrics.sqlite";
-  const int64_t untimed = UntimedRows(path);
-  ASSERT_GT(untimed, 0);
+// Two launches measured by kernel replay whose kernels CUPTI left without times, each
+// launch call holding every replayed pass (3 ms against a 50 us kernel), and a set of
+// each with or without gpu__time_duration.sum.
+model::Profile ReplayedUntimed(bool with_duration) {
+  testing::ProfileBuilder b;
+  for (uint32_t id : {31u, 32u}) {
+    b.Kernel("gemm", 0, 0, 7, id).flags = model::kKernelCountersMeasured;
+    const uint64_t call = 1000000ull * id;
+    b.Api("cudaLaunchKernel", call, call + 3000000, id);
+  }
+  b.Kernel("fill", 200000000, 200010000, 7, 40);  // not measured: timed by CUPTI
+  b.Api("cudaLaunchKernel", 199000000, 199000010, 40);
+  model::Profile& p = b.profile();
+  for (uint32_t id : {31u, 32u}) {
+    model::CounterSet s;
+    s.name = p.strings.Intern("gemm");
+    s.grid = {128, 1, 1};
+    s.block = {256, 1, 1};
+    s.strategy = model::CounterStrategy::kKernelReplay;
+    s.passes = 15;
+    s.correlation_ids = {id};
+    s.values = {{p.strings.Intern("sm__cycles_elapsed.max"), 90000}};
+    if (with_duration) s.values.push_back({p.strings.Intern(metrics::kDuration), 50000});
+    p.counters.push_back(s);
+  }
+  return b.Take();
+}
+
+// A file whose sets have no gpu__time_duration.sum (an earlier version's custom list,
+// as the H200 GEMM recording of 2026-12-01 was): the launch call holds every replayed
+// pass, so neither the writer nor the reader places those kernels rather than count
+// the whole call as GPU time (6.25 s against 67 ms in that recording).
+TEST(MeasuredTimes, NoneArePlacedWithoutAMeasuredDuration) {
+  const std::string path = testing_util::TempPath("measured_times_no_duration.sqlite");
+  ASSERT_TRUE(SaveProfile(ReplayedUntimed(/*with_duration=*/false), path).ok());
+  EXPECT_EQ(UntimedRows(path), 2);  // the writer left them
   auto loaded = LoadProfile(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   int64_t still = 0;
@@ -92,11 +121,28 @@ TEST(MeasuredTimes, TheReaderPlacesNoneWithoutAMeasuredDuration) {
     EXPECT_FALSE(k.flags & model::kKernelTimePlaced);
     still += k.start_ns == 0;
   }
-  EXPECT_EQ(still, untimed);
-  // The writer likewise.
-  const std::string saved = testing_util::TempPath("measured_times_no_duration.sqlite");
-  ASSERT_TRUE(SaveProfile(*loaded, saved).ok());
-  EXPECT_EQ(UntimedRows(saved), untimed);
+  EXPECT_EQ(still, 2);  // the reader too
+  // The same launches with their duration measured: both placed.
+  const std::string timed = testing_util::TempPath("measured_times_with_duration.sqlite");
+  ASSERT_TRUE(SaveProfile(ReplayedUntimed(/*with_duration=*/true), timed).ok());
+  EXPECT_EQ(UntimedRows(timed), 0);
+  auto placed = LoadProfile(timed);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(CheckPlaced(*placed), 2);
+}
+
+// The GEMMs of bench/device/gemm_precisions.py 4096,8192 recorded by kernel replay on an
+// H100 80GB HBM3 on 2026-12-06 with the current build: the writer placed the 20
+// measured launches in the file (none at 0), each ending with its launch call and
+// lasting its measured duration.
+TEST(MeasuredTimes, TheRecordedH100GemmsWerePlacedByTheWriter) {
+  const std::string path =
+      std::string(CUSCOPE_TEST_DATA_DIR) + "/real/h100-gemm-tensor-metrics.sqlite";
+  EXPECT_EQ(UntimedRows(path), 0);
+  auto loaded = LoadProfile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->kernels.size(), 60u);
+  EXPECT_EQ(CheckPlaced(*loaded), 20);
 }
 
 TEST(MeasuredTimes, TheWriterPlacesThemInTheFile) {

@@ -1,7 +1,10 @@
-// Verdicts on the GEMMs recorded on the H200 (tests/data/real): PyTorch GEMMs at
-// 4096 and 8192 in FP16, BF16, TF32, FP32, FP8, INT8 and FP64 under cuscope with the
-// per-precision tensor metrics, and the same script and a GPT-2 training step under
-// `ncu --section SpeedOfLight --csv --page raw` (ncu's own values per kernel).
+// Verdicts on the GEMMs recorded on an H100 80GB HBM3 (tests/data/real, 2026-12-06):
+// PyTorch GEMMs at 4096 and 8192 in FP16, BF16, TF32, FP32, FP8, INT8 and FP64
+// (bench/device/gemm_precisions.py 4096,8192) under cuscope with the per-precision
+// tensor metrics (h100-gemm-tensor-metrics.sqlite), and the same script on the same GPU
+// under `ncu --clock-control none --section SpeedOfLight --csv --page raw`
+// (h100-gemm-ncu-sol.csv.gz, ncu's own values per kernel). ncu's rule is also checked on
+// the H200's references: the same script and a GPT-2 training step.
 #include <cmath>
 #include <map>
 #include <string>
@@ -30,7 +33,7 @@ const Gemm kGemms[] = {
 class RecordedGemms : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto p = store::LoadProfile(kReal + "h200-gemm-tensor-metrics.sqlite");
+    auto p = store::LoadProfile(kReal + "h100-gemm-tensor-metrics.sqlite");
     ASSERT_TRUE(p.ok()) << p.status();
     profile_ = std::move(*p);
     all_ = AnalyzeCounters(profile_);
@@ -77,8 +80,9 @@ TEST_F(RecordedGemms, GemmsAreComputeBoundOnTheTensorPipeOfTheirPrecision) {
       EXPECT_EQ(*v.tensor_precision, g.precision) << k->name;
       EXPECT_EQ(k->dominant, g.precision) << k->name;
       if (g.precision == Precision::kTensorInt8) {
-        // torch._int_mm on the H200 runs cutlass' sm80 wmma kernel: SM 32%, memory
-        // 94% (ncu: L1 97%), tensor pipe 13%. ncu's rule calls it memory-bound.
+        // torch._int_mm on the H100 runs cutlass' sm80 wmma kernel: SM 32%, memory
+        // 93-94% (ncu: the same, L1 97%), tensor pipe 13%. ncu's rule calls it
+        // memory-bound.
         EXPECT_EQ(v.sol_class, SolClass::kMemory) << k->name;
         EXPECT_EQ(v.bound, Bound::kMemory) << k->name;
         continue;
@@ -154,7 +158,8 @@ std::string OurRule(double sm, double mem) {
 
 TEST(NcuSpeedOfLight, ClassAgreesWithNcuOnEveryRecordedKernel) {
   std::map<std::string, int> classes;
-  for (const char* file : {"h200-gemm-ncu-sol.csv.gz", "h200-gpt2-ncu-sol.csv.gz"}) {
+  for (const char* file :
+       {"h100-gemm-ncu-sol.csv.gz", "h200-gemm-ncu-sol.csv.gz", "h200-gpt2-ncu-sol.csv.gz"}) {
     std::vector<NcuKernel> ks = LoadNcu(file);
     ASSERT_GE(ks.size(), 28u) << file;
     for (const NcuKernel& k : ks) {
@@ -167,8 +172,9 @@ TEST(NcuSpeedOfLight, ClassAgreesWithNcuOnEveryRecordedKernel) {
 }
 
 TEST_F(RecordedGemms, SmAndMemoryPercentMatchNcuWithin3Points) {
-  // The same GEMMs, a separate run: ncu's kernels in launch order, two per size.
-  std::vector<NcuKernel> ncu = LoadNcu("h200-gemm-ncu-sol.csv.gz");
+  // The same GEMMs on the same H100, a separate run: ncu's kernels in launch order, two
+  // per size.
+  std::vector<NcuKernel> ncu = LoadNcu("h100-gemm-ncu-sol.csv.gz");
   int compared = 0;
   for (const KernelCounters& k : all_) {
     if (!k.sol || !k.sol->has_sm || k.total_time_ns == 0) continue;
