@@ -95,6 +95,12 @@ def main():
     for (name, theirs, sm, mem, mine), ns in misses.most_common(10):
         print("  %.2f%%  %s: ncu %s (SM %d%%, memory %d%%), cuscope %s"
               % (100 * ns / total, name, theirs, sm, mem, mine))
+    pairs = collections.Counter()
+    for (_, theirs, _, _, mine), ns in misses.items():
+        pairs[(theirs, mine)] += ns
+    print("misses by class: " + ", ".join(
+        "ncu %s, cuscope %s %.2f%%" % (theirs, mine, 100 * ns / total)
+        for (theirs, mine), ns in pairs.most_common()))
 
 
 if __name__ == "__main__":

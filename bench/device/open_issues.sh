@@ -15,9 +15,9 @@
 #   no-flag GPT-2 and ViT runs recorded for the verdicts against ncu per launch size
 #   (#32: bench/ncu_agreement.py here afterwards).
 # part3: 2M launches traced: the program's peak, the profile's and the .pftrace's sizes
-#   (#33); ncu's SpeedOfLight on the GEMM script (the reference the H100 recording of
-#   gemm-tensor-metrics needs before it replaces the H200 one, whose measured launches
-#   lost their times: #33); the no-flag GPT-2 run against the trace in 3 paired rounds
+#   (#33); ncu's SpeedOfLight on the GEMM script (on the GPU of a GEMM recording:
+#   tests/data/real/h100-gemm-ncu-sol.csv.gz came from it); the no-flag GPT-2 run against
+#   the trace in 3 paired rounds
 #   (#32's steady steps).
 # Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt);
 # the device tool brings back at most 8 files: tar OUT into one in the same command.
