@@ -3,20 +3,25 @@
 // real ViT-B/16 step (tests/data/real, bench/device/sol_breakdown.py), with every
 // launch measured as the sweep's further samples keep them, a verdict per size agrees
 // with ncu where one verdict per signature cannot: cuBLAS's persistent nvjet GEMMs
-// launch one grid for every size.
+// launch one grid for every size. And on cuscope's own recordings of the same steps with
+// no flags (the sweep, tests/data/real/h100-*-default.sqlite), the verdicts per size
+// agree with ncu's class on most of the step's GPU time (bench/ncu_agreement.py).
 #include "lib/analysis/counter_sizes.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "lib/analysis/kernel_counters.h"
 #include "lib/model/metrics.h"
+#include "lib/store/reader.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/ncu_csv.h"
 
@@ -148,6 +153,109 @@ TEST(CounterSizes, AKernelCountersRowKeepsItsSizesTimes) {
     EXPECT_EQ(ns, k.total_time_ns) << k.name;
     EXPECT_NEAR(pct, 100.0, 1e-6) << k.name;
   }
+}
+
+// --- cuscope's recordings against ncu ------------------------------------------------
+
+// A kernel name as bench/ncu_agreement.py's norm() writes it, so that ncu's name of a
+// launch and cuscope's name of its signature read alike: no namespaces, casts, literal
+// suffixes, "void", "const", parameters or spaces.
+std::string NormalizedName(std::string n) {
+  static const std::regex kAnonymous(R"(\(anonymous namespace\))");
+  static const std::regex kCast(R"(\((\w+::)*\w+\)(?=-?\d))");  // (at::native::ADAM_MODE)1
+  static const std::regex kFalse(R"(\bfalse\b)"), kTrue(R"(\btrue\b)");
+  static const std::regex kSuffix(R"(\b(\d+)(ull|ul|u|l)\b)");
+  static const std::regex kWords(R"(\bvoid\b|\bconst\b)");
+  static const std::regex kNamespace(R"((\w+|<unnamed>)::)");
+  n = std::regex_replace(n, kAnonymous, "<unnamed>");
+  n = std::regex_replace(n, kCast, "");
+  n = n.substr(0, n.find('('));
+  n = std::regex_replace(n, kFalse, "0");
+  n = std::regex_replace(n, kTrue, "1");
+  n = std::regex_replace(n, kSuffix, "$1");
+  n = std::regex_replace(n, kWords, "");
+  n = std::regex_replace(n, kNamespace, "");
+  n.erase(std::remove(n.begin(), n.end(), ' '), n.end());
+  return n;
+}
+
+struct RecordedAgreement {
+  double percent = 0;  // of ncu's GPU time of the step
+  size_t agreeing = 0, launches = 0;
+};
+
+// As bench/ncu_agreement.py measures it: each launch of ncu's whole-step reference
+// `ncu_file` matched to the recorded profile's signature (normalized name, grid, block),
+// ncu's class (ClassifySol of its SM and memory %) against cuscope's class of the
+// signature, or of its size nearest the launch's ncu duration (NearestSize) where it has
+// sizes; a launch whose signature the profile lacks disagrees. Weighted by ncu's
+// durations.
+RecordedAgreement AgreementWithNcu(const std::string& ncu_file, const std::string& profile_file) {
+  const std::string real = std::string(CUSCOPE_TEST_DATA_DIR) + "/real/";
+  const auto rows = testing::LoadNcuCsv(real + ncu_file);
+  auto p = store::LoadProfile(real + profile_file);
+  EXPECT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(rows.empty()) << ncu_file;
+  if (!p.ok()) return {};
+  const std::vector<KernelCounters> counters = AnalyzeCounters(*p);
+  using Key = std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
+  std::map<Key, const KernelCounters*> by_sig;  // a later signature of one key wins, as there
+  for (const KernelCounters& k : counters) {
+    if (k.region) continue;
+    by_sig[{NormalizedName(k.name), k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y,
+            k.block.z}] = &k;
+  }
+  RecordedAgreement a;
+  double total = 0, agree = 0;
+  for (const auto& row : rows) {
+    const double ns = testing::CsvNumber(row.at(metrics::kDuration));
+    const SolClass ncu =
+        ClassifySol(testing::CsvNumber(row.at(metrics::kSmThroughputPct)),
+                    testing::CsvNumber(row.at(metrics::kMemThroughputPct)), nullptr);
+    const model::Dim3 g = Dim(row.at("Grid Size")), b = Dim(row.at("Block Size"));
+    const auto it =
+        by_sig.find({NormalizedName(row.at("Kernel Name")), g.x, g.y, g.z, b.x, b.y, b.z});
+    total += ns;
+    ++a.launches;
+    if (it == by_sig.end()) continue;  // not measured
+    const KernelCounters& k = *it->second;
+    const SolClass mine =
+        k.sizes.empty() ? k.verdict.sol_class : k.sizes[NearestSize(k.sizes, ns)].verdict.sol_class;
+    if (mine != ncu) continue;
+    agree += ns;
+    ++a.agreeing;
+  }
+  a.percent = total > 0 ? 100 * agree / total : 0;
+  return a;
+}
+
+// The recordings: bench/device/default_cost.py with no counter flags ("d": the sweep's
+// verdict set, a verdict per launch size, further samples), one H100 80GB HBM3, commit
+// 6ac3c2e, 2026-12-06 16:34 (GPT-2: gpt2 12 d, 12 training steps; ViT: vit:32:6 4 d,
+// ViT-B/16 of depth 6, batch 32, 4 steps); ncu's references are warm steps of the same
+// scripts on an H100 (bench/device/sol_breakdown.py). Measured 97.70% (GPT-2, 550 of
+// 581 launches) and 91.01% (ViT, 343 of 386), as bench/ncu_agreement.py prints them;
+// the recordings of commit 119be04 (one verdict a signature) gave 96.69% and 81.65%.
+// The floors below are regression floors a little under those values, not the goal:
+// issue #32's target is 98% of the step's GPU time. Of ViT's misses, 0.93% is a
+// cutlass convolution whose name the profile holds mangled (it was measured, latency,
+// as ncu has it), so it matches no ncu name here or in the script.
+TEST(CounterSizes, RecordedGpt2AgreesWithNcu) {
+  const RecordedAgreement a =
+      AgreementWithNcu("h100-gpt2-ncu-breakdown.csv.gz", "h100-gpt2-default.sqlite");
+  std::fprintf(stderr, "GPT-2 recorded: %.2f%% of GPU time, %zu of %zu launches\n", a.percent,
+               a.agreeing, a.launches);
+  EXPECT_EQ(a.launches, 581u);
+  EXPECT_GE(a.percent, 97.5);
+}
+
+TEST(CounterSizes, RecordedVitAgreesWithNcu) {
+  const RecordedAgreement a =
+      AgreementWithNcu("h100-vit-ncu-breakdown.csv.gz", "h100-vit-default.sqlite");
+  std::fprintf(stderr, "ViT recorded: %.2f%% of GPU time, %zu of %zu launches\n", a.percent,
+               a.agreeing, a.launches);
+  EXPECT_EQ(a.launches, 386u);
+  EXPECT_GE(a.percent, 90.5);
 }
 
 }  // namespace

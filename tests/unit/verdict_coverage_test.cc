@@ -5,6 +5,7 @@
 #include "lib/analysis/verdict_coverage.h"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -289,21 +290,35 @@ TEST(RecordedCoverageTest, Gpt2RotateCoversEverySignature) {
 }
 
 // A GPT-2 training step (12 steps, bench/device/default_cost.py gpt2 12 d) run with no
-// counter flags: the default verdict set (one pass) measured by the sweep, one launch
-// of each signature.
+// counter flags: the default verdict set (one pass) measured by the sweep. Recorded on
+// one H100 80GB HBM3 at commit 6ac3c2e on 2026-12-06 16:34: each signature's first
+// launch sampled, and further samples of launches measured anyway (267 launches
+// measured, 100 samples and 167 further ones; the counters' summary in the profile).
 TEST(RecordedCoverageTest, Gpt2WithNoFlagsIsCoveredByTheSweep) {
   const Recorded r = Load("real/h100-gpt2-default.sqlite");
   EXPECT_EQ(r.profile.run.notes.counters_strategy, "sweep");
   EXPECT_EQ(r.coverage.signatures, 100u);
   EXPECT_GE(r.coverage.percent(), 95.0);
   EXPECT_EQ(r.coverage.covered, r.coverage.signatures);
+  EXPECT_EQ(r.coverage.kernel_ns, 261731689u);  // the report's kernel time
   EXPECT_EQ(report::CoverageLine(r.coverage),
             "verdicts cover 100.0% of GPU kernel time (100 of 100 signatures)");
   ASSERT_EQ(r.counters.size(), 100u);
+  uint64_t sets = 0, single = 0;
   for (const KernelCounters& k : r.counters) {
     EXPECT_TRUE(k.complete()) << k.name;
-    EXPECT_EQ(report::MeasurementText(k), "sweep, 1 pass, 1 launch") << k.name;
+    // One set a measured launch: "1 launch", or "N launches (N samples)".
+    EXPECT_EQ(k.sets, k.measured_launches) << k.name;
+    const std::string n = std::to_string(k.sets);
+    EXPECT_EQ(report::MeasurementText(k),
+              k.sets == 1 ? "sweep, 1 pass, 1 launch"
+                          : "sweep, 1 pass, " + n + " launches (" + n + " samples)")
+        << k.name;
+    sets += k.sets;
+    single += k.sets == 1 ? 1 : 0;
   }
+  EXPECT_EQ(sets, 267u);
+  EXPECT_EQ(single, 48u);
 }
 
 // GEMMs of every precision measured on the H200 with an earlier version's roofline set,
