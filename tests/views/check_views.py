@@ -32,17 +32,20 @@ PROFILES = sorted(DATA.glob("*.sqlite")) + sorted((DATA / "real").glob("*.sqlite
 TRACE = DATA / "real" / "h200-gpt2-step-trace.sqlite"
 ROTATE = DATA / "real" / "h200-gpt2-rotate-roofline.sqlite"
 # One H100 80GB HBM3, bench/device/default_cost.py gpt2 12, 12 steps each: the trace alone
-# (t, commit 119be04) and the default counters (d: the sweep's verdict set, a verdict per
-# launch size, further samples; commit 6ac3c2e, 2026-12-06 16:34, a later call whose
-# steps ran about 25% longer).
+# (t) and the default counters (d: the sweep's verdict set) of one call at commit 119be04
+# (2026-12-06 11:40:28 and 11:40:41 UTC, pids 696 and 748, both written to /root/out/g/).
+# That default is kept as h100-gpt2-default-119be04.sqlite because it is the one recorded
+# in the same call as the shipped trace: a run's first step varies by more than the
+# checks' 10% from one call to the next (378.9 ms in this trace, 444.0 ms in the trace of
+# the call that recorded h100-gpt2-default.sqlite).
 H100_TRACE = DATA / "real" / "h100-gpt2-trace.sqlite"
+H100_DEFAULT_119BE04 = DATA / "real" / "h100-gpt2-default-119be04.sqlite"
+# The default of commit 6ac3c2e (a verdict per launch size, further samples; 2026-12-06
+# 16:34:41, a later call whose trace is not shipped). Its regions and GPU busy share do
+# not yet leave out all of cuscope's time (issue #33): tests/unit/
+# recorded_own_time_test.cc, RecordedOwnTimeGap, guards that gap; here only its kernel
+# time and findings are held to the trace.
 H100_DEFAULT = DATA / "real" / "h100-gpt2-default.sqlite"
-# What the default recording of 6ac3c2e does not yet leave out (tests/unit/
-# recorded_own_time_test.cc): its step region is 44% longer than the trace's, 20% longer
-# than the trace of its own call's (about 135 ms of cuscope's time in the first step not
-# taken out), and its GPU busy share of the program 2.95 points lower.
-H100_DEFAULT_GAP = ("6ac3c2e's default recording: cuscope's own time not all taken out of "
-                    "the step regions and the GPU busy share")
 
 
 def run(*args):
@@ -297,19 +300,22 @@ class TraceAgainstCounters(unittest.TestCase):
         # Same program: the trace against the default counters. Kernel time over the
         # comparable launches leaves out what cuscope held; no finding appears or is
         # resolved.
-        d = self.diff(H100_TRACE, H100_DEFAULT)
-        kt = d["comparable_kernel_time"]
-        self.assertFalse(kt["changed"], kt)
-        self.assertLessEqual(abs(kt["change_percent"]), 3)
-        self.assertTrue(d["kernel_count_compared"])
-        changes = {(f["change"], f["rule"]) for f in d["finding_changes"]}
-        self.assertFalse({c for c in changes if c[0] in ("resolved", "appeared")}, changes)
-        self.assertIn(("stayed", "misaligned_gemm"), changes)
+        for default in (H100_DEFAULT_119BE04, H100_DEFAULT):
+            with self.subTest(default=default.name):
+                d = self.diff(H100_TRACE, default)
+                kt = d["comparable_kernel_time"]
+                self.assertFalse(kt["changed"], kt)
+                self.assertLessEqual(abs(kt["change_percent"]), 3)
+                self.assertTrue(d["kernel_count_compared"])
+                changes = {(f["change"], f["rule"]) for f in d["finding_changes"]}
+                self.assertFalse({c for c in changes if c[0] in ("resolved", "appeared")},
+                                 changes)
+                self.assertIn(("stayed", "misaligned_gemm"), changes)
 
-    @unittest.skip(H100_DEFAULT_GAP)
     def test_recorded_default_leaves_out_what_cuscope_held(self):
-        # Region durations and the GPU's busy share leave out what cuscope held.
-        d = self.diff(H100_TRACE, H100_DEFAULT)
+        # Same program, same call: region durations and the GPU's busy share leave out
+        # what cuscope held.
+        d = self.diff(H100_TRACE, H100_DEFAULT_119BE04)
         regions = {r["name"]: r for r in d["regions"]}
         for name in ("step", "step/forward", "step/backward", "step/optimizer"):
             base, new = regions[name]["base"]["total_ns"], regions[name]["new"]["total_ns"]
