@@ -7,7 +7,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for p in cmake g++ make libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev \
          rapidjson-dev libre2-dev zlib1g-dev libprotobuf-dev protobuf-compiler \
          pkg-config python3 binutils clang-format python3-venv python3-pytest python3-setuptools \
-         python3-wheel; do
+         python3-wheel libiberty-dev; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

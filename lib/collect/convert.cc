@@ -73,7 +73,7 @@ const RecordConverter::KernelName& RecordConverter::LookupKernelName(const char*
   }
   KernelName kn;
   kn.mangled = out_->strings.Intern(name);
-  kn.name = out_->strings.Intern(model::Demangle(name));
+  kn.name = out_->strings.Intern(model::Demangle(name, model::DemangleLimit::kLong));
   return kernel_names_.insert_or_assign(name, kn).first->second;
 }
 

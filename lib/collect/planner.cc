@@ -121,7 +121,7 @@ const std::pair<std::string, bool>& Planner::KernelName(const char* symbol, bool
   if (!cached.set || cached.symbol != symbol) {
     cached.set = true;
     cached.symbol = symbol;
-    cached.value.first = model::Demangle(symbol);
+    cached.value.first = model::Demangle(symbol, model::DemangleLimit::kLong);
     cached.nccl = IsNcclKernel(cached.value.first);
     cached.value.second = !cached.nccl && (!kernels_ || kernels_->Search(cached.value.first));
   }

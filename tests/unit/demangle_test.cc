@@ -2,6 +2,10 @@
 // collector stores names through it and the writers show names through it.
 #include "lib/model/demangle.h"
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace cuscope::model {
@@ -34,6 +38,51 @@ TEST(Demangle, ViewsNeedNoTerminator) {
   const std::string text = "_Z5saxpyifPKfPfTRAILING";
   EXPECT_EQ(Demangle(std::string_view(text).substr(0, 15)),
             "saxpy(int, float, float const*, float*)");
+}
+
+// Symbols over 1,024 characters, which libstdc++'s demangler refuses for their length
+// (cuDNN's CUTLASS convolutions: ViT's weight-gradient kernel, 1,675 characters, stored
+// mangled in tests/data/real/h100-vit-default.sqlite), demangle with kLong as c++filt
+// --no-recurse-limit demangles them (tests/data/names/, its output kept beside the symbol).
+std::string ReadName(const std::string& file) {
+  std::ifstream in(std::string(CUSCOPE_TEST_DATA_DIR) + "/names/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "_ZN" and "20abcdefghijklmnopqrst" until at least `chars` characters, then "Ev": the
+// function abcdefghijklmnopqrst::...::abcdefghijklmnopqrst().
+std::string NestedName(size_t chars) {
+  std::string name = "_ZN";
+  while (name.size() < chars) name += "20abcdefghijklmnopqrst";
+  return name + "Ev";
+}
+
+TEST(Demangle, LongSymbolsAsCxxfiltWithoutItsLimit) {
+  const std::string mangled = ReadName("cudnn_wgrad.mangled");
+  const std::string expected = ReadName("cudnn_wgrad.demangled");
+  ASSERT_EQ(mangled.size(), 1675u);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(Demangle(mangled, DemangleLimit::kLong), expected);
+  // As the writers show stored names: unchanged (as the Python package reads them).
+  EXPECT_EQ(Demangle(mangled), mangled);
+  EXPECT_EQ(expected.rfind("void cutlass__5x_cudnn::Kernel<cutlass__5x_cudnn::conv::kernel::"
+                           "ImplicitGemmConvolution<",
+                           0),
+            0u);
+  // A long nested name, past 1,024 characters and under kLongestDemangled.
+  const std::string scope = NestedName(3000);
+  const std::string shown = Demangle(scope, DemangleLimit::kLong);
+  EXPECT_EQ(shown.rfind("abcdefghijklmnopqrst::abcdefghijklmnopqrst::", 0), 0u);
+  // k names of 20 letters, k - 1 "::" and "()": 22k characters, from 5 + 22k.
+  EXPECT_EQ(shown.size(), scope.size() - 5);
+}
+
+TEST(Demangle, SymbolsPastTheLongLimitStayAsTheyAre) {
+  // Demangles without the limit (as the 3,000-character one above), but past it.
+  const std::string huge = NestedName(kLongestDemangled + 100);
+  EXPECT_EQ(Demangle(huge, DemangleLimit::kLong), huge);
 }
 
 }  // namespace
