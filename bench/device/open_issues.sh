@@ -5,6 +5,7 @@
 #   bench/device/open_issues.sh BUILD OUT part1   # ~7 min
 #   bench/device/open_issues.sh BUILD OUT part2   # ~8 min
 #   bench/device/open_issues.sh BUILD OUT part3   # ~7 min
+#   bench/device/open_issues.sh BUILD OUT part4   # ~7 min
 #
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
 #   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
@@ -19,14 +20,22 @@
 #   tests/data/real/h100-gemm-ncu-sol.csv.gz came from it); the no-flag GPT-2 run against
 #   the trace in 3 paired rounds
 #   (#32's steady steps).
+# part4: the PyTorch hook's GPU test, which now checks what the hook leaves on after its
+#   attributed steps, and the attribution's cost in 3 rounds (#35, after 8ba656e); the
+#   no-flag GPT-2 run and the trace in 2 paired rounds (#33: a default's first step
+#   against the trace of its own call, twice).
 # Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt);
 # the device tool brings back at most 8 files: tar OUT into one in the same command.
+# The tree and the whole build exceed the device tool's 64 MiB: carry a staged BUILD, e.g.
+#   mkdir -p build-dev/lib build-dev/tests && cp -a build/lib/*.so* build-dev/lib/ &&
+#   cp -a build/{bin,examples,device-libs,COMMIT,share,hta} build-dev/ &&
+#   cp -a build/tests/gpu build-dev/tests/      (26 MB; carry ["build-dev"])
 # HTA here: mkdir -p build/hta && git --git-dir=<fetch of facebookresearch/HolisticTraceAnalysis>
 #   archive HEAD hta | tar x -C build/hta, and carry build/hta.
 set -u
 build=$(cd "${1:?BUILD}" && pwd)
 out=${2:?OUT}
-part=${3:?part1, part2 or part3}
+part=${3:?part1, part2, part3 or part4}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -84,6 +93,16 @@ case "$part" in
       "$out/gpt2r" gpt2 12 u,t,d
     tail -n 6 "$out/gpt2_rounds.log" >>"$summary"
     ;;
-  *) echo "open_issues.sh: part1, part2 or part3, not '$part'" >&2; exit 2 ;;
+  part4)
+    step torch_hook 180 bash "$repo/tests/gpu/torch_hook.sh" "$build"
+    tail -n 12 "$out/torch_hook.log" >>"$summary"
+    step torch_attribution 300 python3 "$here/torch_attribution.py" "$build" "$out/attr" 3 12
+    grep -v '^<!--' "$out/torch_attribution.log" | head -30 >>"$summary"
+    grep "cuscope hook: " "$out/torch_attribution.log" | sort -u >>"$summary"
+    DEFAULT_COST_ROUNDS=2 step gpt2_defaults 240 python3 "$here/default_cost.py" "$build" \
+      "$out/gpt2r" gpt2 12 u,t,d
+    tail -n 6 "$out/gpt2_defaults.log" >>"$summary"
+    ;;
+  *) echo "open_issues.sh: part1, part2, part3 or part4, not '$part'" >&2; exit 2 ;;
 esac
 cat "$summary"
