@@ -49,9 +49,8 @@ std::string DropReasons(const std::string& summary) {
 using Signature =
     std::tuple<uint32_t, std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
 
-// Unmeasured kernel signatures whose every launch began before `loop_ns`.
-uint64_t StartupOnly(const model::Profile& p, const std::vector<KernelCounters>& counters,
-                     uint64_t loop_ns) {
+// The signatures measured.
+std::set<Signature> MeasuredSignatures(const std::vector<KernelCounters>& counters) {
   std::set<Signature> measured;
   for (const KernelCounters& k : counters) {
     if (!k.region) {
@@ -59,16 +58,24 @@ uint64_t StartupOnly(const model::Profile& p, const std::vector<KernelCounters>&
           {k.device_id, k.name, k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z});
     }
   }
-  absl::flat_hash_map<KernelKey, bool> in_loop;  // by signature: a launch in the loop
+  return measured;
+}
+
+// Unmeasured kernel signatures every launch of which has `all(k)` true.
+template <typename Pred>
+uint64_t UnmeasuredWhereAll(const model::Profile& p, const std::vector<KernelCounters>& counters,
+                            const Pred& all) {
+  const std::set<Signature> measured = MeasuredSignatures(counters);
+  absl::flat_hash_map<KernelKey, bool> every;  // by signature: every launch so far
   for (const model::KernelRecord& k : p.kernels) {
     const KernelKey key{k.device_id, k.name,    k.mangled_name, k.grid.x, k.grid.y,
                         k.grid.z,    k.block.x, k.block.y,      k.block.z};
-    bool& seen = in_loop[key];
-    seen = seen || k.start_ns >= loop_ns;
+    auto [it, inserted] = every.try_emplace(key, true);
+    it->second = it->second && all(k);
   }
   uint64_t n = 0;
-  for (const auto& [key, looped] : in_loop) {
-    if (looped) continue;
+  for (const auto& [key, yes] : every) {
+    if (!yes) continue;
     const auto& [device, name, mangled, gx, gy, gz, bx, by, bz] = key;
     const bool found = measured.count({device, p.str(name), gx, gy, gz, bx, by, bz}) > 0 ||
                        measured.count({device, p.str(mangled), gx, gy, gz, bx, by, bz}) > 0;
@@ -96,9 +103,17 @@ void WhyNotMeasured(const model::Profile& p, const std::vector<KernelCounters>& 
     }
   }
   if ((rotate || o.strategy == "sweep") && !steps.empty()) {
-    if (uint64_t k = StartupOnly(p, counters, steps.first_start_ns()); k > 0) {
+    const uint64_t loop_ns = steps.first_start_ns();
+    const uint64_t k = UnmeasuredWhereAll(
+        p, counters, [loop_ns](const model::KernelRecord& r) { return r.start_ns < loop_ns; });
+    if (k > 0) {
       o.shortfalls.push_back({ShortfallKind::kStartupOnly, k, 0, 0, ""});
     }
+  }
+  if (uint64_t k = UnmeasuredWhereAll(
+          p, counters, [](const model::KernelRecord& r) { return r.graph_id != 0; });
+      k > 0) {
+    o.shortfalls.push_back({ShortfallKind::kGraphOnly, k, 0, 0, ""});
   }
   if (n.counters_samples_dropped && *n.counters_samples_dropped > 0) {
     o.shortfalls.push_back({ShortfallKind::kSetsDropped,

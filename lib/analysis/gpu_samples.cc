@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "lib/analysis/sampled_verdict.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/checked.h"
 #include "lib/model/metrics.h"
@@ -153,6 +154,8 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     d.attributed = attributed;
     out.devices.push_back(std::move(d));
   }
+  std::map<uint32_t, Ceilings> ceilings;  // by device, for the L2 peak
+  for (const auto& [device, view] : views) ceilings[device] = ComputeCeilings(p, device);
   for (const auto& [key, t] : totals) {
     SampledKernel k;
     k.device_id = key.first;
@@ -161,6 +164,7 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     k.kernel_ns = t.ns;
     auto it = per_kernel.find(key);
     if (it != per_kernel.end()) k.rates = it->second.Rates();
+    k.verdict = SampledVerdict(k.rates, &ceilings[key.first]);
     out.kernels.push_back(std::move(k));
   }
   std::stable_sort(out.kernels.begin(), out.kernels.end(),

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/analysis/verdict.h"
 #include "lib/model/profile.h"
 
 namespace cuscope::analysis {
@@ -46,6 +47,9 @@ struct SampledKernel {
   uint64_t launches = 0;
   uint64_t kernel_ns = 0;  // total time of its launches with usable times
   SampledRates rates;
+  // The speed-of-light verdict from its samples (sampled_verdict.h), absent with fewer
+  // than kMinSampledVerdictSamples samples or without an SM part and a memory level.
+  std::optional<Verdict> verdict;
   // Share of its time its samples cover (0..100).
   double coverage_pct() const {
     return kernel_ns > 0 ? 100.0 * double(rates.sampled_ns) / double(kernel_ns) : 0;

@@ -41,6 +41,11 @@ std::string ShortfallText(const analysis::CounterOutcome& o, const Shortfall& s)
     case ShortfallKind::kCaptured:
       return absl::StrCat(Plural(s.count, "launch", "launches"),
                           " during stream capture, never measured");
+    case ShortfallKind::kGraphOnly:
+      return absl::StrFormat(
+          "%d ran only inside CUDA graphs, which the Range Profiler does not measure kernel "
+          "by kernel (--gpu-metrics=1 samples them and gives each a verdict)",
+          s.count);
     case ShortfallKind::kBudget:
       return "rotate's time budget allowed no set at times (note budget_idle)";
     case ShortfallKind::kBackoff:

@@ -10,6 +10,7 @@
 #include "lib/model/demangle.h"
 #include "lib/report/format.h"
 #include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
 namespace {
@@ -67,6 +68,17 @@ void RatesJson(json::Writer& w, const SampledRates& r) {
   w.EndObject();
 }
 
+// The sampled verdict: its class, its bound, the two sides and the reason in words.
+void VerdictJson(json::Writer& w, const analysis::Verdict& v) {
+  w.StartObject();
+  Key(w, "sol_class"), Str(w, analysis::SolClassName(v.sol_class));
+  Key(w, "verdict"), Str(w, VerdictLabel(v));
+  OptionalNum(w, "sm_pct", v.sm_pct);
+  OptionalNum(w, "memory_pct", v.memory_pct);
+  Key(w, "reason"), Str(w, VerdictReason(v));
+  w.EndObject();
+}
+
 void WriteNotes(const std::vector<std::string>& notes, const ReportOptions& options,
                 std::ostream& out) {
   if (notes.empty()) return;
@@ -101,7 +113,8 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
   for (const analysis::SampledKernel& k : a.kernels) kernels.push_back(&k);
   const size_t shown = ShownRows(kernels.size(), options.top);
   TextTable table(
-      {"Time", "Sampled", "SM act", "Issue", "Tensor", "DRAM %", "DRAM B/s", "L2 B/s", "Name"});
+      {"Time", "Sampled", "SM act", "Issue", "Tensor", "DRAM %", "DRAM B/s", "L2 B/s", "Verdict",
+       "Name"});
   table.Fit(options.width, options.max_name_width, &names);
   table.SetDroppable({"L2 B/s", "DRAM B/s", "Issue"});
   for (size_t i = 0; i < shown; ++i) {
@@ -111,7 +124,8 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
         {FormatDuration(double(k.kernel_ns)), r.samples > 0 ? FormatPercent(k.coverage_pct()) : "-",
          FormatPercentOfPeak(r.sm_active_pct), FormatPercentOfPeak(r.issue_pct),
          FormatPercentOfPeak(r.tensor_pct), FormatPercentOfPeak(r.dram_pct),
-         Rate(r.dram_bytes_per_s, "B/s"), Rate(r.l2_bytes_per_s, "B/s"), model::Demangle(k.name)});
+         Rate(r.dram_bytes_per_s, "B/s"), Rate(r.l2_bytes_per_s, "B/s"),
+         k.verdict ? VerdictLabel(*k.verdict) : "-", model::Demangle(k.name)});
   }
   out << "\n";
   table.Write(out);
@@ -120,7 +134,10 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
       "Sampled: the share of the kernel's time covered by samples that lie wholly inside one "
       "of its launches with no other kernel running (kernels shorter than the interval have "
       "none; sampled in bursts, only the launches inside a burst hold samples). Rates are per "
-      "elapsed cycle or second over those samples.",
+      "elapsed cycle or second over those samples. Verdict: the speed-of-light class from "
+      "the busiest sampled SM part (issue, tensor pipe) and memory level (DRAM, L2), for "
+      "kernels with 3 or more samples; what a kernel the counters cannot measure (inside "
+      "CUDA graphs) gets.",
       options.width, 2, 4);
   WriteNotes(notes, options, out);
 }
@@ -167,6 +184,12 @@ void WriteGpuSamplesJson(json::Writer& w, const analysis::GpuSampleAnalysis& a,
     Key(w, "kernel_ns"), w.Uint64(k.kernel_ns);
     Key(w, "coverage_pct"), Num(w, k.coverage_pct());
     RatesJson(w, k.rates);
+    Key(w, "verdict");
+    if (k.verdict) {
+      VerdictJson(w, *k.verdict);
+    } else {
+      w.Null();
+    }
     w.EndObject();
   }
   w.EndArray();

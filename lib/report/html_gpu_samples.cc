@@ -10,6 +10,7 @@
 #include "lib/report/html_escape.h"
 #include "lib/report/html_sections.h"
 #include "lib/report/number_format.h"
+#include "lib/report/verdict_text.h"
 
 namespace cuscope::report {
 namespace {
@@ -62,7 +63,7 @@ void AppendGpuSamples(const ReportData& data, std::string& out) {
   absl::StrAppend(&out,
                   "</tbody></table>\n<table class=\"sortable\" id=\"gpu-metrics-table\"><thead>"
                   "<tr><th>Kernel</th><th>Time</th><th>Sampled</th>",
-                  kRateHeads, "</tr></thead><tbody>\n");
+                  kRateHeads, "<th>Verdict</th></tr></thead><tbody>\n");
   const size_t shown = std::min(a.kernels.size(), kHtmlMaxRows);
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledKernel& k = a.kernels[i];
@@ -71,7 +72,10 @@ void AppendGpuSamples(const ReportData& data, std::string& out) {
         HtmlNumCell(double(k.kernel_ns), FormatDuration(double(k.kernel_ns))),
         HtmlNumCell(k.coverage_pct(), k.rates.samples > 0 ? FormatPercent(k.coverage_pct()) : "-"));
     AppendRatesCells(k.rates, out);
-    out += "</tr>\n";
+    absl::StrAppend(&out, "<td title=\"",
+                    HtmlEscape(k.verdict ? VerdictReason(*k.verdict) : std::string()), "\">",
+                    HtmlEscape(k.verdict ? VerdictLabel(*k.verdict) : std::string("-")),
+                    "</td></tr>\n");
   }
   out += "</tbody></table>\n";
   if (a.kernels.size() > shown) {

@@ -917,5 +917,50 @@ TEST_F(GpuTest, GpuMetricsSampleEveryKernelWithTheTimelineKept) {
   EXPECT_GT(*top.rates.tensor_pct, 60) << top.name;
 }
 
+// Kernels that run only inside a CUDA graph (examples/graph_only.cu): the Range
+// Profiler measures none of them kernel by kernel (docs/performance.md, "Kernels inside
+// CUDA graphs"), so the default's outcome line says they ran only inside graphs, and
+// GPU metrics sampling gives each its verdict: the 256 MiB copy memory-bound, the FMA
+// chains compute-bound, the one warp's chain latency-bound.
+TEST_F(GpuTest, GraphOnlyKernelsGetSampledVerdicts) {
+  const std::string cuscope = BuildDir() + "/bin/cuscope";
+  const std::string plain = TempPath("graph_only_default.sqlite");
+  Result d = RunProgram({cuscope, "run", "--output=" + plain, "--", Example("graph_only"), "1"}, {});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  Result dr = RunProgram({cuscope, "report", plain}, {});
+  EXPECT_EQ(dr.exit_code, 0) << dr.err;
+  std::cerr << dr.out.substr(0, dr.out.find('\n', dr.out.find("counters:"))) << "\n";
+  EXPECT_NE(dr.out.find("3 ran only inside CUDA graphs"), std::string::npos) << dr.out;
+
+  const std::string path = TempPath("graph_only.sqlite");
+  Result r = RunProgram({cuscope, "run", "--output=" + path, "--gpu-metrics=1", "--",
+                         Example("graph_only"), "3"},
+                        {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto profile = store::LoadProfile(path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->run.notes.gpu_metrics_status, "") << profile->run.notes.gpu_metrics_status;
+  const analysis::GpuSampleAnalysis a = analysis::AnalyzeGpuSamples(*profile);
+  std::map<std::string, analysis::SolClass> expected = {
+      {"stream_copy", analysis::SolClass::kMemory},
+      {"fma_chains", analysis::SolClass::kCompute},
+      {"lonely_walk", analysis::SolClass::kLatency}};
+  int found = 0;
+  for (const analysis::SampledKernel& k : a.kernels) {
+    for (const auto& [name, cls] : expected) {
+      if (k.name.find(name) == std::string::npos) continue;
+      ++found;
+      std::cerr << "graph_only " << name << ": " << k.rates.samples << " samples, "
+                << (k.verdict ? report::VerdictReason(*k.verdict) : "no verdict") << "\n";
+      ASSERT_TRUE(k.verdict.has_value()) << name << ": " << k.rates.samples << " samples";
+      EXPECT_EQ(k.verdict->sol_class, cls) << name << ": " << report::VerdictReason(*k.verdict);
+    }
+  }
+  EXPECT_EQ(found, 3);
+  Result rep = RunProgram({cuscope, "report", path}, {});
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("DRAM-bound"), std::string::npos) << rep.out;
+}
+
 }  // namespace
 }  // namespace cuscope

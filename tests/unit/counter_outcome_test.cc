@@ -167,6 +167,23 @@ TEST(CounterOutcome, UnexplainedShortfallSaysSo) {
             "the notes do not say why");
 }
 
+TEST(CounterOutcome, KernelsOnlyInsideGraphsAreNamed) {
+  testing::ProfileBuilder b;
+  b.Kernel("direct", 1000, 2000);
+  b.Kernel("graphed", 3000, 4000).graph_id = 2;
+  b.Kernel("graphed", 5000, 6000).graph_id = 2;
+  b.Kernel("both", 7000, 8000).graph_id = 2;
+  b.Kernel("both", 9000, 10000);
+  model::Profile p = b.Take();
+  p.run.notes.settings = Settings("kernel");
+  p.run.notes.counters_strategy = "kernel replay";
+  const std::string line = Line(p);
+  EXPECT_THAT(line, HasSubstr("measured 0 of 3 signatures"));
+  EXPECT_THAT(line, HasSubstr("1 ran only inside CUDA graphs"));
+  EXPECT_THAT(line, HasSubstr("--gpu-metrics=1"));
+  EXPECT_THAT(line, Not(HasSubstr("do not say why")));
+}
+
 TEST(RotateStepsNeeded, TwoPeriodsOrTheSetThenOnePerPass) {
   EXPECT_EQ(analysis::RotateStepsNeeded(7, true), 14u);
   EXPECT_EQ(analysis::RotateStepsNeeded(7, false), 9u);

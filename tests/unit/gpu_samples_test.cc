@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/analysis/sampled_verdict.h"
 #include "lib/model/metrics.h"
 #include "tests/unit/builders.h"
 
@@ -198,6 +199,61 @@ TEST(GpuSamplesTest, OneSampleRatesFollowTheSameRules) {
   s.end_ns = s.start_ns + 10000;
   s.values.resize(3);
   EXPECT_FALSE(SampleRates(s, l).tensor_pct.has_value());
+}
+
+// The sampled verdict (lib/analysis/sampled_verdict.h): the class from the busiest
+// sampled SM part and memory level, only with enough samples.
+TEST(GpuSamplesTest, KernelsWithSamplesGetASampledVerdict) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  Configure(p);
+  b.Kernel("stream", 1000000, 1100000).graph_id = 1;  // 10 samples, DRAM 90%
+  b.Kernel("gemm", 1200000, 1250000).graph_id = 1;    // 5 samples, tensor 80%, DRAM 10%
+  b.Kernel("chain", 1300000, 1350000);                // 5 samples, nothing busy
+  b.Kernel("blip", 1400000, 1420000);                 // 2 samples: too few
+  Sample(p, 1000000, 1100000, 19000, 90, 40e6, 0);
+  Sample(p, 1200000, 1250000, 19800, 10, 1e6, 80);
+  Sample(p, 1300000, 1350000, 19800, 3, 1e4, 0);
+  Sample(p, 1400000, 1420000, 19800, 95, 1e4, 0);
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  const SampledKernel* stream = Find(a, "stream");
+  ASSERT_TRUE(stream && stream->verdict);
+  EXPECT_EQ(stream->verdict->sol_class, SolClass::kMemory);
+  EXPECT_EQ(stream->verdict->bound, Bound::kDram);
+  EXPECT_TRUE(stream->verdict->high_throughput);
+  EXPECT_TRUE(stream->verdict->sol_from_parts);
+  EXPECT_NEAR(*stream->verdict->memory_pct, 90, 1e-9);
+  const SampledKernel* gemm = Find(a, "gemm");
+  ASSERT_TRUE(gemm && gemm->verdict);
+  EXPECT_EQ(gemm->verdict->sol_class, SolClass::kCompute);
+  EXPECT_EQ(gemm->verdict->bound, Bound::kCompute);
+  ASSERT_TRUE(gemm->verdict->limiter);
+  EXPECT_EQ(gemm->verdict->limiter->unit, Unit::kTensorPipe);
+  const SampledKernel* chain = Find(a, "chain");
+  ASSERT_TRUE(chain && chain->verdict);
+  EXPECT_EQ(chain->verdict->sol_class, SolClass::kLatency);
+  const SampledKernel* blip = Find(a, "blip");
+  ASSERT_NE(blip, nullptr);
+  EXPECT_EQ(blip->rates.samples, 2u);
+  EXPECT_FALSE(blip->verdict.has_value());
+}
+
+TEST(GpuSamplesTest, NoSampledVerdictWithoutBothSides) {
+  SampledRates memory_only;
+  memory_only.samples = 10;
+  memory_only.dram_pct = 90;
+  EXPECT_FALSE(SampledVerdict(memory_only, nullptr).has_value());
+  SampledRates both = memory_only;
+  both.issue_pct = 85;
+  both.l2_bytes_per_s = 5e12;
+  Ceilings c;
+  c.peak_l2_bytes_per_s = 1e13;  // L2 at 50%
+  const std::optional<Verdict> v = SampledVerdict(both, &c);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->sol_class, SolClass::kBalanced);  // 85 and 90: within 10 points
+  ASSERT_EQ(v->units.size(), 3u);                // issue, DRAM, L2
+  both.samples = kMinSampledVerdictSamples - 1;
+  EXPECT_FALSE(SampledVerdict(both, &c).has_value());
 }
 
 }  // namespace
