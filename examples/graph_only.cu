@@ -8,19 +8,19 @@
 //
 //   graph_only [SECONDS=3]
 // Prints "GRAPH LAUNCHES n" and exits 0.
+#include <cuda_runtime.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    cudaError_t err_ = (call);                                                       \
-    if (err_ != cudaSuccess) {                                                       \
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    cudaError_t err_ = (call);                                                           \
+    if (err_ != cudaSuccess) {                                                           \
       std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 __global__ void stream_copy(const float4* __restrict__ in, float4* __restrict__ out, size_t n) {

@@ -110,8 +110,8 @@ void WhyNotMeasured(const model::Profile& p, const std::vector<KernelCounters>& 
       o.shortfalls.push_back({ShortfallKind::kStartupOnly, k, 0, 0, ""});
     }
   }
-  if (uint64_t k = UnmeasuredWhereAll(
-          p, counters, [](const model::KernelRecord& r) { return r.graph_id != 0; });
+  if (uint64_t k = UnmeasuredWhereAll(p, counters,
+                                      [](const model::KernelRecord& r) { return r.graph_id != 0; });
       k > 0) {
     o.shortfalls.push_back({ShortfallKind::kGraphOnly, k, 0, 0, ""});
   }

@@ -34,9 +34,9 @@ enum class ShortfallKind : uint8_t {
   // `count` unmeasured signatures launched only inside CUDA graphs: the Range Profiler
   // measures no kernel inside a graph launch (CUDA 13.0); GPU metrics sampling does.
   kGraphOnly,
-  kBudget,         // counters.budget_idle: rotate's time budget allowed no set (`text`)
-  kBackoff,        // counters.backoff: the sweep waited (`text`)
-  kUnexplained,    // signatures not measured and no note says why
+  kBudget,       // counters.budget_idle: rotate's time budget allowed no set (`text`)
+  kBackoff,      // counters.backoff: the sweep waited (`text`)
+  kUnexplained,  // signatures not measured and no note says why
 };
 
 struct Shortfall {

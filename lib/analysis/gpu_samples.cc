@@ -164,7 +164,9 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     k.kernel_ns = t.ns;
     auto it = per_kernel.find(key);
     if (it != per_kernel.end()) k.rates = it->second.Rates();
-    k.verdict = SampledVerdict(k.rates, &ceilings[key.first]);
+    const SampledRates& r = k.rates;
+    k.verdict = SampledVerdict({r.samples, r.issue_pct, r.tensor_pct, r.dram_pct, r.l2_bytes_per_s},
+                               &ceilings[key.first]);
     out.kernels.push_back(std::move(k));
   }
   std::stable_sort(out.kernels.begin(), out.kernels.end(),

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "lib/analysis/gpu_samples.h"
-
 namespace cuscope::analysis {
 namespace {
 
@@ -24,7 +22,7 @@ std::optional<double> Busiest(const std::vector<UnitUse>& units, bool memory) {
 
 }  // namespace
 
-std::optional<Verdict> SampledVerdict(const SampledRates& rates, const Ceilings* ceilings) {
+std::optional<Verdict> SampledVerdict(const SampledParts& rates, const Ceilings* ceilings) {
   if (rates.samples < kMinSampledVerdictSamples) return std::nullopt;
   VerdictInputs in;
   Use(in.units, Unit::kIssue, rates.issue_pct);

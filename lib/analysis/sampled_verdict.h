@@ -21,15 +21,20 @@
 
 namespace cuscope::analysis {
 
-struct SampledRates;
+// What the verdict reads of a kernel's samples (gpu_samples.h, SampledRates), each
+// unset when not sampled.
+struct SampledParts {
+  uint64_t samples = 0;
+  std::optional<double> issue_pct, tensor_pct, dram_pct, l2_bytes_per_s;
+};
 
 // Fewer samples inside a kernel than this give it no sampled verdict.
 inline constexpr uint64_t kMinSampledVerdictSamples = 3;
 
-// The verdict from `rates` (a kernel's samples), or none when it holds fewer than
+// The verdict from `parts` (a kernel's samples), or none when it holds fewer than
 // kMinSampledVerdictSamples samples or lacks an SM part or a memory level. `ceilings`
 // (may be null or invalid) gives the L2 peak.
-std::optional<Verdict> SampledVerdict(const SampledRates& rates, const Ceilings* ceilings);
+std::optional<Verdict> SampledVerdict(const SampledParts& parts, const Ceilings* ceilings);
 
 }  // namespace cuscope::analysis
 

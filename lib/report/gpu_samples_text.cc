@@ -112,20 +112,19 @@ void WriteGpuSamplesText(const analysis::GpuSampleAnalysis& a,
   std::vector<const analysis::SampledKernel*> kernels;
   for (const analysis::SampledKernel& k : a.kernels) kernels.push_back(&k);
   const size_t shown = ShownRows(kernels.size(), options.top);
-  TextTable table(
-      {"Time", "Sampled", "SM act", "Issue", "Tensor", "DRAM %", "DRAM B/s", "L2 B/s", "Verdict",
-       "Name"});
+  TextTable table({"Time", "Sampled", "SM act", "Issue", "Tensor", "DRAM %", "DRAM B/s", "L2 B/s",
+                   "Verdict", "Name"});
   table.Fit(options.width, options.max_name_width, &names);
   table.SetDroppable({"L2 B/s", "DRAM B/s", "Issue"});
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledKernel& k = *kernels[i];
     const SampledRates& r = k.rates;
-    table.AddRow(
-        {FormatDuration(double(k.kernel_ns)), r.samples > 0 ? FormatPercent(k.coverage_pct()) : "-",
-         FormatPercentOfPeak(r.sm_active_pct), FormatPercentOfPeak(r.issue_pct),
-         FormatPercentOfPeak(r.tensor_pct), FormatPercentOfPeak(r.dram_pct),
-         Rate(r.dram_bytes_per_s, "B/s"), Rate(r.l2_bytes_per_s, "B/s"),
-         k.verdict ? VerdictLabel(*k.verdict) : "-", model::Demangle(k.name)});
+    table.AddRow({FormatDuration(double(k.kernel_ns)),
+                  r.samples > 0 ? FormatPercent(k.coverage_pct()) : "-",
+                  FormatPercentOfPeak(r.sm_active_pct), FormatPercentOfPeak(r.issue_pct),
+                  FormatPercentOfPeak(r.tensor_pct), FormatPercentOfPeak(r.dram_pct),
+                  Rate(r.dram_bytes_per_s, "B/s"), Rate(r.l2_bytes_per_s, "B/s"),
+                  k.verdict ? VerdictLabel(*k.verdict) : "-", model::Demangle(k.name)});
   }
   out << "\n";
   table.Write(out);

@@ -72,10 +72,9 @@ void AppendGpuSamples(const ReportData& data, std::string& out) {
         HtmlNumCell(double(k.kernel_ns), FormatDuration(double(k.kernel_ns))),
         HtmlNumCell(k.coverage_pct(), k.rates.samples > 0 ? FormatPercent(k.coverage_pct()) : "-"));
     AppendRatesCells(k.rates, out);
-    absl::StrAppend(&out, "<td title=\"",
-                    HtmlEscape(k.verdict ? VerdictReason(*k.verdict) : std::string()), "\">",
-                    HtmlEscape(k.verdict ? VerdictLabel(*k.verdict) : std::string("-")),
-                    "</td></tr>\n");
+    absl::StrAppend(
+        &out, "<td title=\"", HtmlEscape(k.verdict ? VerdictReason(*k.verdict) : std::string()),
+        "\">", HtmlEscape(k.verdict ? VerdictLabel(*k.verdict) : std::string("-")), "</td></tr>\n");
   }
   out += "</tbody></table>\n";
   if (a.kernels.size() > shown) {

@@ -925,7 +925,8 @@ TEST_F(GpuTest, GpuMetricsSampleEveryKernelWithTheTimelineKept) {
 TEST_F(GpuTest, GraphOnlyKernelsGetSampledVerdicts) {
   const std::string cuscope = BuildDir() + "/bin/cuscope";
   const std::string plain = TempPath("graph_only_default.sqlite");
-  Result d = RunProgram({cuscope, "run", "--output=" + plain, "--", Example("graph_only"), "1"}, {});
+  Result d =
+      RunProgram({cuscope, "run", "--output=" + plain, "--", Example("graph_only"), "1"}, {});
   ASSERT_EQ(d.exit_code, 0) << d.err;
   Result dr = RunProgram({cuscope, "report", plain}, {});
   EXPECT_EQ(dr.exit_code, 0) << dr.err;
@@ -933,9 +934,9 @@ TEST_F(GpuTest, GraphOnlyKernelsGetSampledVerdicts) {
   EXPECT_NE(dr.out.find("3 ran only inside CUDA graphs"), std::string::npos) << dr.out;
 
   const std::string path = TempPath("graph_only.sqlite");
-  Result r = RunProgram({cuscope, "run", "--output=" + path, "--gpu-metrics=1", "--",
-                         Example("graph_only"), "3"},
-                        {});
+  Result r = RunProgram(
+      {cuscope, "run", "--output=" + path, "--gpu-metrics=1", "--", Example("graph_only"), "3"},
+      {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto profile = store::LoadProfile(path);
   ASSERT_TRUE(profile.ok()) << profile.status();

@@ -239,11 +239,11 @@ TEST(GpuSamplesTest, KernelsWithSamplesGetASampledVerdict) {
 }
 
 TEST(GpuSamplesTest, NoSampledVerdictWithoutBothSides) {
-  SampledRates memory_only;
+  SampledParts memory_only;
   memory_only.samples = 10;
   memory_only.dram_pct = 90;
   EXPECT_FALSE(SampledVerdict(memory_only, nullptr).has_value());
-  SampledRates both = memory_only;
+  SampledParts both = memory_only;
   both.issue_pct = 85;
   both.l2_bytes_per_s = 5e12;
   Ceilings c;
