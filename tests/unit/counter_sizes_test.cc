@@ -230,16 +230,17 @@ RecordedAgreement AgreementWithNcu(const std::string& ncu_file, const std::strin
 }
 
 // The recordings: bench/device/default_cost.py with no counter flags ("d": the sweep's
-// verdict set, a verdict per launch size, further samples), one H100 80GB HBM3, commit
-// 6ac3c2e, 2026-12-06 16:34 (GPT-2: gpt2 12 d, 12 training steps; ViT: vit:32:6 4 d,
-// ViT-B/16 of depth 6, batch 32, 4 steps); ncu's references are warm steps of the same
-// scripts on an H100 (bench/device/sol_breakdown.py). Measured 97.70% (GPT-2, 550 of
-// 581 launches) and 91.01% (ViT, 343 of 386), as bench/ncu_agreement.py prints them;
-// the recordings of commit 119be04 (one verdict a signature) gave 96.69% and 81.65%.
-// The floors below are regression floors a little under those values, not the goal:
-// issue #32's target is 98% of the step's GPU time. Of ViT's misses, 0.93% is a
-// cutlass convolution whose name the profile holds mangled (it was measured, latency,
-// as ncu has it), so it matches no ncu name here or in the script.
+// verdict set, a verdict per launch size, further samples), one H100 80GB HBM3; GPT-2:
+// gpt2 12 d, 12 training steps, commit 6ac3c2e, 2026-12-06 16:34; ViT: vit:32:6 4 d,
+// ViT-B/16 of depth 6, batch 32, 4 steps, commit fc141f3, 2026-12-06 18:49 (its cuDNN
+// convolution's 1,675-character name demangled when recorded, model::DemangleLimit::kLong).
+// ncu's references are warm steps of the same scripts on an H100
+// (bench/device/sol_breakdown.py). Measured 97.70% (GPT-2, 550 of 581 launches) and
+// 91.94% (ViT, 344 of 386), as bench/ncu_agreement.py prints them; the recordings of
+// commit 119be04 (one verdict a signature) gave 96.69% and 81.65%, 6ac3c2e's ViT (the
+// convolution's name mangled, so matched to no ncu launch) 91.01%. The floors below are
+// regression floors a little under those values, not the goal: issue #32's target is
+// 98% of the step's GPU time.
 struct RecordedRun {
   const char* model;
   const char* ncu_file;
@@ -263,7 +264,7 @@ INSTANTIATE_TEST_SUITE_P(CounterSizes, RecordedAgreesWithNcu,
                          ::testing::Values(RecordedRun{"GPT-2", "h100-gpt2-ncu-breakdown.csv.gz",
                                                        "h100-gpt2-default.sqlite", 581, 97.5},
                                            RecordedRun{"ViT", "h100-vit-ncu-breakdown.csv.gz",
-                                                       "h100-vit-default.sqlite", 386, 90.5}),
+                                                       "h100-vit-default.sqlite", 386, 91.5}),
                          [](const auto& info) {
                            return std::string(info.index == 0 ? "Gpt2" : "Vit");
                          });

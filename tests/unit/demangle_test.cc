@@ -41,8 +41,9 @@ TEST(Demangle, ViewsNeedNoTerminator) {
 }
 
 // Symbols over 1,024 characters, which libstdc++'s demangler refuses for their length
-// (cuDNN's CUTLASS convolutions: ViT's weight-gradient kernel, 1,675 characters, stored
-// mangled in tests/data/real/h100-vit-default.sqlite), demangle with kLong as c++filt
+// (cuDNN's CUTLASS convolutions: ViT's weight-gradient kernel, 1,675 characters, which
+// 6ac3c2e's ViT recording stored mangled; fc141f3's, shipped, holds it demangled), demangle with
+// kLong as c++filt
 // --no-recurse-limit demangles them (tests/data/names/, its output kept beside the symbol).
 std::string ReadName(const std::string& file) {
   std::ifstream in(std::string(CUSCOPE_TEST_DATA_DIR) + "/names/" + file);
