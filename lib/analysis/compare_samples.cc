@@ -24,6 +24,8 @@ std::vector<SampledChange> CompareSampled(const GpuSampleAnalysis& base,
     c.next_kernel_ns = k.kernel_ns;
     c.base = it->second->rates;
     c.next = k.rates;
+    c.base_verdict = it->second->verdict;
+    c.next_verdict = k.verdict;
     out.push_back(std::move(c));
   }
   std::stable_sort(out.begin(), out.end(), [](const SampledChange& a, const SampledChange& b) {

@@ -1,10 +1,11 @@
 // GPU metrics of two profiles side by side (analysis/gpu_samples.h): for each kernel
-// sampled in both (by device and name), its sampled rates before and after, so that a
-// diff says what a change did to what each kernel keeps busy.
+// sampled in both (by device and name), its sampled rates and verdicts before and after,
+// so that a diff says what a change did to what each kernel keeps busy.
 #ifndef CUSCOPE_LIB_ANALYSIS_COMPARE_SAMPLES_H_
 #define CUSCOPE_LIB_ANALYSIS_COMPARE_SAMPLES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct SampledChange {
   std::string name;
   uint64_t base_kernel_ns = 0, next_kernel_ns = 0;
   SampledRates base, next;
+  // Each side's verdict from its samples (SampledKernel::verdict), when it has one.
+  std::optional<Verdict> base_verdict, next_verdict;
 };
 
 // Kernels holding samples in both, by the new profile's kernel time, largest first.

@@ -12,6 +12,20 @@ namespace {
 
 using analysis::SampledRates;
 
+// The speed-of-light class of a sampled verdict, "-" without one.
+std::string ClassOf(const std::optional<analysis::Verdict>& v) {
+  return v ? analysis::SolClassName(v->sol_class) : "-";
+}
+
+void ClassJson(json::Writer& w, const char* key, const std::optional<analysis::Verdict>& v) {
+  json::Key(w, key);
+  if (v) {
+    json::Str(w, analysis::SolClassName(v->sol_class));
+  } else {
+    w.Null();
+  }
+}
+
 void Rates(json::Writer& w, const char* key, const SampledRates& r) {
   json::Key(w, key);
   w.StartObject();
@@ -41,7 +55,7 @@ void WriteSampledChangesText(const std::vector<analysis::SampledChange>& rows, c
   out << "\nGPU metrics of kernels sampled in both (by new kernel time)\n";
   const size_t shown = ShownRows(rows.size(), options.top);
   TextTable t({"Base Time", "New Time", "Base SM", "New SM", "Base Tensor", "New Tensor",
-               "Base DRAM", "New DRAM", "Name"});
+               "Base DRAM", "New DRAM", "Base Class", "New Class", "Name"});
   t.Fit(options.width, options.max_name_width, &names);
   for (size_t i = 0; i < shown; ++i) {
     const analysis::SampledChange& c = rows[i];
@@ -49,7 +63,7 @@ void WriteSampledChangesText(const std::vector<analysis::SampledChange>& rows, c
               FormatPercentOfPeak(c.base.sm_active_pct), FormatPercentOfPeak(c.next.sm_active_pct),
               FormatPercentOfPeak(c.base.tensor_pct), FormatPercentOfPeak(c.next.tensor_pct),
               FormatPercentOfPeak(c.base.dram_pct), FormatPercentOfPeak(c.next.dram_pct),
-              model::Demangle(c.name)});
+              ClassOf(c.base_verdict), ClassOf(c.next_verdict), model::Demangle(c.name)});
   }
   t.Write(out);
   WriteMoreLine(rows.size(), shown, "kernels", out);
@@ -70,6 +84,8 @@ void WriteSampledChangesJson(json::Writer& w, const std::vector<analysis::Sample
     json::Key(w, "new_kernel_ns"), w.Uint64(c.next_kernel_ns);
     Rates(w, "base", c.base);
     Rates(w, "new", c.next);
+    ClassJson(w, "base_class", c.base_verdict);
+    ClassJson(w, "new_class", c.next_verdict);
     w.EndObject();
   }
   w.EndArray();

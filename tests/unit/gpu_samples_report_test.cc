@@ -66,6 +66,7 @@ TEST(GpuSamplesReport, TextNamesTheRatesOfEachKernel) {
   EXPECT_THAT(text, HasSubstr("L2 10.0 TB/s"));  // 1e8 bytes per 10 us
   EXPECT_THAT(text, HasSubstr("ampere_bf16_gemm"));
   EXPECT_THAT(text, HasSubstr("SM clock 2.0 GHz"));
+  EXPECT_THAT(text, HasSubstr("compute-bound"));  // the sampled verdict: tensor 85%, DRAM 20%
 }
 
 TEST(GpuSamplesReport, JsonHoldsDevicesAndKernels) {
@@ -85,6 +86,12 @@ TEST(GpuSamplesReport, JsonHoldsDevicesAndKernels) {
   EXPECT_DOUBLE_EQ(k["tensor_pct"].GetDouble(), 85);
   EXPECT_TRUE(k["issue_pct"].IsNull());  // instructions not sampled
   EXPECT_NEAR(k["sm_active_pct"].GetDouble(), 100.0 * 19000 / 19800, 1e-9);
+  ASSERT_TRUE(k["verdict"].IsObject());
+  EXPECT_STREQ(k["verdict"]["sol_class"].GetString(), "compute");
+  EXPECT_STREQ(k["verdict"]["verdict"].GetString(), "compute-bound");
+  EXPECT_DOUBLE_EQ(k["verdict"]["sm_pct"].GetDouble(), 85);
+  // L2 10 TB/s against no known L2 ceiling: memory % is DRAM's.
+  EXPECT_DOUBLE_EQ(k["verdict"]["memory_pct"].GetDouble(), 20);
 }
 
 TEST(GpuSamplesReport, HtmlSectionAndItsLink) {
@@ -95,6 +102,7 @@ TEST(GpuSamplesReport, HtmlSectionAndItsLink) {
   EXPECT_THAT(html, HasSubstr("id=\"gpu-metrics-table\""));
   EXPECT_THAT(html, HasSubstr(">ampere_bf16_gemm</td>"));
   EXPECT_THAT(html, HasSubstr(">85%</td>"));  // the tensor pipe
+  EXPECT_THAT(html, HasSubstr(">compute-bound</td>"));
 }
 
 TEST(GpuSamplesReport, DiffGivesEachKernelsRatesBeforeAndAfter) {
@@ -115,6 +123,10 @@ TEST(GpuSamplesReport, DiffGivesEachKernelsRatesBeforeAndAfter) {
   d.Parse(json.str().c_str());
   ASSERT_FALSE(d.HasParseError());
   EXPECT_DOUBLE_EQ(d["sampled_changes"][0]["new"]["tensor_pct"].GetDouble(), 42.5);
+  // Tensor 42.5% and DRAM 20%: both under 60, the class turns latency.
+  EXPECT_STREQ(d["sampled_changes"][0]["base_class"].GetString(), "compute");
+  EXPECT_STREQ(d["sampled_changes"][0]["new_class"].GetString(), "latency");
+  EXPECT_THAT(text.str(), HasSubstr("Base Class"));
   // Without samples on one side: no section.
   const analysis::Comparison none = analysis::Compare(base, model::Profile());
   EXPECT_TRUE(none.sampled.empty());
