@@ -59,6 +59,9 @@ def env_for(mode):
         env["CUSCOPE_REPORT"] = "none"
         env["CUSCOPE_API"] = "all" if mode == "cuscope-all" else "default"
         env["CUSCOPE_METRICS"] = "none"  # the trace's cost: no counters
+        # cuscope-pt: CUPTI's per-thread activity buffers (the floor keeps CUPTI's default,
+        # per-thread since CUDA 12.3; cuscope's default is one pool for all threads).
+        env["CUSCOPE_PER_THREAD_BUFFERS"] = "1" if mode == "cuscope-pt" else "0"
     return env
 
 
@@ -87,14 +90,16 @@ def table(name, cmd, tag, modes):
         print(f"| {m} | {med[m]:.3f} | {med[m] - plain:+.3f} | "
               f"{', '.join(f'{x:.2f}' for x in samples[m])} |")
     added = {m: med[m] - plain for m in modes}
-    if "torch.profiler" in modes and "cuscope" in modes:
+    for mine in ("cuscope", "cuscope-pt", "floor"):
+        if "torch.profiler" not in modes or mine not in modes:
+            continue
         # Issue #33: each round against its own unprofiled loop, cuscope beside
         # torch.profiler (CUDA activities).
-        paired = [(c - p, t - p) for p, c, t in zip(samples["plain"], samples["cuscope"],
+        paired = [(c - p, t - p) for p, c, t in zip(samples["plain"], samples[mine],
                                                      samples["torch.profiler"])]
         at_or_below = sum(c <= t for c, t in paired)
-        print(f"\nPaired rounds, added us/op (cuscope, torch.profiler): "
-              f"{', '.join(f'({c:+.2f}, {t:+.2f})' for c, t in paired)}; cuscope at or below "
+        print(f"\nPaired rounds, added us/op ({mine}, torch.profiler): "
+              f"{', '.join(f'({c:+.2f}, {t:+.2f})' for c, t in paired)}; {mine} at or below "
               f"torch.profiler in {at_or_below} of {len(paired)} rounds")
     return added
 
@@ -106,12 +111,15 @@ def ratio(a, b):
 print(f"# cuscope overhead (build {build}; CPUs {sorted(cpus) if cpus else 'not pinned'})")
 if os.environ.get("OVERHEAD_TORCH_ONLY") == "1":
     # A longer look at the PyTorch loop alone (more rounds, fewer modes).
-    t = table("PyTorch x.add_(1), 20,000 ops", torch_loop, "TORCH",
-              ["plain", "floor", "cuscope", "floor-all", "cuscope-all", "torch.profiler"])
-    print(f"\ncuscope / floor: {ratio(t['cuscope'], t['floor']):.2f}; "
-          f"cuscope-all / floor-all: {ratio(t['cuscope-all'], t['floor-all']):.2f}; "
-          f"cuscope / torch.profiler: {ratio(t['cuscope'], t['torch.profiler']):.2f}; "
-          f"floor / torch.profiler: {ratio(t['floor'], t['torch.profiler']):.2f}")
+    # OVERHEAD_MODES: the modes, comma separated (cuscope-pt: per-thread buffers).
+    modes = os.environ.get("OVERHEAD_MODES",
+                           "plain,floor,cuscope,floor-all,cuscope-all,torch.profiler").split(",")
+    t = table("PyTorch x.add_(1), 20,000 ops", torch_loop, "TORCH", modes)
+    for a, b in (("cuscope", "floor"), ("cuscope-pt", "floor"), ("cuscope-all", "floor-all"),
+                 ("cuscope", "torch.profiler"), ("cuscope-pt", "torch.profiler"),
+                 ("floor", "torch.profiler")):
+        if a in t and b in t:
+            print(f"{a} / {b}: {ratio(t[a], t[b]):.2f}")
     sys.exit(0)
 a = table("100,000 launches of a 1-block kernel", loop, "LOOP",
           ["plain", "floor", "cuscope", "floor-all", "cuscope-all"])

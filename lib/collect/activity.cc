@@ -40,11 +40,11 @@ absl::Status ActivityTracer::Start(const CollectOptions& options, Sink sink) {
   pool_.Configure(options.trace.buffer_bytes, options.trace.max_buffers);
   probe_.Reset(options.trace.api);
   batch_.Reset(std::move(sink), options.counters_enabled());
-  // One pool for all threads. CUPTI's default (CUDA 12.3 on) gives each launching
-  // thread a buffer of its own: with many launching threads the pool's cap is reached
-  // and CUPTI drops records (tests/gpu/fault_test.cc).
+  // One pool for all threads unless asked otherwise. CUPTI's default (CUDA 12.3 on)
+  // gives each launching thread a buffer of its own: with many launching threads the
+  // pool's cap is reached and CUPTI drops records (tests/gpu/fault_test.cc).
   // Before the callbacks are registered and the kinds enabled, as CUPTI requires.
-  uint8_t per_thread = 0;
+  uint8_t per_thread = options.trace.per_thread_buffers ? 1 : 0;
   size_t per_thread_size = sizeof(per_thread);
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &per_thread_size,
                             &per_thread);

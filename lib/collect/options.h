@@ -25,6 +25,7 @@ struct TraceOptions {
   ApiRecords api = ApiRecords::kDefault;
   uint64_t buffer_bytes = 8ull << 20;  // each CUPTI activity buffer
   int max_buffers = 64;                // buffers handed out at most
+  bool per_thread_buffers = false;     // CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER
 };
 
 // What to record: everything, between cudaProfilerStart/Stop, or inside the first

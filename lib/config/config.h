@@ -47,6 +47,7 @@ struct Config {
   int report_width = -1;  // columns of the report (0 = no limit); -1 = auto (report_width.h)
   uint64_t buffer_bytes = 8ull << 20;
   int max_buffers = 64;
+  bool per_thread_buffers = false;  // CUPTI's per-thread activity buffers
   int flush_period_ms = 1000;
   bool verbose = false;
   int report_rank = 0;  // the rank that prints the report (rank.h); -1 = every rank

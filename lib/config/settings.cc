@@ -51,6 +51,12 @@ const std::vector<Setting>& Settings() {
        "drops records, which are counted, reported at the end and stored in the profile's "
        "dropped_records.",
        Int(&Config::max_buffers, 2, 65536)},
+      {"CUSCOPE_PER_THREAD_BUFFERS", "per_thread_buffers",
+       "CUPTI's per-thread activity buffers (its own default since CUDA 12.3): each "
+       "launching thread writes its records into a buffer of its own. Off by default: with "
+       "it on, every launching thread holds a buffer, so max_buffers must exceed the "
+       "launching threads or CUPTI drops records (64 threads filled the default 64).",
+       Bool(&Config::per_thread_buffers)},
       {"CUSCOPE_FLUSH_PERIOD_MS", "flush_period_ms",
        "How often buffered records are written to the profile, so a crash keeps them.",
        Int(&Config::flush_period_ms, 0, 3600000, "0 = only when buffers fill")},

@@ -18,6 +18,7 @@ collect::CollectOptions CollectOptionsFrom(const config::Config& c) {
                                                      : collect::ApiRecords::kNone;
   o.trace.buffer_bytes = c.buffer_bytes;
   o.trace.max_buffers = c.max_buffers;
+  o.trace.per_thread_buffers = c.per_thread_buffers;
   o.capture.mode = c.capture == config::CaptureMode::kProfilerApi
                        ? collect::CaptureMode::kProfilerApi
                    : c.capture == config::CaptureMode::kRange ? collect::CaptureMode::kRange
