@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "lib/analysis/occupancy.h"
 #include "lib/analysis/sampled_verdict.h"
 #include "lib/analysis/summary.h"
 #include "lib/model/checked.h"
@@ -101,6 +102,44 @@ const Segment* Holding(const std::vector<Segment>& segments, uint64_t start, uin
   return start >= it->start && end <= it->end ? &*it : nullptr;
 }
 
+// One grid, one block and one launch configuration.
+bool SameShape(const model::KernelRecord& a, const model::KernelRecord& b) {
+  return a.grid == b.grid && a.block == b.block &&
+         a.registers_per_thread == b.registers_per_thread &&
+         a.static_shared_bytes == b.static_shared_bytes &&
+         a.dynamic_shared_bytes == b.dynamic_shared_bytes;
+}
+
+// The blocks of one wave of `k`'s launch: SMs x theoretical blocks per SM (one per SM
+// when the occupancy is not known), 0 without the device's SM count.
+uint64_t WaveBlocks(const model::KernelRecord& k, const model::DeviceInfo* device) {
+  if (device == nullptr || device->sm_count <= 0) return 0;
+  const Occupancy o =
+      TheoreticalOccupancy(*device, static_cast<uint32_t>(k.block.volume()), k.registers_per_thread,
+                           k.static_shared_bytes + k.dynamic_shared_bytes);
+  const int per_sm = o.valid && o.blocks_per_sm > 0 ? o.blocks_per_sm : 1;
+  return uint64_t(device->sm_count) * uint64_t(per_sm);
+}
+
+// A kernel name's launches on a device.
+struct KernelTotals {
+  uint64_t launches = 0, ns = 0;
+  // The first launch's shape, and whether every launch had it.
+  const model::KernelRecord* shape = nullptr;
+  bool one_shape = true;
+};
+
+// The sampled verdict of a kernel with totals `t` and sampled rates `r`.
+std::optional<Verdict> VerdictOf(const model::Profile& p, uint32_t device, const KernelTotals& t,
+                                 const SampledRates& r, const Ceilings& ceilings) {
+  SampledParts parts{r.samples, r.issue_pct, r.tensor_pct, r.dram_pct, r.l2_bytes_per_s};
+  if (t.shape != nullptr && t.one_shape) {
+    parts.grid_blocks = t.shape->grid.volume();
+    parts.wave_blocks = WaveBlocks(*t.shape, p.FindDevice(device));
+  }
+  return SampledVerdict(parts, &ceilings);
+}
+
 }  // namespace
 
 GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
@@ -115,9 +154,6 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
   if (views.empty()) return out;
 
   KernelNameIndex names(p);
-  struct KernelTotals {
-    uint64_t launches = 0, ns = 0;
-  };
   std::map<uint32_t, std::vector<std::tuple<uint64_t, uint64_t, uint32_t>>> launches;
   std::map<std::pair<uint32_t, uint32_t>, KernelTotals> totals;  // (device, name index)
   for (const model::KernelRecord& k : p.kernels) {
@@ -126,6 +162,11 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     KernelTotals& t = totals[{k.device_id, id}];
     ++t.launches;
     model::AddTo(t.ns, k.duration_ns());
+    if (t.shape == nullptr) {
+      t.shape = &k;
+    } else if (!SameShape(*t.shape, k)) {
+      t.one_shape = false;
+    }
     if (k.end_ns > k.start_ns) launches[k.device_id].emplace_back(k.start_ns, k.end_ns, id);
   }
 
@@ -164,9 +205,7 @@ GpuSampleAnalysis AnalyzeGpuSamples(const model::Profile& p) {
     k.kernel_ns = t.ns;
     auto it = per_kernel.find(key);
     if (it != per_kernel.end()) k.rates = it->second.Rates();
-    const SampledRates& r = k.rates;
-    k.verdict = SampledVerdict({r.samples, r.issue_pct, r.tensor_pct, r.dram_pct, r.l2_bytes_per_s},
-                               &ceilings[key.first]);
+    k.verdict = VerdictOf(p, key.first, t, k.rates, ceilings[key.first]);
     out.kernels.push_back(std::move(k));
   }
   std::stable_sort(out.kernels.begin(), out.kernels.end(),

@@ -36,6 +36,8 @@ std::optional<Verdict> SampledVerdict(const SampledParts& rates, const Ceilings*
   if (!in.sm_pct || !in.memory_pct) return std::nullopt;
   in.sol_from_parts = true;
   in.counters_measured = true;
+  in.grid_blocks = rates.grid_blocks;
+  in.wave_blocks = rates.wave_blocks;
   return ComputeVerdict(in);
 }
 

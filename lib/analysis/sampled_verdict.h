@@ -26,6 +26,10 @@ namespace cuscope::analysis {
 struct SampledParts {
   uint64_t samples = 0;
   std::optional<double> issue_pct, tensor_pct, dram_pct, l2_bytes_per_s;
+  // The kernel's grid in blocks and the blocks of one wave on its device, when every
+  // launch of the kernel had one grid and one launch configuration (0: unknown): a
+  // latency-bound kernel with fewer blocks than a wave reads "small grid".
+  uint64_t grid_blocks = 0, wave_blocks = 0;
 };
 
 // Fewer samples inside a kernel than this give it no sampled verdict.

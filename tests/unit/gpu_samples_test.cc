@@ -207,14 +207,16 @@ TEST(GpuSamplesTest, KernelsWithSamplesGetASampledVerdict) {
   ProfileBuilder b;
   model::Profile& p = b.profile();
   Configure(p);
-  b.Kernel("stream", 1000000, 1100000).graph_id = 1;  // 10 samples, DRAM 90%
-  b.Kernel("gemm", 1200000, 1250000).graph_id = 1;    // 5 samples, tensor 80%, DRAM 10%
-  b.Kernel("chain", 1300000, 1350000);                // 5 samples, nothing busy
-  b.Kernel("blip", 1400000, 1420000);                 // 2 samples: too few
+  b.Kernel("stream", 1000000, 1100000).graph_id = 1;         // 10 samples, DRAM 90%
+  b.Kernel("gemm", 1200000, 1250000).graph_id = 1;           // 5 samples, tensor 80%, DRAM 10%
+  b.Kernel("chain", 1300000, 1350000).grid = {1, 1, 1};      // 5 samples, nothing busy
+  b.Kernel("wide", 1500000, 1550000).grid = {100000, 1, 1};  // as chain, 100,000 blocks
+  b.Kernel("blip", 1400000, 1420000);                        // 2 samples: too few
   Sample(p, 1000000, 1100000, 19000, 90, 40e6, 0);
   Sample(p, 1200000, 1250000, 19800, 10, 1e6, 80);
   Sample(p, 1300000, 1350000, 19800, 3, 1e4, 0);
   Sample(p, 1400000, 1420000, 19800, 95, 1e4, 0);
+  Sample(p, 1500000, 1550000, 19800, 3, 1e4, 0);
   const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
   const SampledKernel* stream = Find(a, "stream");
   ASSERT_TRUE(stream && stream->verdict);
@@ -232,10 +234,35 @@ TEST(GpuSamplesTest, KernelsWithSamplesGetASampledVerdict) {
   const SampledKernel* chain = Find(a, "chain");
   ASSERT_TRUE(chain && chain->verdict);
   EXPECT_EQ(chain->verdict->sol_class, SolClass::kLatency);
+  // One block against a wave of 132 SMs x 8 blocks (256 threads, 32 registers): a small
+  // grid; the same work over 100,000 blocks is latency-bound without it.
+  EXPECT_TRUE(chain->verdict->small_grid);
+  EXPECT_EQ(chain->verdict->grid_blocks, 1u);
+  EXPECT_EQ(chain->verdict->wave_blocks, 132u * 8);
+  const SampledKernel* wide = Find(a, "wide");
+  ASSERT_TRUE(wide && wide->verdict);
+  EXPECT_EQ(wide->verdict->sol_class, SolClass::kLatency);
+  EXPECT_FALSE(wide->verdict->small_grid);
   const SampledKernel* blip = Find(a, "blip");
   ASSERT_NE(blip, nullptr);
   EXPECT_EQ(blip->rates.samples, 2u);
   EXPECT_FALSE(blip->verdict.has_value());
+}
+
+TEST(GpuSamplesTest, AKernelOfSeveralShapesHasNoGridInItsVerdict) {
+  ProfileBuilder b;
+  model::Profile& p = b.profile();
+  Configure(p);
+  b.Kernel("walk", 1000000, 1050000).grid = {1, 1, 1};
+  b.Kernel("walk", 1100000, 1150000).grid = {2, 1, 1};
+  Sample(p, 1000000, 1050000, 19800, 3, 1e4, 0);
+  Sample(p, 1100000, 1150000, 19800, 3, 1e4, 0);
+  const GpuSampleAnalysis a = AnalyzeGpuSamples(p);
+  const SampledKernel* walk = Find(a, "walk");
+  ASSERT_TRUE(walk && walk->verdict);
+  EXPECT_EQ(walk->verdict->sol_class, SolClass::kLatency);
+  EXPECT_EQ(walk->verdict->grid_blocks, 0u);
+  EXPECT_FALSE(walk->verdict->small_grid);
 }
 
 TEST(GpuSamplesTest, NoSampledVerdictWithoutBothSides) {
