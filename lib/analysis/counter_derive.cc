@@ -152,11 +152,7 @@ void DeriveOccupancy(KernelCounters& k, const model::DeviceInfo* device) {
         device != nullptr ? *device : kNoDevice, static_cast<uint32_t>(k.block.volume()),
         k.launch_config->registers_per_thread, k.launch_config->shared_bytes_per_block);
   }
-  if (!k.region && k.grid.volume() > 0) {
-    const int per_sm =
-        k.theoretical.valid && k.theoretical.blocks_per_sm > 0 ? k.theoretical.blocks_per_sm : 1;
-    k.wave_blocks = uint64_t(sm_count) * uint64_t(per_sm);
-  }
+  if (!k.region && k.grid.volume() > 0) k.wave_blocks = WaveBlocks(sm_count, k.theoretical);
   if (k.has(m::kWarpsActivePct) || k.has(m::kWarpsActivePerCycle)) {
     k.achieved_occupancy =
         AchievedOccupancy{k.value(m::kWarpsActivePct), k.value(m::kWarpsActivePerCycle)};

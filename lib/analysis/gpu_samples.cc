@@ -110,15 +110,13 @@ bool SameShape(const model::KernelRecord& a, const model::KernelRecord& b) {
          a.dynamic_shared_bytes == b.dynamic_shared_bytes;
 }
 
-// The blocks of one wave of `k`'s launch: SMs x theoretical blocks per SM (one per SM
-// when the occupancy is not known), 0 without the device's SM count.
-uint64_t WaveBlocks(const model::KernelRecord& k, const model::DeviceInfo* device) {
+// The blocks of one wave of `k`'s launch (occupancy.h), 0 without the device's SM count.
+uint64_t WaveBlocksOf(const model::KernelRecord& k, const model::DeviceInfo* device) {
   if (device == nullptr || device->sm_count <= 0) return 0;
-  const Occupancy o =
+  return WaveBlocks(
+      device->sm_count,
       TheoreticalOccupancy(*device, static_cast<uint32_t>(k.block.volume()), k.registers_per_thread,
-                           k.static_shared_bytes + k.dynamic_shared_bytes);
-  const int per_sm = o.valid && o.blocks_per_sm > 0 ? o.blocks_per_sm : 1;
-  return uint64_t(device->sm_count) * uint64_t(per_sm);
+                           k.static_shared_bytes + k.dynamic_shared_bytes));
 }
 
 // A kernel name's launches on a device.
@@ -135,7 +133,7 @@ std::optional<Verdict> VerdictOf(const model::Profile& p, uint32_t device, const
   SampledParts parts{r.samples, r.issue_pct, r.tensor_pct, r.dram_pct, r.l2_bytes_per_s};
   if (t.shape != nullptr && t.one_shape) {
     parts.grid_blocks = t.shape->grid.volume();
-    parts.wave_blocks = WaveBlocks(*t.shape, p.FindDevice(device));
+    parts.wave_blocks = WaveBlocksOf(*t.shape, p.FindDevice(device));
   }
   return SampledVerdict(parts, &ceilings);
 }

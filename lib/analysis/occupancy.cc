@@ -80,4 +80,10 @@ Occupancy TheoreticalOccupancy(const model::DeviceInfo& device, uint32_t threads
   return o;
 }
 
+uint64_t WaveBlocks(int sm_count, const Occupancy& theoretical) {
+  const int per_sm =
+      theoretical.valid && theoretical.blocks_per_sm > 0 ? theoretical.blocks_per_sm : 1;
+  return uint64_t(sm_count) * uint64_t(per_sm);
+}
+
 }  // namespace cuscope::analysis

@@ -34,6 +34,10 @@ struct Occupancy {
 Occupancy TheoreticalOccupancy(const model::DeviceInfo& device, uint32_t threads_per_block,
                                uint32_t registers_per_thread, uint32_t shared_bytes_per_block);
 
+// The blocks of one wave: `sm_count` x the theoretical blocks per SM, one per SM when
+// `theoretical` is not valid (the launch configuration unknown or impossible).
+uint64_t WaveBlocks(int sm_count, const Occupancy& theoretical);
+
 }  // namespace cuscope::analysis
 
 #endif  // CUSCOPE_LIB_ANALYSIS_OCCUPANCY_H_
