@@ -61,11 +61,10 @@ std::set<Signature> MeasuredSignatures(const std::vector<KernelCounters>& counte
   return measured;
 }
 
-// Unmeasured kernel signatures every launch of which has `all(k)` true.
+// Kernel signatures not in `measured` every launch of which has `all(k)` true.
 template <typename Pred>
-uint64_t UnmeasuredWhereAll(const model::Profile& p, const std::vector<KernelCounters>& counters,
+uint64_t UnmeasuredWhereAll(const model::Profile& p, const std::set<Signature>& measured,
                             const Pred& all) {
-  const std::set<Signature> measured = MeasuredSignatures(counters);
   absl::flat_hash_map<KernelKey, bool> every;  // by signature: every launch so far
   for (const model::KernelRecord& k : p.kernels) {
     const KernelKey key{k.device_id, k.name,    k.mangled_name, k.grid.x, k.grid.y,
@@ -102,15 +101,16 @@ void WhyNotMeasured(const model::Profile& p, const std::vector<KernelCounters>& 
       o.shortfalls.push_back({ShortfallKind::kLoopTooShort, steps.count(), needs, passes, ""});
     }
   }
+  const std::set<Signature> measured = MeasuredSignatures(counters);
   if ((rotate || o.strategy == "sweep") && !steps.empty()) {
     const uint64_t loop_ns = steps.first_start_ns();
     const uint64_t k = UnmeasuredWhereAll(
-        p, counters, [loop_ns](const model::KernelRecord& r) { return r.start_ns < loop_ns; });
+        p, measured, [loop_ns](const model::KernelRecord& r) { return r.start_ns < loop_ns; });
     if (k > 0) {
       o.shortfalls.push_back({ShortfallKind::kStartupOnly, k, 0, 0, ""});
     }
   }
-  if (uint64_t k = UnmeasuredWhereAll(p, counters,
+  if (uint64_t k = UnmeasuredWhereAll(p, measured,
                                       [](const model::KernelRecord& r) { return r.graph_id != 0; });
       k > 0) {
     o.shortfalls.push_back({ShortfallKind::kGraphOnly, k, 0, 0, ""});
