@@ -20,19 +20,15 @@ timeout 300 /usr/local/cuda/bin/ncu --graph-profiling node --clock-control none 
   --section SpeedOfLight --print-units base --csv --page raw -c 6 \
   "$build/examples/graph_only" 0 >"$out/ncu.csv" 2>"$out/ncu.err"
 echo "ncu --graph-profiling node: rc=$?, $(grep -c '^"' "$out/ncu.csv") csv rows"
-python3 - "$out/report.json" "$out/ncu.csv" <<'PY'
+python3 - "$out/report.json" "$out/ncu.csv" "$here/.." <<'PY'
 import csv, json, sys
+sys.path.insert(0, sys.argv[3])
+from ncu_agreement import ncu_class  # ncu's class, as lib/analysis/verdict.cc draws it
+
 rows = json.load(open(sys.argv[1])).get("gpu_metrics", {}).get("kernels", {}).get("rows", [])
 mine = {r["name"].split("(")[0]: r for r in rows}
 lines = [l for l in open(sys.argv[2]) if l.startswith('"')]
 ncu = list(csv.DictReader(lines))[1:]
-
-def ncu_class(sm, mem):  # lib/analysis/verdict.cc, ClassifySol
-    if sm < 60 and mem < 60:
-        return "latency"
-    if abs(sm - mem) >= 10:
-        return "compute" if sm > mem else "memory"
-    return "balanced"
 
 seen = set()
 agree = 0
