@@ -3,7 +3,7 @@
 on the GPU machine.
 
     python3 bench/device/sol_breakdown.py OUT_DIR [models=gpt2,vit] [--limit 420] [--budget 540]
-        [--keep-report]
+        [--keep-report] [--replay application]
 
 A model is `gpt2` (bench/device/gpt2_step.py: 6 layers, batch 8 x 512) or `vit`
 (bench/device/vit_step.py: ViT-B/16, batch 32, 12 blocks), optionally with the script's
@@ -24,6 +24,11 @@ OUT_DIR/<gpu>-<model>-ncu-breakdown.csv.gz (gpu: h100 or h200, from nvidia-smi),
 input of bench/device/sol_subset.py. The clocks are the program's own (the GPU
 machine's rules forbid locking them; cuscope measures at them too) and no cache is
 flushed between passes (cuscope does not flush either).
+With --replay application, ncu runs the program once a pass (`--replay-mode application
+--app-replay-match grid`) instead of replaying each launch with its memory saved and
+restored: every launch is measured as the program runs it, its caches as the launches
+before it left them, which is what cuscope measures in the run. Its files end in
+`-app-ncu-breakdown.csv.gz`.
 Time: ncu replays each launch once per pass (about 10 passes for these metrics), about
 0.35-0.55 s a launch (docs/performance.md), plus about 30 s of start-up and warm-up:
 GPT-2's step (581 launches) 4-6 minutes. Run one model per GPU-machine command. Past
@@ -176,8 +181,12 @@ def summarize(csv_gz, wall, truncated, log):
         print(f"    {100 * ns / total:5.1f}%  {n:4d}  {sm / ns:5.1f} / {mem / ns:5.1f}  {k}")
 
 
-def profile_model(spec, out, gpu, limit, report_dir):
+def profile_model(spec, out, gpu, limit, report_dir, replay):
     name, args, label = parse_spec(spec)
+    replay_args = []
+    if replay == "application":
+        label += "-app"
+        replay_args = ["--replay-mode", "application", "--app-replay-match", "grid"]
     script = SCRIPTS[name]
     stem = os.path.join(out, f"{gpu}-{label}")
     report = os.path.join(report_dir, f"{gpu}-{label}.ncu-rep")
@@ -186,7 +195,8 @@ def profile_model(spec, out, gpu, limit, report_dir):
         if os.path.exists(path):
             os.remove(path)
     cmd = [NCU, "--profile-from-start", "off", "--clock-control", "none", "--cache-control",
-           "none", "--section", "SpeedOfLight", "--metrics", METRICS, "--export", report,
+           "none", *replay_args, "--section", "SpeedOfLight", "--metrics", METRICS,
+           "--export", report,
            "--force-overwrite", sys.executable, os.path.join(HERE, script), str(WARMUP + 1),
            *args]
     env = dict(os.environ, STEP_PROFILE_RANGE=str(WARMUP), PYTHONUNBUFFERED="1")
@@ -213,6 +223,9 @@ def main():
     ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole run")
     ap.add_argument("--keep-report", action="store_true",
                     help="keep ncu's report in OUT_DIR (else it goes in a temporary folder)")
+    ap.add_argument("--replay", choices=("kernel", "application"), default="kernel",
+                    help="ncu's replay: each launch replayed (default) or the program run "
+                    "once a pass")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t0 = time.perf_counter()
@@ -227,7 +240,8 @@ def main():
             print(f"{spec}: skipped, {left + EXPORT_S:.0f} s of the budget left")
             ok = False
             continue
-        ok = profile_model(spec, args.out, gpu, min(args.limit, left), report_dir) and ok
+        ok = profile_model(spec, args.out, gpu, min(args.limit, left), report_dir,
+                           args.replay) and ok
     print(f"total wall {time.perf_counter() - t0:.0f} s")
     return 0 if ok else 1
 
