@@ -25,11 +25,36 @@ torch_loop = ["python3", os.path.join(src, "examples", "python", "add_loop.py"),
               os.environ.get("OVERHEAD_REPS", "5")]
 # Every run on the same CPUs (OVERHEAD_CPUS, default 2-5; "" = no pinning): the
 # unpinned samples of 2026-11-30 were bimodal (about 10 or 14 us per op in every mode).
+# OVERHEAD_CPUS=cores: 4 CPUs of 4 distinct physical cores from CPU 2 up (SMT siblings
+# share a core's time: the program's thread beside CUPTI's own on one core runs slower).
+
+
+def siblings(cpu):
+    try:
+        with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list") as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
+
+
+def parse_cpus(text):
+    out = set()
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
 cpus_text = os.environ.get("OVERHEAD_CPUS", "2-5")
-cpus = set()
-for part in filter(None, cpus_text.split(",")):
-    lo, _, hi = part.partition("-")
-    cpus.update(range(int(lo), int(hi or lo) + 1))
+if cpus_text == "cores":
+    cpus, taken = set(), set()
+    for c in sorted(os.sched_getaffinity(0)):
+        if c >= 2 and len(cpus) < 4 and c not in taken:
+            cpus.add(c)
+            sib = siblings(c)
+            taken |= parse_cpus(sib) if sib != "?" else {c}
+else:
+    cpus = parse_cpus(cpus_text)
 cpus &= os.sched_getaffinity(0)
 
 
@@ -108,7 +133,8 @@ def ratio(a, b):
     return a / b if b > 0 else float("inf")
 
 
-print(f"# cuscope overhead (build {build}; CPUs {sorted(cpus) if cpus else 'not pinned'})")
+print(f"# cuscope overhead (build {build}; CPUs {sorted(cpus) if cpus else 'not pinned'}; "
+      f"their SMT siblings: {', '.join(f'{c}: {siblings(c)}' for c in sorted(cpus))})")
 if os.environ.get("OVERHEAD_TORCH_ONLY") == "1":
     # A longer look at the PyTorch loop alone (more rounds, fewer modes).
     # OVERHEAD_MODES: the modes, comma separated (cuscope-pt: per-thread buffers).
