@@ -144,7 +144,9 @@ TEST(CounterSizes, AKernelCountersRowKeepsItsSizesTimes) {
     uint64_t launches = 0, ns = 0;
     double pct = 0;
     for (size_t i = 0; i < k.sizes.size(); ++i) {
-      if (i > 0) EXPECT_GT(k.sizes[i].min_ns, k.sizes[i - 1].max_ns * kSizeGap) << k.name;
+      if (i > 0) {
+        EXPECT_GT(k.sizes[i].min_ns, k.sizes[i - 1].max_ns * kSizeGap) << k.name;
+      }
       launches += k.sizes[i].launches;
       ns += k.sizes[i].time_ns;
       pct += k.sizes[i].time_percent;
@@ -241,7 +243,15 @@ RecordedAgreement AgreementWithNcu(const std::string& ncu_file, const std::strin
 // convolution's name mangled, so matched to no ncu launch) 91.01%. The floors below are
 // regression floors a little under those values, not the goal: issue #32's target is
 // 98% of the step's GPU time.
+//
+// On an H200 (2026-12-06 21:41-21:49, commit a193032, the same scripts): ViT's no-flag run
+// (h200-vit-default.sqlite, 82/82 signatures) against ncu's kernel replay of a warm step
+// (h200-vit-ncu-breakdown.csv.gz) 95.76% (370 of 386), and against ncu's application
+// replay (h200-vit-app-ncu-breakdown.csv.gz: `sol_breakdown.py --replay application`, the
+// program run once a pass, each launch measured with the caches the launches before it
+// left, as the run measures it) 98.42% (380 of 386).
 struct RecordedRun {
+  const char* test_name;
   const char* model;
   const char* ncu_file;
   const char* profile_file;
@@ -260,14 +270,18 @@ TEST_P(RecordedAgreesWithNcu, AboveItsFloor) {
   EXPECT_GE(a.percent, run.floor_percent);
 }
 
-INSTANTIATE_TEST_SUITE_P(CounterSizes, RecordedAgreesWithNcu,
-                         ::testing::Values(RecordedRun{"GPT-2", "h100-gpt2-ncu-breakdown.csv.gz",
-                                                       "h100-gpt2-default.sqlite", 581, 97.5},
-                                           RecordedRun{"ViT", "h100-vit-ncu-breakdown.csv.gz",
-                                                       "h100-vit-default.sqlite", 386, 91.5}),
-                         [](const auto& info) {
-                           return std::string(info.index == 0 ? "Gpt2" : "Vit");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    CounterSizes, RecordedAgreesWithNcu,
+    ::testing::Values(RecordedRun{"Gpt2", "GPT-2", "h100-gpt2-ncu-breakdown.csv.gz",
+                                  "h100-gpt2-default.sqlite", 581, 97.5},
+                      RecordedRun{"Vit", "ViT", "h100-vit-ncu-breakdown.csv.gz",
+                                  "h100-vit-default.sqlite", 386, 91.5},
+                      RecordedRun{"VitH200", "ViT (H200)", "h200-vit-ncu-breakdown.csv.gz",
+                                  "h200-vit-default.sqlite", 386, 95.5},
+                      RecordedRun{"VitH200AppReplay", "ViT (H200, ncu application replay)",
+                                  "h200-vit-app-ncu-breakdown.csv.gz", "h200-vit-default.sqlite",
+                                  386, 98.0}),
+    [](const auto& info) { return std::string(info.param.test_name); });
 
 }  // namespace
 }  // namespace cuscope::analysis

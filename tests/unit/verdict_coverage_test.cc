@@ -321,6 +321,26 @@ TEST(RecordedCoverageTest, Gpt2WithNoFlagsIsCoveredByTheSweep) {
   EXPECT_EQ(single, 48u);
 }
 
+// The same scripts with no counter flags on one H200 (commit a193032, 2026-12-06 21:46-21:49,
+// bench/device/default_cost.py gpt2 12 d and vit:32:6 4 d), the recordings that ncu's
+// whole-step references on the H200 are read against (counter_sizes_test).
+TEST(RecordedCoverageTest, H200RunsWithNoFlagsAreCoveredByTheSweep) {
+  for (const auto& [file, signatures] :
+       {std::pair<const char*, size_t>{"real/h200-gpt2-default.sqlite", 101},
+        std::pair<const char*, size_t>{"real/h200-vit-default.sqlite", 82}}) {
+    const Recorded r = Load(file);
+    EXPECT_EQ(r.profile.run.notes.counters_strategy, "sweep") << file;
+    EXPECT_EQ(r.coverage.signatures, signatures) << file;
+    EXPECT_EQ(r.coverage.covered, r.coverage.signatures) << file;
+    EXPECT_GE(r.coverage.percent(), 95.0) << file;
+    for (const KernelCounters& k : r.counters) {
+      EXPECT_TRUE(k.complete()) << file << ": " << k.name;
+      EXPECT_EQ(report::MeasurementText(k).rfind("sweep, 1 pass, ", 0), 0u)
+          << file << ": " << k.name;
+    }
+  }
+}
+
 // GEMMs of every precision measured on the H200 with an earlier version's roofline set,
 // which counted only the BF16 tensor paths: 12 GEMMs whose tensor precision was not
 // counted read "verdict unknown", and the coverage says how much of the time that leaves
