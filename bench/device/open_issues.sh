@@ -6,6 +6,8 @@
 #   bench/device/open_issues.sh BUILD OUT part2   # ~8 min
 #   bench/device/open_issues.sh BUILD OUT part3   # ~7 min
 #   bench/device/open_issues.sh BUILD OUT part4   # ~7 min
+#   bench/device/open_issues.sh BUILD OUT part5   # ~7 min
+#   bench/device/open_issues.sh BUILD OUT part6   # ~9 min, a call of its own
 #
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
 #   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
@@ -24,6 +26,12 @@
 #   attributed steps, and the attribution's cost in 3 rounds (#35, after 8ba656e); the
 #   no-flag GPT-2 run and the trace in 2 paired rounds (#33: a default's first step
 #   against the trace of its own call, twice).
+# part5: ViT's host-bound steady steps split (#32, #33): unprofiled, the trace, the trace
+#   without API records, kernels only, no flags, 2 paired rounds of 8 steps; then the GPU
+#   tests (tests/gpu/run.sh).
+# part6: ncu's application replay of GPT-2's warm step (#32), to read against the no-flag
+#   recording of the same GPU model: `python3 bench/ncu_agreement.py
+#   OUT/sol/<gpu>-gpt2-app-ncu-breakdown.csv.gz tests/data/real/<gpu>-gpt2-default.sqlite`.
 # Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt);
 # the device tool brings back at most 8 files: tar OUT into one in the same command.
 # The tree and the whole build exceed the device tool's 64 MiB: carry a staged BUILD, e.g.
@@ -35,7 +43,7 @@
 set -u
 build=$(cd "${1:?BUILD}" && pwd)
 out=${2:?OUT}
-part=${3:?part1, part2, part3 or part4}
+part=${3:?part1 to part6}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -103,6 +111,18 @@ case "$part" in
       "$out/gpt2r" gpt2 12 u,t,d
     tail -n 6 "$out/gpt2_defaults.log" >>"$summary"
     ;;
-  *) echo "open_issues.sh: part1, part2, part3 or part4, not '$part'" >&2; exit 2 ;;
+  part5)
+    DEFAULT_COST_ROUNDS=2 step vit_parts 200 python3 "$here/default_cost.py" "$build" \
+      "$out/vitp" vit:32:6 8 u,t,ta,tk,d
+    tail -n 14 "$out/vit_parts.log" >>"$summary"
+    rm -f "$out"/vitp/*.sqlite
+    BUILD=$build OUT=$out/gpu step gpu_tests 300 bash "$repo/tests/gpu/run.sh" tests
+    cat "$out/gpu/summary.txt" >>"$summary" 2>/dev/null
+    ;;
+  part6)
+    step gpt2_app_replay 590 python3 "$here/sol_breakdown.py" "$out/sol" gpt2 --replay application
+    tail -n 14 "$out/gpt2_app_replay.log" >>"$summary"
+    ;;
+  *) echo "open_issues.sh: part1 to part6, not '$part'" >&2; exit 2 ;;
 esac
 cat "$summary"
