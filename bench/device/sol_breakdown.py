@@ -203,9 +203,9 @@ def profile_model(spec, out, gpu, limit, report_dir, replay):
            "--force-overwrite", sys.executable, os.path.join(HERE, script), str(WARMUP + 1),
            *args]
     env = dict(os.environ, STEP_PROFILE_RANGE=str(WARMUP), PYTHONUNBUFFERED="1")
-    print(f"{label}: {' '.join(cmd[1:])}  (limit {limit:.0f} s)", flush=True)
     if replay == "application":
         limit = float("inf")  # an interrupted pass would leave no report at all
+    print(f"{label}: {' '.join(cmd[1:])}  (limit {limit:.0f} s)", flush=True)
     rc, wall, truncated = run_ncu(cmd, env, log, limit, script)
     print(f"  ncu rc {rc}, {wall:.0f} s", flush=True)
     if not os.path.exists(report):
