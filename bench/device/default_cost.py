@@ -65,6 +65,9 @@ MODES = {
     # The trace's parts on a host-bound step (ViT): without API records, kernels only.
     "trace, no API records": traced("--metrics=none", "--api=none"),
     "trace, kernels only": traced("--metrics=none", "--api=none", "--trace=kernel"),
+    # torch.profiler with CUDA activities only (bench/device/step_loop.py): Kineto's
+    # CUPTI client on the same steps.
+    "torch.profiler (CUDA)": lambda p: ["env", "STEP_TORCH_PROFILER=cuda"] + step_cmd,
     # No counter flags: the default (the verdict set, measured by the sweep).
     "default (no flags)": traced(),
     # PC sampling (--source: counters off), issue #36's cost on a real step.
@@ -85,7 +88,7 @@ MODES = {
     "verdict, kernel replay": traced("--metrics=verdict", "--replay=kernel"),
 }
 KEYS = {"unprofiled": "u", "trace": "t", "trace, no API records": "ta",
-        "trace, kernels only": "tk", "default (no flags)": "d", "default, callbacks kept on": "d0", "source (PC sampling)": "s", "kernel replay, 1 pass": "k1",
+        "trace, kernels only": "tk", "torch.profiler (CUDA)": "tp", "default (no flags)": "d", "default, callbacks kept on": "d0", "source (PC sampling)": "s", "kernel replay, 1 pass": "k1",
         "kernel replay, 2 passes": "k2", "kernel replay, roofline (7)": "k7",
         "rotate, 1 pass": "r1", "rotate, 2 passes": "r2", "rotate, 1 pass, every launch": "r1a", "rotate, roofline (7)": "r7",
         "verdict (auto: sweep)": "vs", "verdict, kernel replay": "vk"}

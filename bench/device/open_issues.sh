@@ -6,7 +6,7 @@
 #   bench/device/open_issues.sh BUILD OUT part2   # ~8 min
 #   bench/device/open_issues.sh BUILD OUT part3   # ~7 min
 #   bench/device/open_issues.sh BUILD OUT part4   # ~7 min
-#   bench/device/open_issues.sh BUILD OUT part5   # ~7 min
+#   bench/device/open_issues.sh BUILD OUT part5   # ~5 min
 #   bench/device/open_issues.sh BUILD OUT part6   # ~9 min, a call of its own
 #
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
@@ -27,8 +27,8 @@
 #   no-flag GPT-2 run and the trace in 2 paired rounds (#33: a default's first step
 #   against the trace of its own call, twice).
 # part5: ViT's host-bound steady steps split (#32, #33): unprofiled, the trace, the trace
-#   without API records, kernels only, no flags, 2 paired rounds of 8 steps; then the GPU
-#   tests (tests/gpu/run.sh).
+#   without API records, kernels only, torch.profiler (CUDA activities), no flags, 2 paired
+#   rounds of 8 steps (19 runs of the model, about 4-5 minutes).
 # part6: ncu's application replay of GPT-2's warm step (#32), to read against the no-flag
 #   recording of the same GPU model: `python3 bench/ncu_agreement.py
 #   OUT/sol/<gpu>-gpt2-app-ncu-breakdown.csv.gz tests/data/real/<gpu>-gpt2-default.sqlite`.
@@ -112,12 +112,10 @@ case "$part" in
     tail -n 6 "$out/gpt2_defaults.log" >>"$summary"
     ;;
   part5)
-    DEFAULT_COST_ROUNDS=2 step vit_parts 200 python3 "$here/default_cost.py" "$build" \
-      "$out/vitp" vit:32:6 8 u,t,ta,tk,d
-    tail -n 14 "$out/vit_parts.log" >>"$summary"
+    DEFAULT_COST_ROUNDS=2 step vit_parts 420 python3 "$here/default_cost.py" "$build" \
+      "$out/vitp" vit:32:6 8 u,t,ta,tk,tp,d
+    tail -n 16 "$out/vit_parts.log" >>"$summary"
     rm -f "$out"/vitp/*.sqlite
-    BUILD=$build OUT=$out/gpu step gpu_tests 300 bash "$repo/tests/gpu/run.sh" tests
-    cat "$out/gpu/summary.txt" >>"$summary" 2>/dev/null
     ;;
   part6)
     step gpt2_app_replay 590 python3 "$here/sol_breakdown.py" "$out/sol" gpt2 --replay application

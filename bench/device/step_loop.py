@@ -8,6 +8,9 @@ STEP_PROFILE_RANGE=k: cudaProfilerStart (torch.cuda.profiler.start) before step 
 cudaProfilerStop after it, each with the GPU idle, so a profiler whose capture starts
 off (ncu --profile-from-start off, nsys --capture-range=cudaProfilerApi) sees exactly
 the kernels of step k.
+STEP_TORCH_PROFILER=cuda: the steps inside torch.profiler.profile with CUDA activities
+only (what a CUPTI client that records kernels and API calls costs, beside cuscope's
+trace: bench/device/default_cost.py's `tp`).
 """
 import os
 import sys
@@ -29,6 +32,17 @@ def profiled_step(steps):
 def run_steps(loss_fn, opt, steps):
     """`steps` training steps: loss_fn() (the forward, returning the loss), backward,
     opt.step() and opt.zero_grad(set_to_none=True)."""
+    mode = os.environ.get("STEP_TORCH_PROFILER", "")
+    if mode not in ("", "cuda"):
+        raise SystemExit(f"STEP_TORCH_PROFILER={mode!r}: only 'cuda' (or unset) is accepted")
+    if mode == "cuda":
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]):
+            _steps(loss_fn, opt, steps)
+    else:
+        _steps(loss_fn, opt, steps)
+
+
+def _steps(loss_fn, opt, steps):
     profiled = profiled_step(steps)
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
