@@ -113,10 +113,7 @@ bool SameShape(const model::KernelRecord& a, const model::KernelRecord& b) {
 // The blocks of one wave of `k`'s launch (occupancy.h), 0 without the device's SM count.
 uint64_t WaveBlocksOf(const model::KernelRecord& k, const model::DeviceInfo* device) {
   if (device == nullptr || device->sm_count <= 0) return 0;
-  return WaveBlocks(
-      device->sm_count,
-      TheoreticalOccupancy(*device, static_cast<uint32_t>(k.block.volume()), k.registers_per_thread,
-                           k.static_shared_bytes + k.dynamic_shared_bytes));
+  return WaveBlocks(device->sm_count, LaunchOccupancy(*device, k));
 }
 
 // A kernel name's launches on a device.

@@ -1,6 +1,7 @@
 #include "lib/analysis/occupancy.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 namespace cuscope::analysis {
@@ -78,6 +79,13 @@ Occupancy TheoreticalOccupancy(const model::DeviceInfo& device, uint32_t threads
   o.warps_per_sm = o.blocks_per_sm * warps_per_block;
   o.percent = 100.0 * o.warps_per_sm / max_warps;
   return o;
+}
+
+Occupancy LaunchOccupancy(const model::DeviceInfo& device, const model::KernelRecord& k) {
+  if (k.flags & model::kKernelFromLaunch) return Occupancy{};
+  const uint64_t threads = std::min<uint64_t>(k.block.volume(), UINT32_MAX);
+  return TheoreticalOccupancy(device, static_cast<uint32_t>(threads), k.registers_per_thread,
+                              k.static_shared_bytes + k.dynamic_shared_bytes);
 }
 
 uint64_t WaveBlocks(int sm_count, const Occupancy& theoretical) {

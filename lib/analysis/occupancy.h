@@ -34,6 +34,11 @@ struct Occupancy {
 Occupancy TheoreticalOccupancy(const model::DeviceInfo& device, uint32_t threads_per_block,
                                uint32_t registers_per_thread, uint32_t shared_bytes_per_block);
 
+// The theoretical occupancy of a recorded launch on `device`: its block, registers and
+// static plus dynamic shared memory. Not valid for a record made from its launch
+// (model::kKernelFromLaunch), which does not know the kernel's registers.
+Occupancy LaunchOccupancy(const model::DeviceInfo& device, const model::KernelRecord& k);
+
 // The blocks of one wave: `sm_count` x the theoretical blocks per SM, one per SM when
 // `theoretical` is not valid (the launch configuration unknown or impossible).
 uint64_t WaveBlocks(int sm_count, const Occupancy& theoretical);

@@ -181,13 +181,9 @@ void TraceView::KernelEvents(TraceSink& sink, TraceEvent& e) const {
 int64_t TraceView::EstimatedOccupancy(const model::KernelRecord& k) const {
   const model::DeviceInfo* d = index_.Device(k.device_id);
   if (d == nullptr || d->sm_count <= 0) return -1;
-  // A record made from its launch does not know the kernel's registers.
-  if (k.flags & model::kKernelFromLaunch) return -1;
+  const analysis::Occupancy o = analysis::LaunchOccupancy(*d, k);
+  if (!o.valid) return -1;  // also a record made from its launch: registers unknown
   const uint64_t threads = k.block.volume();
-  const analysis::Occupancy o = analysis::TheoreticalOccupancy(
-      *d, static_cast<uint32_t>(std::min<uint64_t>(threads, UINT32_MAX)), k.registers_per_thread,
-      k.static_shared_bytes + k.dynamic_shared_bytes);
-  if (!o.valid) return -1;
   const double blocks = std::min(static_cast<double>(o.blocks_per_sm),
                                  static_cast<double>(k.grid.volume()) / d->sm_count);
   const int warp = d->warp_size > 0 ? d->warp_size : 32;

@@ -525,6 +525,24 @@ TEST(OccupancyTest, RegistersRoundUpToEight) {
   EXPECT_EQ(o255.limiter, "registers");
 }
 
+TEST(OccupancyTest, ALaunchRecordTakesItsBlockRegistersAndBothSharedSizes) {
+  model::KernelRecord k;
+  k.block = {256, 1, 1};
+  k.registers_per_thread = 32;
+  k.static_shared_bytes = 60 * 1024;
+  k.dynamic_shared_bytes = 40 * 1024;
+  const Occupancy o = LaunchOccupancy(H100Limits(), k);
+  ASSERT_TRUE(o.valid);
+  EXPECT_EQ(o.blocks_per_sm, 2);  // 100 KB a block, as SharedMemoryLimit below
+  EXPECT_EQ(o.limiter, "shared memory");
+  EXPECT_EQ(WaveBlocks(132, o), 264u);
+  // Made from its launch: the kernel's registers are not known, so no occupancy, and a
+  // wave is one block an SM.
+  k.flags |= model::kKernelFromLaunch;
+  EXPECT_FALSE(LaunchOccupancy(H100Limits(), k).valid);
+  EXPECT_EQ(WaveBlocks(132, LaunchOccupancy(H100Limits(), k)), 132u);
+}
+
 TEST(OccupancyTest, SharedMemoryLimit) {
   // 100 KB + 1 KB reserved = 103424 bytes a block: 233472 / 103424 = 2 blocks.
   const Occupancy o = TheoreticalOccupancy(H100Limits(), 256, 32, 100 * 1024);
