@@ -21,6 +21,7 @@ turns each round), and prints the steady steps paired: each mode's median of ste
 over the unprofiled run's of the same round, per round and the median over rounds (one
 process a mode swings by up to 25% on the GPU machine; paired rounds average that out).
 """
+import json
 import os
 import sqlite3
 import statistics
@@ -55,6 +56,20 @@ ONE_PASS = ",".join([
 TWO_PASS = ONE_PASS + ",sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"
 
 
+def verdict_with_l2_tags():
+    """The verdict set as this build lists it for GH100, with L2 tag requests in place of
+    the L2-to-crossbar part (still one pass): docs/counters.md's lead for copies busy on
+    L2 tags, to measure beside the default (`dt`)."""
+    p = subprocess.run([cuscope, "metrics", "--chip=GH100", "--set=verdict", "--format=json"],
+                       capture_output=True, text=True, check=True)
+    names = [m["name"] for m in json.loads(p.stdout)["sets"][0]["metrics"]]
+    swap = "lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed"
+    if swap not in names:
+        raise SystemExit(f"default_cost.py: the verdict set has no {swap}: nothing to swap")
+    tags = "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed"
+    return ",".join(tags if n == swap else n for n in names)
+
+
 def traced(*flags):
     return lambda p: [cuscope, "run", f"--output={p}", "--report=none", *flags, "--"] + step_cmd
 
@@ -70,6 +85,8 @@ MODES = {
     "torch.profiler (CUDA)": lambda p: ["env", "STEP_TORCH_PROFILER=cuda"] + step_cmd,
     # No counter flags: the default (the verdict set, measured by the sweep).
     "default (no flags)": traced(),
+    "default, L2 tag requests for L2-to-crossbar": lambda p: traced(
+        f"--metrics={verdict_with_l2_tags()}")(p),
     # PC sampling (--source: counters off), issue #36's cost on a real step.
     "source (PC sampling)": traced("--source"),
     # The default with the launch callbacks kept on (no idle switch).
@@ -88,7 +105,8 @@ MODES = {
     "verdict, kernel replay": traced("--metrics=verdict", "--replay=kernel"),
 }
 KEYS = {"unprofiled": "u", "trace": "t", "trace, no API records": "ta",
-        "trace, kernels only": "tk", "torch.profiler (CUDA)": "tp", "default (no flags)": "d", "default, callbacks kept on": "d0", "source (PC sampling)": "s", "kernel replay, 1 pass": "k1",
+        "trace, kernels only": "tk", "torch.profiler (CUDA)": "tp", "default (no flags)": "d",
+        "default, L2 tag requests for L2-to-crossbar": "dt", "default, callbacks kept on": "d0", "source (PC sampling)": "s", "kernel replay, 1 pass": "k1",
         "kernel replay, 2 passes": "k2", "kernel replay, roofline (7)": "k7",
         "rotate, 1 pass": "r1", "rotate, 2 passes": "r2", "rotate, 1 pass, every launch": "r1a", "rotate, roofline (7)": "r7",
         "verdict (auto: sweep)": "vs", "verdict, kernel replay": "vk"}

@@ -8,6 +8,7 @@
 #   bench/device/open_issues.sh BUILD OUT part4   # ~7 min
 #   bench/device/open_issues.sh BUILD OUT part5   # ~5 min
 #   bench/device/open_issues.sh BUILD OUT part6   # ~9 min, a call of its own
+#   bench/device/open_issues.sh BUILD OUT part7   # ~4 min
 #
 # part1: the PyTorch hook's GPU test (threads, torch.compile, exits mid-step, ProfilerStep#N;
 #   issue #35), the PC sampling tests with the module unloaded mid-run (#36), the fault
@@ -32,6 +33,11 @@
 # part6: ncu's application replay of GPT-2's warm step (#32), to read against the no-flag
 #   recording of the same GPU model: `python3 bench/ncu_agreement.py
 #   OUT/sol/<gpu>-gpt2-app-ncu-breakdown.csv.gz tests/data/real/<gpu>-gpt2-default.sqlite`.
+# part7: the lead of docs/counters.md (#32): the verdict set with L2 tag requests in place
+#   of the L2-to-crossbar part (`dt`, still one pass) beside the default (`d`) on GPT-2 (12
+#   steps) and ViT (vit:32:6, 4 steps), each profile read against every ncu reference of
+#   this GPU model shipped in tests/data/real or made by part6 in the same OUT
+#   (bench/ncu_agreement.py); the profiles stay in OUT/tag.
 # Logs and profiles go to OUT; each part ends with a short summary (OUT/summary-PART.txt);
 # the device tool brings back at most 8 files: tar OUT into one in the same command.
 # The tree and the whole build exceed the device tool's 64 MiB: carry a staged BUILD, e.g.
@@ -43,7 +49,7 @@
 set -u
 build=$(cd "${1:?BUILD}" && pwd)
 out=${2:?OUT}
-part=${3:?part1 to part6}
+part=${3:?part1 to part7}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -121,6 +127,25 @@ case "$part" in
     step gpt2_app_replay 590 python3 "$here/sol_breakdown.py" "$out/sol" gpt2 --replay application
     tail -n 14 "$out/gpt2_app_replay.log" >>"$summary"
     ;;
-  *) echo "open_issues.sh: part1 to part6, not '$part'" >&2; exit 2 ;;
+  part7)
+    step tag_gpt2 300 python3 "$here/default_cost.py" "$build" "$out/tag" gpt2 12 u,d,dt
+    step tag_vit 240 python3 "$here/default_cost.py" "$build" "$out/tag" vit:32:6 4 u,d,dt
+    grep '^|' "$out/tag_gpt2.log" "$out/tag_vit.log" >>"$summary"
+    g=$(echo "$gpu" | grep -o 'H[12]00' | tr 'H' 'h')
+    for model in gpt2 vit; do
+      profile_of=$model
+      [ "$model" = vit ] && profile_of=vit_32_6
+      for ref in "$repo"/tests/data/real/"$g"-"$model"-*ncu-breakdown.csv.gz \
+        "$out"/sol/"$g"-"$model"-*ncu-breakdown.csv.gz; do
+        [ -e "$ref" ] || continue
+        for key in d dt; do
+          echo "$(basename "$ref") ~ $profile_of-$key:" >>"$summary"
+          python3 "$repo/bench/ncu_agreement.py" "$ref" "$out/tag/$profile_of-$key.sqlite" \
+            "$build/bin/cuscope" 2>&1 | head -6 >>"$summary"
+        done
+      done
+    done
+    ;;
+  *) echo "open_issues.sh: part1 to part7, not '$part'" >&2; exit 2 ;;
 esac
 cat "$summary"
