@@ -23,6 +23,7 @@ RecordsProbe::Mark RecordsProbe::Record(bool pending_out) {
   const bool earlier = pending_out && pending_.made;
   mark.foreign = pool_->foreign();
   mark.refused = pool_->refused();
+  if (!MakesProbes(api_)) return mark;
   using GetVersion = int (*)(int*);
   auto get_version = reinterpret_cast<GetVersion>(LoadedDriverSymbol("cuDriverGetVersion"));
   uint64_t now = 0;

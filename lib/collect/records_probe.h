@@ -11,7 +11,10 @@
 // through whatever callbacks are registered. Those flushes are never forced: a forced
 // flush hands over the records of kernels still queued or running with start and end
 // 0, while an unforced one hands over only buffers whose records are all complete, so
-// a probe can stay out for a while (a kernel running for seconds). It stays pending
+// a probe can stay out for a while (a kernel running for seconds). With no API calls
+// recorded (--api=none) no probe is made: on the H100 (2026-12-07, c30df52) its record
+// never came back in such a run, and the end read as a takeover when nothing had taken
+// the records; a buffer cuscope's pool never lent still shows one. It stays pending
 // until it comes back (no new probe meanwhile), and Stop decides: the pending probe
 // and Stop's own must both have come back. At Stop, cuscope first takes the callbacks
 // back and only then records and flushes: at exit another client's callbacks may
@@ -63,6 +66,9 @@ class RecordsProbe {
   // `finish` (close the batch).
   void Stop(absl::FunctionRef<void()> take_back, absl::FunctionRef<void()> stop_and_flush,
             absl::FunctionRef<void()> finish);
+
+  // Whether a session recording API calls as `api` says makes probe records.
+  static bool MakesProbes(ApiRecords api) { return api != ApiRecords::kNone; }
 
   // Another client took the records (decided by a periodic flush or Stop). Lock-free.
   bool records_taken() const { return records_taken_.load(); }

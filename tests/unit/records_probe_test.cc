@@ -70,5 +70,18 @@ TEST_F(RecordsProbeTest, ForeignBufferAtStopIsATakeover) {
   EXPECT_TRUE(probe_.records_taken());
 }
 
+TEST_F(RecordsProbeTest, NoProbeWithoutApiRecords) {
+  EXPECT_FALSE(RecordsProbe::MakesProbes(ApiRecords::kNone));
+  EXPECT_TRUE(RecordsProbe::MakesProbes(ApiRecords::kDefault));
+  EXPECT_TRUE(RecordsProbe::MakesProbes(ApiRecords::kAll));
+  // Without probes a takeover still shows as a buffer the pool never lent.
+  probe_.Reset(ApiRecords::kNone);
+  probe_.Stop([] {}, [] {}, [] {});
+  EXPECT_FALSE(probe_.records_taken());
+  probe_.Reset(ApiRecords::kNone);
+  probe_.Stop([] {}, [&] { ForeignBufferComes(); }, [] {});
+  EXPECT_TRUE(probe_.records_taken());
+}
+
 }  // namespace
 }  // namespace cuscope::collect
