@@ -15,10 +15,10 @@
 // recorded (--api=none) no probe is made: its record does not come back in such a run
 // (docs/validation.md), and a buffer cuscope's pool never lent still shows a takeover.
 // A probe stays pending until it comes back (no new probe meanwhile), and Stop decides:
-// the pending probe and Stop's own must both have come back. At Stop, cuscope first takes the
-// callbacks back and only then records and flushes: at exit another client's callbacks may belong
-// to objects already destroyed (Kineto's singletons are destroyed before cuscope's atexit handler
-// runs).
+// the pending probe and Stop's own must both have come back. At Stop, cuscope first
+// takes the callbacks back and only then records and flushes: at exit another client's
+// callbacks may belong to objects already destroyed (Kineto's singletons are destroyed
+// before cuscope's atexit handler runs).
 //
 // Lock: one mutex, one probe at a time (the flush thread's and Stop's). Taken before
 // the record batch's lock and the GPU kind switch's lock (Stop runs its steps under
